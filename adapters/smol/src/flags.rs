@@ -1,0 +1,692 @@
+//! Command-line flags, kube-apiserver style: `--flag=value` or `--flag value`, shown in
+//! named sections by `--help`, then completed and validated as a whole so that every
+//! problem is reported at once, before anything binds.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+
+/// The version apiary reports, as kube-apiserver's `--version` and `/version` do.
+pub const GIT_VERSION: &str = "v1.33.0";
+
+/// Which storage backend serves the objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageKind {
+    /// Everything in memory; gone when the process exits.
+    Memory,
+}
+
+impl StorageKind {
+    const ALL: &'static [(&'static str, StorageKind)] = &[("memory", StorageKind::Memory)];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StorageKind::Memory => "memory",
+        }
+    }
+}
+
+/// The server's options, completed (defaults filled in, paths absolute) and valid.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `--bind-address`: the IP to listen on.
+    pub bind_address: IpAddr,
+    /// `--secure-port`: the HTTPS port; 0 picks a free one.
+    pub secure_port: u16,
+    /// `--advertise-address`: the IP clients reach this server at.
+    pub advertise_address: Option<IpAddr>,
+    /// `--cert-dir`: where the CA, serving and admin certificates live.
+    pub cert_dir: PathBuf,
+    /// `--storage`: the storage backend.
+    pub storage: StorageKind,
+    /// `--data-dir`: apiary's state (certificates, kubeconfig, data files).
+    pub data_dir: PathBuf,
+    /// `--etcd-prefix`: the key prefix every object is stored under.
+    pub etcd_prefix: String,
+    /// `--max-request-body-bytes`: the largest request body accepted.
+    pub max_request_body_bytes: usize,
+    /// `-v`/`--v`: log verbosity, as klog counts it.
+    pub verbosity: u32,
+}
+
+impl Options {
+    /// The options with every default, as if no flag were given.
+    pub fn defaults() -> Options {
+        match parse(Vec::<OsString>::new()) {
+            Ok(Command::Serve(options)) => options,
+            _ => unreachable!("the defaults are valid"),
+        }
+    }
+
+    /// The path of the admin kubeconfig written on every start.
+    pub fn kubeconfig_path(&self) -> PathBuf {
+        self.data_dir.join("admin.kubeconfig")
+    }
+}
+
+/// What the command line asks for.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// Run the server.
+    Serve(Options),
+    /// Print [`help`] and exit 0.
+    Help,
+    /// Print [`version`] and exit 0.
+    Version,
+}
+
+/// The line `--version` prints.
+pub fn version() -> String {
+    format!("Kubernetes {GIT_VERSION}")
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Generic,
+    SecureServing,
+    Storage,
+    Limits,
+    Logs,
+    Global,
+}
+
+impl Section {
+    const ORDER: [Section; 6] = [
+        Section::Generic,
+        Section::SecureServing,
+        Section::Storage,
+        Section::Limits,
+        Section::Logs,
+        Section::Global,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Section::Generic => "Generic flags",
+            Section::SecureServing => "Secure serving flags",
+            Section::Storage => "Storage flags",
+            Section::Limits => "Limits flags",
+            Section::Logs => "Logs flags",
+            Section::Global => "Global flags",
+        }
+    }
+}
+
+struct Flag {
+    name: &'static str,
+    short: Option<char>,
+    section: Section,
+    /// The value's type as help shows it; empty for a boolean flag.
+    kind: &'static str,
+    default: Option<&'static str>,
+    usage: &'static str,
+}
+
+impl Flag {
+    fn is_bool(&self) -> bool {
+        self.kind.is_empty()
+    }
+}
+
+const FLAGS: &[Flag] = &[
+    Flag {
+        name: "advertise-address",
+        short: None,
+        section: Section::Generic,
+        kind: "ip",
+        default: None,
+        usage: "The IP address on which to advertise the apiserver to members of the cluster. \
+                This address must be reachable by the rest of the cluster. If blank, the \
+                --bind-address will be used, unless it is unspecified (0.0.0.0 or ::).",
+    },
+    Flag {
+        name: "bind-address",
+        short: None,
+        section: Section::SecureServing,
+        kind: "ip",
+        default: Some("127.0.0.1"),
+        usage: "The IP address on which to listen for the --secure-port port. Use 0.0.0.0 \
+                (all IPv4 interfaces) or :: (all interfaces) to be reachable from other hosts.",
+    },
+    Flag {
+        name: "cert-dir",
+        short: None,
+        section: Section::SecureServing,
+        kind: "string",
+        default: None,
+        usage: "The directory where the TLS certificates are located: a CA, a serving \
+                certificate signed by it and an admin client certificate are created there on \
+                first start. (default <data-dir>/pki)",
+    },
+    Flag {
+        name: "secure-port",
+        short: None,
+        section: Section::SecureServing,
+        kind: "int",
+        default: Some("6443"),
+        usage: "The port on which to serve HTTPS with authentication and authorization. \
+                0 picks a free port; the ready line and the kubeconfig show the port chosen.",
+    },
+    Flag {
+        name: "data-dir",
+        short: None,
+        section: Section::Storage,
+        kind: "string",
+        default: Some("./.apiary"),
+        usage: "The directory holding apiary's state: certificates, admin.kubeconfig and \
+                the data of file-based storage backends.",
+    },
+    Flag {
+        name: "etcd-prefix",
+        short: None,
+        section: Section::Storage,
+        kind: "string",
+        default: Some("/registry"),
+        usage: "The prefix to prepend to all resource paths in storage.",
+    },
+    Flag {
+        name: "storage",
+        short: None,
+        section: Section::Storage,
+        kind: "string",
+        default: Some("memory"),
+        usage: "The storage backend. One of: memory (everything is lost when apiary exits).",
+    },
+    Flag {
+        name: "max-request-body-bytes",
+        short: None,
+        section: Section::Limits,
+        kind: "int",
+        default: Some("3145728"),
+        usage: "The largest request body, in bytes, the server accepts; larger requests are \
+                rejected with 413.",
+    },
+    Flag {
+        name: "v",
+        short: Some('v'),
+        section: Section::Logs,
+        kind: "int",
+        default: Some("0"),
+        usage: "Number for the log level verbosity: 0-2 info, 3-5 debug, 6 and more trace. \
+                RUST_LOG (e.g. apiary_core=debug,info), when set, takes precedence.",
+    },
+    Flag {
+        name: "help",
+        short: Some('h'),
+        section: Section::Global,
+        kind: "",
+        default: None,
+        usage: "help for apiary",
+    },
+    Flag {
+        name: "version",
+        short: None,
+        section: Section::Global,
+        kind: "",
+        default: None,
+        usage: "Print version information and quit.",
+    },
+];
+
+/// The text `--help` prints.
+pub fn help() -> String {
+    let mut out = String::new();
+    out.push_str(
+        "Apiary is a Kubernetes API server: it validates and configures data for the API \
+         objects (pods, services, namespaces, custom resources and others) and serves them \
+         to kubectl and every other Kubernetes client.\n\
+         \n\
+         Usage:\n  apiary [flags]\n",
+    );
+    for section in Section::ORDER {
+        let flags: Vec<&Flag> = FLAGS.iter().filter(|f| f.section == section).collect();
+        let heads: Vec<String> = flags
+            .iter()
+            .map(|f| {
+                let short = match f.short {
+                    Some(c) => format!("-{c}, "),
+                    None => "    ".to_owned(),
+                };
+                let kind = if f.is_bool() { String::new() } else { format!(" {}", f.kind) };
+                format!("  {short}--{}{kind}", f.name)
+            })
+            .collect();
+        let width = heads.iter().map(String::len).max().unwrap_or(0) + 3;
+        let _ = write!(out, "\n{}:\n\n", section.title());
+        for (flag, head) in flags.iter().zip(heads) {
+            let mut text = flag.usage.to_owned();
+            if let Some(default) = flag.default {
+                if flag.kind == "string" {
+                    let _ = write!(text, " (default \"{default}\")");
+                } else {
+                    let _ = write!(text, " (default {default})");
+                }
+            }
+            let lines = wrap(&text, 100usize.saturating_sub(width).max(40));
+            for (i, line) in lines.iter().enumerate() {
+                if i == 0 {
+                    let _ = writeln!(out, "{head:width$}{line}");
+                } else {
+                    let _ = writeln!(out, "{:width$}{line}", "");
+                }
+            }
+        }
+    }
+    out
+}
+
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    match value {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// Parse the arguments after the program name. Every problem found is returned, one
+/// line each, in the order of the arguments and then of the flags.
+pub fn parse<I, A>(args: I) -> Result<Command, Vec<String>>
+where
+    I: IntoIterator<Item = A>,
+    A: Into<OsString>,
+{
+    let mut problems = Vec::new();
+    // Last occurrence wins, as with pflag.
+    let mut values: Vec<(&'static str, String)> = Vec::new();
+    let mut help = false;
+    let mut version = false;
+
+    let mut args = args.into_iter().map(Into::into);
+    let mut only_positional = false;
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str().map(str::to_owned) else {
+            problems.push(format!(
+                "argument {:?} is not valid UTF-8",
+                arg.to_string_lossy()
+            ));
+            continue;
+        };
+        if only_positional || !arg.starts_with('-') || arg == "-" {
+            problems.push(format!(
+                "unexpected argument {arg:?}: apiary takes no positional arguments"
+            ));
+            continue;
+        }
+        if arg == "--" {
+            only_positional = true;
+            continue;
+        }
+        // Split `--name=value`, `-n=value` and `-nvalue`.
+        let (flag, inline_value, shown) = if let Some(long) = arg.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value.to_owned())),
+                None => (long, None),
+            };
+            match FLAGS.iter().find(|f| f.name == name) {
+                Some(flag) => (flag, value, format!("--{name}")),
+                None => {
+                    problems.push(format!("unknown flag: --{name}"));
+                    continue;
+                }
+            }
+        } else {
+            let short_part = &arg[1..];
+            let c = short_part.chars().next().expect("checked non-empty");
+            let rest = &short_part[c.len_utf8()..];
+            match FLAGS.iter().find(|f| f.short == Some(c)) {
+                Some(flag) => {
+                    let value = if let Some(v) = rest.strip_prefix('=') {
+                        Some(v.to_owned())
+                    } else if rest.is_empty() {
+                        None
+                    } else if flag.is_bool() {
+                        problems.push(format!("unknown shorthand flag: {rest:?} in {arg}"));
+                        continue;
+                    } else {
+                        Some(rest.to_owned())
+                    };
+                    (flag, value, format!("-{c}"))
+                }
+                None => {
+                    problems.push(format!("unknown shorthand flag: '{c}' in {arg}"));
+                    continue;
+                }
+            }
+        };
+        if flag.is_bool() {
+            let on = match inline_value {
+                None => true,
+                Some(v) => match parse_bool(&v) {
+                    Some(b) => b,
+                    None => {
+                        problems.push(format!(
+                            "invalid value {v:?} for {shown}: must be true or false"
+                        ));
+                        continue;
+                    }
+                },
+            };
+            match flag.name {
+                "help" => help = on,
+                "version" => version = on,
+                _ => unreachable!("every boolean flag is handled"),
+            }
+            continue;
+        }
+        let value = match inline_value {
+            Some(v) => v,
+            None => match args.next() {
+                Some(v) => match v.into_string() {
+                    Ok(v) => v,
+                    Err(v) => {
+                        problems.push(format!(
+                            "invalid value {:?} for {shown}: not valid UTF-8",
+                            v.to_string_lossy()
+                        ));
+                        continue;
+                    }
+                },
+                None => {
+                    problems.push(format!("flag needs an argument: {shown}"));
+                    continue;
+                }
+            },
+        };
+        values.retain(|(name, _)| *name != flag.name);
+        values.push((flag.name, value));
+    }
+
+    if help {
+        return Ok(Command::Help);
+    }
+    if version && problems.is_empty() {
+        return Ok(Command::Version);
+    }
+
+    let get = |name: &str| -> Option<&str> {
+        values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+            .or_else(|| FLAGS.iter().find(|f| f.name == name).and_then(|f| f.default))
+    };
+
+    let ip = |name: &str, problems: &mut Vec<String>| -> Option<IpAddr> {
+        let value = get(name)?;
+        match value.parse::<IpAddr>() {
+            Ok(ip) => Some(ip),
+            Err(_) => {
+                problems.push(format!(
+                    "invalid value {value:?} for --{name}: must be an IP address"
+                ));
+                None
+            }
+        }
+    };
+
+    let bind_address = ip("bind-address", &mut problems);
+    let advertise_address = match get("advertise-address") {
+        Some(_) => ip("advertise-address", &mut problems),
+        None => None,
+    };
+    if let Some(a) = advertise_address {
+        if a.is_unspecified() {
+            problems.push(format!(
+                "invalid value \"{a}\" for --advertise-address: must be a specific address, \
+                 not unspecified"
+            ));
+        }
+    }
+
+    let secure_port = {
+        let value = get("secure-port").unwrap_or_default();
+        match value.parse::<u16>() {
+            Ok(port) => Some(port),
+            Err(_) => {
+                problems.push(format!(
+                    "invalid value {value:?} for --secure-port: must be a port number \
+                     (0 to 65535; 0 picks a free port)"
+                ));
+                None
+            }
+        }
+    };
+
+    let storage = {
+        let value = get("storage").unwrap_or_default();
+        match StorageKind::ALL.iter().find(|(name, _)| *name == value) {
+            Some((_, kind)) => Some(*kind),
+            None => {
+                let names: Vec<&str> = StorageKind::ALL.iter().map(|(n, _)| *n).collect();
+                problems.push(format!(
+                    "invalid value {value:?} for --storage: must be one of: {}",
+                    names.join(", ")
+                ));
+                None
+            }
+        }
+    };
+
+    let absolute = |name: &str, value: &str, problems: &mut Vec<String>| -> Option<PathBuf> {
+        if value.is_empty() {
+            problems.push(format!("invalid value \"\" for --{name}: must not be empty"));
+            return None;
+        }
+        match std::path::absolute(value) {
+            Ok(path) => Some(path),
+            Err(e) => {
+                problems.push(format!("invalid value {value:?} for --{name}: {e}"));
+                None
+            }
+        }
+    };
+    let data_dir = absolute("data-dir", get("data-dir").unwrap_or_default(), &mut problems);
+    let cert_dir = match get("cert-dir") {
+        Some(value) => absolute("cert-dir", value, &mut problems),
+        None => data_dir.as_ref().map(|d| d.join("pki")),
+    };
+
+    let etcd_prefix = {
+        let value = get("etcd-prefix").unwrap_or_default();
+        if !value.starts_with('/') {
+            problems.push(format!(
+                "invalid value {value:?} for --etcd-prefix: must start with \"/\""
+            ));
+            None
+        } else {
+            Some(value.to_owned())
+        }
+    };
+
+    let max_request_body_bytes = {
+        let value = get("max-request-body-bytes").unwrap_or_default();
+        match value.parse::<usize>() {
+            Ok(n) if n > 0 => Some(n),
+            _ => {
+                problems.push(format!(
+                    "invalid value {value:?} for --max-request-body-bytes: must be a positive \
+                     number of bytes"
+                ));
+                None
+            }
+        }
+    };
+
+    let verbosity = {
+        let value = get("v").unwrap_or_default();
+        match value.parse::<u32>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.push(format!(
+                    "invalid value {value:?} for --v: must be a non-negative integer"
+                ));
+                None
+            }
+        }
+    };
+
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Command::Serve(Options {
+        bind_address: bind_address.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        secure_port: secure_port.expect("validated"),
+        advertise_address,
+        cert_dir: cert_dir.expect("validated"),
+        storage: storage.expect("validated"),
+        data_dir: data_dir.expect("validated"),
+        etcd_prefix: etcd_prefix.expect("validated"),
+        max_request_body_bytes: max_request_body_bytes.expect("validated"),
+        verbosity: verbosity.expect("validated"),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve(args: &[&str]) -> Options {
+        match parse(args.iter().copied()) {
+            Ok(Command::Serve(o)) => o,
+            other => panic!("expected options, got {other:?}"),
+        }
+    }
+
+    fn problems(args: &[&str]) -> Vec<String> {
+        match parse(args.iter().copied()) {
+            Err(p) => p,
+            other => panic!("expected problems, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let o = Options::defaults();
+        assert_eq!(o.bind_address, IpAddr::V4(Ipv4Addr::LOCALHOST));
+        assert_eq!(o.secure_port, 6443);
+        assert_eq!(o.advertise_address, None);
+        assert_eq!(o.storage, StorageKind::Memory);
+        assert_eq!(o.etcd_prefix, "/registry");
+        assert_eq!(o.max_request_body_bytes, 3 << 20);
+        assert!(o.data_dir.is_absolute());
+        assert!(o.data_dir.ends_with(".apiary"));
+        assert_eq!(o.cert_dir, o.data_dir.join("pki"));
+        assert_eq!(o.verbosity, 0);
+    }
+
+    #[test]
+    fn both_value_forms() {
+        let o = serve(&[
+            "--secure-port=0",
+            "--bind-address",
+            "::1",
+            "--data-dir=/tmp/x",
+            "--etcd-prefix",
+            "/kube",
+            "--advertise-address=10.0.0.1",
+            "-v",
+            "4",
+            "--max-request-body-bytes=10",
+        ]);
+        assert_eq!(o.secure_port, 0);
+        assert_eq!(o.bind_address, "::1".parse::<IpAddr>().unwrap());
+        assert_eq!(o.data_dir, PathBuf::from("/tmp/x"));
+        assert_eq!(o.cert_dir, PathBuf::from("/tmp/x/pki"));
+        assert_eq!(o.etcd_prefix, "/kube");
+        assert_eq!(o.advertise_address, Some("10.0.0.1".parse().unwrap()));
+        assert_eq!(o.verbosity, 4);
+        assert_eq!(o.max_request_body_bytes, 10);
+        assert_eq!(serve(&["-v=2"]).verbosity, 2);
+        assert_eq!(serve(&["-v3"]).verbosity, 3);
+        assert_eq!(serve(&["--v=5"]).verbosity, 5);
+        assert_eq!(serve(&["--cert-dir", "/c"]).cert_dir, PathBuf::from("/c"));
+    }
+
+    #[test]
+    fn last_occurrence_wins() {
+        assert_eq!(serve(&["--secure-port=1", "--secure-port=2"]).secure_port, 2);
+    }
+
+    #[test]
+    fn every_problem_at_once() {
+        let p = problems(&[
+            "--secure-port=x",
+            "--bogus",
+            "--storage=etcd3",
+            "--bind-address=nope",
+            "extra",
+            "--max-request-body-bytes=-1",
+            "-q",
+        ]);
+        assert_eq!(
+            p,
+            vec![
+                "unknown flag: --bogus",
+                "unexpected argument \"extra\": apiary takes no positional arguments",
+                "unknown shorthand flag: 'q' in -q",
+                "invalid value \"nope\" for --bind-address: must be an IP address",
+                "invalid value \"x\" for --secure-port: must be a port number (0 to 65535; 0 \
+                 picks a free port)",
+                "invalid value \"etcd3\" for --storage: must be one of: memory",
+                "invalid value \"-1\" for --max-request-body-bytes: must be a positive number \
+                 of bytes",
+            ]
+        );
+        assert_eq!(problems(&["--secure-port"]), vec!["flag needs an argument: --secure-port"]);
+        assert_eq!(
+            problems(&["--secure-port=70000"]).len(),
+            1,
+            "out of range ports are rejected"
+        );
+        assert_eq!(
+            problems(&["--etcd-prefix=registry"]),
+            vec!["invalid value \"registry\" for --etcd-prefix: must start with \"/\""]
+        );
+    }
+
+    #[test]
+    fn help_and_version() {
+        assert!(matches!(parse(["--help"]), Ok(Command::Help)));
+        assert!(matches!(parse(["-h"]), Ok(Command::Help)));
+        assert!(matches!(parse(["--bogus", "-h"]), Ok(Command::Help)));
+        assert!(matches!(parse(["--version"]), Ok(Command::Version)));
+        assert!(matches!(parse(["--version=false"]), Ok(Command::Serve(_))));
+        assert_eq!(version(), "Kubernetes v1.33.0");
+        let text = help();
+        for section in [
+            "Generic flags:",
+            "Secure serving flags:",
+            "Storage flags:",
+            "Limits flags:",
+            "Logs flags:",
+            "Global flags:",
+        ] {
+            assert!(text.contains(section), "{section} missing from\n{text}");
+        }
+        for flag in FLAGS {
+            assert!(text.contains(&format!("--{}", flag.name)));
+        }
+        assert!(text.contains("--secure-port int"));
+        assert!(text.contains("(default 6443)"));
+        assert!(text.contains("-v, --v int"));
+    }
+}

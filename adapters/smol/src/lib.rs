@@ -1,0 +1,151 @@
+//! apiary-smol: the `apiary` binary's machinery as a library, so that tests and
+//! benchmarks can start a server in-process.
+//!
+//! - [`flags`]: kube-apiserver-style flags, `--help` sections, validation.
+//! - [`pki`]: the CA, serving and admin certificates, and the admin kubeconfig.
+//! - [`tls`]: the rustls server configuration.
+//! - [`serve`]: the listener, TLS connections, the HTTP/1.1 codec and the driver loop
+//!   that runs the core's [`Step`](apiary_core::Step)s against a storage backend.
+//! - [`main`]: what the binary does, from the command line to the exit code.
+
+pub mod date;
+pub mod flags;
+pub mod pki;
+pub mod serve;
+pub mod tls;
+
+pub use flags::{Command, Options, StorageKind};
+pub use serve::{drive, Apiary, StartError};
+
+use apiary_core::storage::Storage;
+use smol::stream::StreamExt as _;
+use smol::Executor;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+
+/// The binary: parse the flags, then serve until SIGTERM or SIGINT.
+pub fn main() -> ExitCode {
+    match flags::parse(std::env::args_os().skip(1)) {
+        Ok(Command::Help) => {
+            print!("{}", flags::help());
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Version) => {
+            println!("{}", flags::version());
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Serve(options)) => {
+            init_logging(options.verbosity);
+            run(options)
+        }
+        Err(problems) => {
+            for problem in problems {
+                eprintln!("error: {problem}");
+            }
+            eprintln!("Run 'apiary --help' for the flags.");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Log to stderr: RUST_LOG's `target=level,…` directives when set, else the level
+/// `--v` asks for (0-2 info, 3-5 debug, 6+ trace).
+pub fn init_logging(verbosity: u32) {
+    let level = match verbosity {
+        0..=2 => LevelFilter::INFO,
+        3..=5 => LevelFilter::DEBUG,
+        _ => LevelFilter::TRACE,
+    };
+    let mut bad_rust_log = None;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.trim().is_empty() => match spec.parse::<Targets>() {
+            Ok(targets) => targets,
+            Err(e) => {
+                bad_rust_log = Some(format!("ignoring RUST_LOG={spec:?}: {e}"));
+                Targets::new().with_default(level)
+            }
+        },
+        _ => Targets::new().with_default(level),
+    };
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_target(false),
+        )
+        .with(filter)
+        .try_init();
+    if let Some(warning) = bad_rust_log {
+        tracing::warn!("{warning}");
+    }
+}
+
+/// Serve with the storage backend `options` names, until SIGTERM or SIGINT.
+pub fn run(options: Options) -> ExitCode {
+    match options.storage {
+        StorageKind::Memory => run_with(&options, apiary_memory::MemoryStore::new()),
+    }
+}
+
+/// Serve over `storage` until SIGTERM or SIGINT: exit 0 then, 1 if startup failed.
+pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
+    // Registered first, so that a signal during startup is not lost.
+    let mut signals = match async_signal::Signals::new([
+        async_signal::Signal::Term,
+        async_signal::Signal::Int,
+    ]) {
+        Ok(signals) => signals,
+        Err(e) => {
+            tracing::error!("failed to handle signals: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let apiary = match Apiary::start(options, storage) {
+        Ok(apiary) => Arc::new(apiary),
+        Err(e) => {
+            tracing::error!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+
+    let executor = Arc::new(Executor::new());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // This thread runs the executor too, so one fewer worker.
+    for i in 1..threads {
+        let executor = executor.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("apiary-worker-{i}"))
+            .spawn(move || smol::block_on(executor.run(smol::future::pending::<()>())));
+        if let Err(e) = spawned {
+            tracing::warn!("could not start worker thread {i}: {e}");
+        }
+    }
+
+    smol::block_on(executor.run(async {
+        let serving = {
+            let apiary = apiary.clone();
+            let executor = executor.clone();
+            async move {
+                apiary.bootstrap().await;
+                tracing::info!(
+                    "apiary ready at {} (kubeconfig: {})",
+                    apiary.url(),
+                    apiary.kubeconfig_path().display()
+                );
+                apiary.serve(&executor).await;
+                ExitCode::FAILURE
+            }
+        };
+        let stopping = async {
+            match signals.next().await {
+                Some(Ok(signal)) => tracing::info!("received {signal:?}, exiting"),
+                _ => tracing::info!("signal handling ended, exiting"),
+            }
+            ExitCode::SUCCESS
+        };
+        smol::future::or(stopping, serving).await
+    }))
+}

@@ -1,0 +1,5 @@
+//! `apiary`: a Kubernetes API server. See `apiary --help`.
+
+fn main() -> std::process::ExitCode {
+    apiary_smol::main()
+}

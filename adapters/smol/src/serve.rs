@@ -1,0 +1,340 @@
+//! Serving: bind the listener, accept TLS connections, decode requests with the core's
+//! HTTP/1.1 codec and drive each request through the core's state machine against the
+//! storage backend.
+
+use crate::date::imf_fixdate;
+use crate::flags::Options;
+use crate::pki::{self, ServingNames};
+use crate::tls;
+use apiary_core::http1::{Connection, Event, Limits};
+use apiary_core::storage::Storage;
+use apiary_core::{Config, Inputs, Server, Step};
+use bytes::Bytes;
+use futures_rustls::TlsAcceptor;
+use smol::future::{self, FutureExt as _};
+use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use smol::net::{TcpListener, TcpStream};
+use smol::{Executor, Timer};
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// How long a client has to complete the TLS handshake.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection may sit with no bytes from the client while the server waits
+/// for them (kube-apiserver's IdleTimeout).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+/// The largest request line plus headers (Go's and kube-apiserver's MaxHeaderBytes).
+pub const MAX_HEADER_BYTES: usize = 1 << 20;
+
+/// What kube-apiserver answers when a handler panics.
+const PANIC_BODY: &str = "This request caused apiserver to panic. Look in the logs for details.\n";
+
+/// Why apiary could not start; the message says what and where.
+#[derive(Debug)]
+pub struct StartError(String);
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// Run a request to its response: perform each storage operation the core asks for
+/// and resume it with the outcome, until it answers.
+pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> http::Response<Bytes> {
+    loop {
+        step = match step {
+            Step::Respond(response) => return response,
+            Step::Storage(op, pending) => pending.resume(storage.run(op).await),
+        };
+    }
+}
+
+/// The inputs of a request arriving now.
+pub fn inputs(remote_addr: Option<SocketAddr>, peer_certificates: Vec<Bytes>) -> Inputs {
+    let mut entropy = [0u8; 32];
+    if getrandom::getrandom(&mut entropy).is_err() {
+        // The OS generator does not fail on supported systems; never leave zeros.
+        entropy.fill_with(|| fastrand::u8(..));
+    }
+    Inputs {
+        now: SystemTime::now(),
+        entropy,
+        peer_certificates,
+        remote_addr,
+    }
+}
+
+fn timeout<T>(after: Duration, fut: impl std::future::Future<Output = T>) -> impl std::future::Future<Output = Option<T>> {
+    future::or(async { Some(fut.await) }, async move {
+        Timer::after(after).await;
+        None
+    })
+}
+
+/// A bound, ready-to-serve apiary over storage backend `S`.
+pub struct Apiary<S: Storage> {
+    server: Server,
+    storage: Arc<S>,
+    acceptor: TlsAcceptor,
+    listener: TcpListener,
+    limits: Limits,
+    local_addr: SocketAddr,
+    url: String,
+    kubeconfig: PathBuf,
+}
+
+impl<S: Storage> Apiary<S> {
+    /// Bind the listener, load or create the certificates, write the admin kubeconfig
+    /// and build the server. Nothing is served until [`Apiary::serve`].
+    pub fn start(options: &Options, storage: S) -> Result<Apiary<S>, StartError> {
+        let wanted = SocketAddr::new(options.bind_address, options.secure_port);
+        let listener = std::net::TcpListener::bind(wanted)
+            .map_err(|e| StartError(format!("failed to listen on {wanted}: {e}")))?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|e| StartError(format!("failed to listen on {wanted}: {e}")))?;
+        let listener = TcpListener::try_from(listener)
+            .map_err(|e| StartError(format!("failed to listen on {wanted}: {e}")))?;
+
+        std::fs::create_dir_all(&options.data_dir).map_err(|e| {
+            StartError(format!("creating --data-dir {}: {e}", options.data_dir.display()))
+        })?;
+        let names = ServingNames::new(options.bind_address, options.advertise_address);
+        let pki = pki::ensure(&options.cert_dir, &names, SystemTime::now())
+            .map_err(|e| StartError(e.to_string()))?;
+        let tls = tls::server_config(&pki)
+            .map_err(|e| StartError(format!("configuring TLS: {e}")))?;
+
+        let client_addr =
+            pki::client_address(options.bind_address, options.advertise_address, local_addr.port());
+        let url = format!("https://{client_addr}");
+        let kubeconfig = options.kubeconfig_path();
+        pki::write_kubeconfig(&kubeconfig, &url, &pki).map_err(|e| StartError(e.to_string()))?;
+
+        let advertise = options
+            .advertise_address
+            .or(Some(options.bind_address).filter(|ip| !ip.is_unspecified()))
+            .map(|ip| SocketAddr::new(ip, local_addr.port()));
+        let server = Server::new(Config {
+            storage_prefix: options.etcd_prefix.clone(),
+            max_request_body_bytes: options.max_request_body_bytes,
+            advertise_address: advertise,
+            ..Config::default()
+        });
+        Ok(Apiary {
+            server,
+            storage: Arc::new(storage),
+            acceptor: TlsAcceptor::from(tls),
+            listener,
+            limits: Limits {
+                max_header_bytes: MAX_HEADER_BYTES,
+                max_body_bytes: options.max_request_body_bytes,
+            },
+            local_addr,
+            url,
+            kubeconfig,
+        })
+    }
+
+    /// The address the listener is bound to (with the real port when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL clients on this host reach the server at, as in the kubeconfig.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The admin kubeconfig written at start.
+    pub fn kubeconfig_path(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The core server.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The storage backend.
+    pub fn storage(&self) -> &Arc<S> {
+        &self.storage
+    }
+
+    /// Run the requests the server makes of itself at start (the default namespaces);
+    /// what exists from an earlier start (409) is fine.
+    pub async fn bootstrap(&self) {
+        for request in self.server.bootstrap_requests() {
+            let (method, uri) = (request.method().clone(), request.uri().clone());
+            let step = self.server.handle_as_system(request, inputs(None, Vec::new()));
+            let response = drive(&*self.storage, step).await;
+            let status = response.status();
+            if status.is_success() || status == http::StatusCode::CONFLICT {
+                tracing::debug!(%method, %uri, status = status.as_u16(), "bootstrap request done");
+            } else {
+                tracing::warn!(
+                    %method,
+                    %uri,
+                    status = status.as_u16(),
+                    body = %String::from_utf8_lossy(response.body()),
+                    "bootstrap request failed"
+                );
+            }
+        }
+    }
+
+    /// Accept connections forever, serving each on `executor`.
+    pub async fn serve(self: Arc<Self>, executor: &Arc<Executor<'static>>) {
+        let mut backoff = Duration::from_millis(5);
+        loop {
+            match self.listener.accept().await {
+                Ok((tcp, remote)) => {
+                    backoff = Duration::from_millis(5);
+                    let this = self.clone();
+                    executor
+                        .spawn(async move {
+                            let served = AssertUnwindSafe(this.connection(tcp, remote))
+                                .catch_unwind()
+                                .await;
+                            if served.is_err() {
+                                tracing::error!(%remote, "connection handler panicked; closed the connection");
+                            }
+                        })
+                        .detach();
+                }
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, as Go's server does.
+                    tracing::warn!("accept failed: {e}; retrying in {backoff:?}");
+                    Timer::after(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+            }
+        }
+    }
+
+    async fn connection(&self, tcp: TcpStream, remote: SocketAddr) {
+        let _ = tcp.set_nodelay(true);
+        let stream = match timeout(HANDSHAKE_TIMEOUT, self.acceptor.accept(tcp)).await {
+            Some(Ok(stream)) => stream,
+            Some(Err(e)) => {
+                tracing::debug!(%remote, "TLS handshake failed: {e}");
+                return;
+            }
+            None => {
+                tracing::debug!(%remote, "TLS handshake timed out");
+                return;
+            }
+        };
+        let peer_certificates: Vec<Bytes> = stream
+            .get_ref()
+            .1
+            .peer_certificates()
+            .map(|chain| chain.iter().map(|c| Bytes::copy_from_slice(c.as_ref())).collect())
+            .unwrap_or_default();
+        if let Err(e) = self.exchange(stream, remote, peer_certificates).await {
+            tracing::debug!(%remote, "connection ended: {e}");
+        }
+    }
+
+    /// Read requests and write responses, in order, until either side closes.
+    async fn exchange<T>(
+        &self,
+        mut stream: T,
+        remote: SocketAddr,
+        peer_certificates: Vec<Bytes>,
+    ) -> io::Result<()>
+    where
+        T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin,
+    {
+        let mut codec = Connection::new(self.limits);
+        let mut buf = vec![0u8; 16 * 1024];
+        let mut eof = false;
+        loop {
+            match codec.poll() {
+                Event::Request(request) => {
+                    let path = request.uri().path().to_owned();
+                    let step = self
+                        .server
+                        .handle(request, inputs(Some(remote), peer_certificates.clone()));
+                    let mut response = match AssertUnwindSafe(drive(&*self.storage, step))
+                        .catch_unwind()
+                        .await
+                    {
+                        Ok(response) => response,
+                        Err(_) => {
+                            tracing::error!(%remote, %path, "request handler panicked");
+                            panic_response()
+                        }
+                    };
+                    if !response.headers().contains_key(http::header::DATE) {
+                        if let Ok(date) = http::HeaderValue::from_str(&imf_fixdate(SystemTime::now())) {
+                            response.headers_mut().insert(http::header::DATE, date);
+                        }
+                    }
+                    let bytes = codec.encode_response(&response);
+                    stream.write_all(&bytes).await?;
+                    if codec.should_close() {
+                        return finish(&mut stream).await;
+                    }
+                }
+                Event::Continue(bytes) => {
+                    stream.write_all(&bytes).await?;
+                    stream.flush().await?;
+                }
+                Event::NeedMore => {
+                    if eof {
+                        // The peer is gone mid-request; nothing more will come.
+                        return Ok(());
+                    }
+                    // Responses to pipelined requests go out together, before waiting.
+                    stream.flush().await?;
+                    let read = match timeout(IDLE_TIMEOUT, stream.read(&mut buf)).await {
+                        Some(read) => read,
+                        None => return finish(&mut stream).await,
+                    };
+                    match read {
+                        Ok(0) => {
+                            eof = true;
+                            codec.feed_eof();
+                        }
+                        Ok(n) => codec.feed(&buf[..n]),
+                        // A peer that closes without close_notify is just gone.
+                        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                            eof = true;
+                            codec.feed_eof();
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                Event::Fatal(bytes) => {
+                    stream.write_all(&bytes).await?;
+                    return finish(&mut stream).await;
+                }
+                Event::Closed => return finish(&mut stream).await,
+            }
+        }
+    }
+}
+
+/// Flush what is buffered and close: TLS close_notify, then the socket.
+async fn finish<T: smol::io::AsyncWrite + Unpin>(stream: &mut T) -> io::Result<()> {
+    stream.flush().await?;
+    stream.close().await
+}
+
+fn panic_response() -> http::Response<Bytes> {
+    http::Response::builder()
+        .status(http::StatusCode::INTERNAL_SERVER_ERROR)
+        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header("X-Content-Type-Options", "nosniff")
+        .body(Bytes::from_static(PANIC_BODY.as_bytes()))
+        .expect("static response")
+}

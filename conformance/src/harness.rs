@@ -1,0 +1,160 @@
+//! Starting the real `apiary` binary for a test: a free loopback port, a data
+//! directory of its own, and a process that is stopped when the test ends.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{mpsc, OnceLock};
+use std::time::Duration;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("conformance/ has a parent").to_path_buf()
+}
+
+/// The `apiary` binary, built once per test process so tests always run the current code.
+pub fn apiary_binary() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Ok(bin) = std::env::var("APIARY_BIN") {
+            return PathBuf::from(bin);
+        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "apiary-smol", "--bin", "apiary"])
+            .current_dir(workspace_root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building apiary failed");
+        let target = std::env::var("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| workspace_root().join("target"));
+        target.join("debug").join("apiary")
+    })
+}
+
+/// A running `apiary` process; killed when dropped.
+pub struct Apiary {
+    child: Child,
+    /// `https://127.0.0.1:<port>`
+    pub url: String,
+    pub kubeconfig: PathBuf,
+    pub data_dir: PathBuf,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Apiary {
+    /// Start `apiary --storage memory` on a free loopback port with a fresh data dir.
+    pub fn start() -> Apiary {
+        Self::start_with(&["--storage", "memory"])
+    }
+
+    /// Start with extra flags, in a fresh data dir.
+    pub fn start_with(args: &[&str]) -> Apiary {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut a = Self::start_in(dir.path(), args);
+        a._dir = Some(dir);
+        a
+    }
+
+    /// Start with extra flags in the given data dir (kept after the process stops).
+    pub fn start_in(data_dir: &Path, args: &[&str]) -> Apiary {
+        let mut child = Command::new(apiary_binary())
+            .args(["--bind-address", "127.0.0.1", "--secure-port", "0", "--data-dir"])
+            .arg(data_dir)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("apiary starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("apiary ready at ") {
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(line.clone());
+                    }
+                }
+                if std::env::var_os("APIARY_TEST_LOG").is_some() {
+                    eprintln!("apiary: {line}");
+                }
+            }
+        });
+        let line = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => line,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("apiary did not report ready within 60 s");
+            }
+        };
+        let url = line
+            .split("apiary ready at ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .expect("ready line has a URL")
+            .to_owned();
+        let kubeconfig = line
+            .split("kubeconfig: ")
+            .nth(1)
+            .map(|rest| rest.trim_end_matches(')').trim())
+            .map(PathBuf::from)
+            .expect("ready line names the kubeconfig");
+        Apiary {
+            child,
+            url,
+            kubeconfig,
+            data_dir: data_dir.to_path_buf(),
+            _dir: None,
+        }
+    }
+
+    /// Run kubectl `version` (e.g. "1.33") against this server.
+    pub fn kubectl(&self, version: &str, args: &[&str]) -> Output {
+        kubectl_command(version, &self.kubeconfig)
+            .args(args)
+            .output()
+            .expect("kubectl runs")
+    }
+
+    /// Stop the process now.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Apiary {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A kubectl command of the given minor version, pointed at `kubeconfig`, with a
+/// cache dir of its own so tests do not share discovery caches.
+pub fn kubectl_command(version: &str, kubeconfig: &Path) -> Command {
+    let bin = format!("/usr/lib/google-cloud-sdk/bin/kubectl.{version}");
+    let mut cmd = Command::new(bin);
+    let cache = kubeconfig.parent().unwrap_or(Path::new(".")).join(format!("kube-cache-{version}"));
+    cmd.arg("--kubeconfig")
+        .arg(kubeconfig)
+        .arg("--cache-dir")
+        .arg(cache)
+        .env_remove("KUBECONFIG")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// stdout of a finished command, asserting that it succeeded.
+pub fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "command failed ({}):\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

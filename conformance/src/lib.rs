@@ -1,0 +1,5 @@
+//! The conformance suite shared by every backend and the real binary.
+
+pub mod storage_suite;
+
+pub mod harness;

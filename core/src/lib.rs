@@ -1,0 +1,27 @@
+//! apiary-core: every decision of the Apiary API server as plain data and pure
+//! state machines. No sockets, no files, no clock, no async runtime: the adapter feeds
+//! inputs (bytes, time, entropy, the verified peer certificate) and performs the
+//! effects the core asks for.
+//!
+//! Modules follow the path of a request through the server: `http1` decodes it,
+//! `request_info` says what it is about, `authn` who sent it, `server` routes it to
+//! `nonresource` (health, version, discovery) or `rest` (the resource handlers, over
+//! `registry`, `negotiation`, `validation` and `storage`), and `status` words failures.
+
+pub mod authn;
+pub mod discovery;
+pub mod health;
+pub mod http1;
+pub mod negotiation;
+pub mod nonresource;
+pub mod query;
+pub mod registry;
+pub mod request_info;
+pub mod rest;
+pub mod server;
+pub mod status;
+pub mod storage;
+pub mod validation;
+pub mod version;
+
+pub use server::{Config, Inputs, Pending, Server, Step};

@@ -1,0 +1,753 @@
+use super::*;
+
+fn strs(xs: &[String]) -> Vec<&str> {
+    xs.iter().map(String::as_str).collect()
+}
+
+const CRUD: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+#[test]
+fn pods_are_namespaced_with_short_name_po() {
+    let reg = Registry::builtin();
+    let pods = reg.lookup("", "v1", "pods").expect("pods");
+    assert_eq!(pods.kind, "Pod");
+    assert_eq!(pods.singular, "pod");
+    assert!(pods.namespaced);
+    assert_eq!(strs(&pods.short_names), ["po"]);
+    assert_eq!(strs(&pods.categories), ["all"]);
+    assert_eq!(strs(&pods.verbs), CRUD);
+    assert_eq!(pods.name_rule, NameRule::Dns1123Subdomain);
+    assert_eq!(pods.list_kind(), "PodList");
+    assert_eq!(pods.api_version(), "v1");
+    assert_eq!(pods.group_resource(), "pods");
+    assert!(pods.has_verb("watch"));
+    assert!(!pods.has_verb("proxy"));
+    assert_eq!(pods.storage_version_hash.as_deref(), Some("xPOwRZ+Yhw8="));
+    let names: Vec<&str> = pods.subresources.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "attach",
+            "binding",
+            "ephemeralcontainers",
+            "eviction",
+            "exec",
+            "log",
+            "portforward",
+            "proxy",
+            "resize",
+            "status"
+        ]
+    );
+    let eviction = pods.subresource("eviction").unwrap();
+    assert_eq!(eviction.kind, "Eviction");
+    assert_eq!(eviction.group.as_deref(), Some("policy"));
+    assert_eq!(eviction.version.as_deref(), Some("v1"));
+    assert_eq!(strs(&eviction.verbs), ["create"]);
+    let status = pods.subresource("status").unwrap();
+    assert_eq!(status.kind, "Pod");
+    assert_eq!(status.group, None);
+    assert!(status.has_verb("patch"));
+    assert_eq!(pods.subresource("exec").unwrap().kind, "PodExecOptions");
+    assert_eq!(strs(&pods.subresource("log").unwrap().verbs), ["get"]);
+}
+
+#[test]
+fn deployments_have_short_name_deploy_category_all_and_scale() {
+    let reg = Registry::builtin();
+    let d = reg
+        .lookup("apps", "v1", "deployments")
+        .expect("deployments");
+    assert_eq!(d.kind, "Deployment");
+    assert!(d.namespaced);
+    assert_eq!(strs(&d.short_names), ["deploy"]);
+    assert_eq!(strs(&d.categories), ["all"]);
+    assert_eq!(d.api_version(), "apps/v1");
+    assert_eq!(d.group_resource(), "deployments.apps");
+    assert_eq!(d.list_kind(), "DeploymentList");
+    let scale = d.subresource("scale").unwrap();
+    assert_eq!(scale.kind, "Scale");
+    assert_eq!(scale.group.as_deref(), Some("autoscaling"));
+    assert_eq!(scale.version.as_deref(), Some("v1"));
+    assert_eq!(strs(&scale.verbs), ["get", "patch", "update"]);
+}
+
+#[test]
+fn namespaces_are_cluster_scoped_labels() {
+    let reg = Registry::builtin();
+    let ns = reg.lookup("", "v1", "namespaces").expect("namespaces");
+    assert!(!ns.namespaced);
+    assert_eq!(strs(&ns.short_names), ["ns"]);
+    assert_eq!(ns.name_rule, NameRule::Dns1123Label);
+    assert!(!ns.has_verb("deletecollection"));
+    assert_eq!(strs(&ns.subresource("finalize").unwrap().verbs), ["update"]);
+}
+
+#[test]
+fn name_rules() {
+    let reg = Registry::builtin();
+    let rule = |g: &str, v: &str, p: &str| reg.lookup(g, v, p).unwrap().name_rule;
+    for p in [
+        "clusterroles",
+        "clusterrolebindings",
+        "roles",
+        "rolebindings",
+    ] {
+        assert_eq!(
+            rule("rbac.authorization.k8s.io", "v1", p),
+            NameRule::PathSegment
+        );
+    }
+    assert_eq!(rule("", "v1", "services"), NameRule::Dns1035Label);
+    for p in ["nodes", "pods", "configmaps", "secrets", "serviceaccounts"] {
+        assert_eq!(rule("", "v1", p), NameRule::Dns1123Subdomain, "{p}");
+    }
+    assert_eq!(
+        rule("apps", "v1", "deployments"),
+        NameRule::Dns1123Subdomain
+    );
+    assert_eq!(
+        rule("coordination.k8s.io", "v1", "leases"),
+        NameRule::Dns1123Subdomain
+    );
+    // core/v1 events skip name validation; events.k8s.io/v1 is strict.
+    assert_eq!(rule("", "v1", "events"), NameRule::PathSegment);
+    assert_eq!(
+        rule("events.k8s.io", "v1", "events"),
+        NameRule::Dns1123Subdomain
+    );
+    assert_eq!(
+        rule("policy", "v1", "poddisruptionbudgets"),
+        NameRule::PathSegment
+    );
+}
+
+#[test]
+fn groups_in_kube_order_with_preferred_versions() {
+    let reg = Registry::builtin();
+    let groups = reg.groups();
+    let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "apps",
+            "events.k8s.io",
+            "autoscaling",
+            "batch",
+            "networking.k8s.io",
+            "policy",
+            "rbac.authorization.k8s.io",
+            "storage.k8s.io",
+            "apiextensions.k8s.io",
+            "scheduling.k8s.io",
+            "coordination.k8s.io",
+            "discovery.k8s.io",
+        ]
+    );
+    for g in &groups {
+        let want: &[&str] = if g.name == "autoscaling" {
+            &["v2", "v1"]
+        } else {
+            &["v1"]
+        };
+        assert_eq!(strs(&g.versions), want, "{}", g.name);
+        assert_eq!(g.preferred_version, want[0], "{}", g.name);
+        assert_eq!(reg.versions_of(&g.name), want);
+        assert_eq!(reg.preferred_version(&g.name), Some(want[0]));
+    }
+    assert_eq!(reg.versions_of(""), ["v1"]);
+    assert!(reg.versions_of("example.com").is_empty());
+    assert!(reg.has_group_version("autoscaling", "v1"));
+    assert!(!reg.has_group_version("apps", "v1beta1"));
+}
+
+#[test]
+fn lookups_miss_cleanly() {
+    let reg = Registry::builtin();
+    assert!(reg.lookup("", "v1", "deployments").is_none());
+    assert!(reg.lookup("apps", "v2", "deployments").is_none());
+    assert!(reg.lookup("apps", "v1", "Deployments").is_none());
+    assert_eq!(
+        reg.lookup_kind("batch", "v1", "CronJob").unwrap().plural,
+        "cronjobs"
+    );
+}
+
+#[test]
+fn every_row_is_well_formed() {
+    let reg = Registry::builtin();
+    let mut seen = std::collections::HashSet::new();
+    for r in reg.resources() {
+        assert!(
+            seen.insert((r.group.clone(), r.version.clone(), r.plural.clone())),
+            "duplicate {}",
+            r.group_resource()
+        );
+        assert!(!r.verbs.is_empty());
+        let mut sorted = r.verbs.clone();
+        sorted.sort();
+        assert_eq!(sorted, r.verbs, "{} verbs sorted", r.plural);
+        assert!(
+            r.plural
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
+            "{}",
+            r.plural
+        );
+        assert!(r.kind.as_bytes()[0].is_ascii_uppercase());
+        assert!(r.storage_version_hash.is_some(), "{}", r.plural);
+        for w in r.subresources.windows(2) {
+            assert!(w[0].name < w[1].name);
+        }
+    }
+}
+
+#[test]
+fn required_resources_are_present() {
+    let reg = Registry::builtin();
+    let want: &[(&str, &str, &[&str])] = &[
+        (
+            "",
+            "v1",
+            &[
+                "namespaces",
+                "pods",
+                "services",
+                "endpoints",
+                "configmaps",
+                "secrets",
+                "serviceaccounts",
+                "events",
+                "nodes",
+                "persistentvolumes",
+                "persistentvolumeclaims",
+                "limitranges",
+                "resourcequotas",
+                "podtemplates",
+                "replicationcontrollers",
+            ],
+        ),
+        (
+            "apps",
+            "v1",
+            &[
+                "deployments",
+                "replicasets",
+                "statefulsets",
+                "daemonsets",
+                "controllerrevisions",
+            ],
+        ),
+        ("batch", "v1", &["jobs", "cronjobs"]),
+        ("coordination.k8s.io", "v1", &["leases"]),
+        (
+            "rbac.authorization.k8s.io",
+            "v1",
+            &[
+                "roles",
+                "rolebindings",
+                "clusterroles",
+                "clusterrolebindings",
+            ],
+        ),
+        (
+            "networking.k8s.io",
+            "v1",
+            &["ingresses", "ingressclasses", "networkpolicies"],
+        ),
+        ("policy", "v1", &["poddisruptionbudgets"]),
+        ("storage.k8s.io", "v1", &["storageclasses"]),
+        ("scheduling.k8s.io", "v1", &["priorityclasses"]),
+        ("events.k8s.io", "v1", &["events"]),
+        ("discovery.k8s.io", "v1", &["endpointslices"]),
+        ("autoscaling", "v2", &["horizontalpodautoscalers"]),
+        ("autoscaling", "v1", &["horizontalpodautoscalers"]),
+        ("apiextensions.k8s.io", "v1", &["customresourcedefinitions"]),
+    ];
+    for (g, v, plurals) in want {
+        for p in *plurals {
+            assert!(reg.lookup(g, v, p).is_some(), "{g}/{v} {p}");
+        }
+    }
+}
+
+/// Facts read from kube-apiserver v1.33 discovery (the aggregated v2 document for
+/// `/apis`, `/api/v1` for the core group): kind, scope, verbs, short names,
+/// categories, and subresources as `name:Kind[@group/version]:verbs`.
+#[test]
+fn table_matches_kube_discovery() {
+    type Fact = (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        bool,
+        &'static [&'static str],
+        &'static [&'static str],
+        &'static [&'static str],
+        &'static [&'static str],
+    );
+    let ns_verbs: &[&str] = &[
+        "create", "delete", "get", "list", "patch", "update", "watch",
+    ];
+    let facts: &[Fact] = &[
+        (
+            "",
+            "v1",
+            "namespaces",
+            "Namespace",
+            false,
+            ns_verbs,
+            &["ns"],
+            &[],
+            &[
+                "finalize:Namespace:update",
+                "status:Namespace:get,patch,update",
+            ],
+        ),
+        (
+            "",
+            "v1",
+            "nodes",
+            "Node",
+            false,
+            CRUD,
+            &["no"],
+            &[],
+            &[
+                "proxy:NodeProxyOptions:create,delete,get,patch,update",
+                "status:Node:get,patch,update",
+            ],
+        ),
+        (
+            "",
+            "v1",
+            "services",
+            "Service",
+            true,
+            CRUD,
+            &["svc"],
+            &["all"],
+            &[
+                "proxy:ServiceProxyOptions:create,delete,get,patch,update",
+                "status:Service:get,patch,update",
+            ],
+        ),
+        (
+            "",
+            "v1",
+            "serviceaccounts",
+            "ServiceAccount",
+            true,
+            CRUD,
+            &["sa"],
+            &[],
+            &["token:TokenRequest@authentication.k8s.io/v1:create"],
+        ),
+        (
+            "",
+            "v1",
+            "replicationcontrollers",
+            "ReplicationController",
+            true,
+            CRUD,
+            &["rc"],
+            &["all"],
+            &[
+                "scale:Scale@autoscaling/v1:get,patch,update",
+                "status:ReplicationController:get,patch,update",
+            ],
+        ),
+        (
+            "",
+            "v1",
+            "endpoints",
+            "Endpoints",
+            true,
+            CRUD,
+            &["ep"],
+            &[],
+            &[],
+        ),
+        (
+            "",
+            "v1",
+            "limitranges",
+            "LimitRange",
+            true,
+            CRUD,
+            &["limits"],
+            &[],
+            &[],
+        ),
+        (
+            "",
+            "v1",
+            "resourcequotas",
+            "ResourceQuota",
+            true,
+            CRUD,
+            &["quota"],
+            &[],
+            &["status:ResourceQuota:get,patch,update"],
+        ),
+        ("", "v1", "secrets", "Secret", true, CRUD, &[], &[], &[]),
+        (
+            "",
+            "v1",
+            "podtemplates",
+            "PodTemplate",
+            true,
+            CRUD,
+            &[],
+            &[],
+            &[],
+        ),
+        (
+            "",
+            "v1",
+            "persistentvolumes",
+            "PersistentVolume",
+            false,
+            CRUD,
+            &["pv"],
+            &[],
+            &["status:PersistentVolume:get,patch,update"],
+        ),
+        (
+            "",
+            "v1",
+            "persistentvolumeclaims",
+            "PersistentVolumeClaim",
+            true,
+            CRUD,
+            &["pvc"],
+            &[],
+            &["status:PersistentVolumeClaim:get,patch,update"],
+        ),
+        (
+            "apps",
+            "v1",
+            "controllerrevisions",
+            "ControllerRevision",
+            true,
+            CRUD,
+            &[],
+            &[],
+            &[],
+        ),
+        (
+            "apps",
+            "v1",
+            "daemonsets",
+            "DaemonSet",
+            true,
+            CRUD,
+            &["ds"],
+            &["all"],
+            &["status:DaemonSet:get,patch,update"],
+        ),
+        (
+            "apps",
+            "v1",
+            "statefulsets",
+            "StatefulSet",
+            true,
+            CRUD,
+            &["sts"],
+            &["all"],
+            &[
+                "scale:Scale@autoscaling/v1:get,patch,update",
+                "status:StatefulSet:get,patch,update",
+            ],
+        ),
+        (
+            "apps",
+            "v1",
+            "replicasets",
+            "ReplicaSet",
+            true,
+            CRUD,
+            &["rs"],
+            &["all"],
+            &[
+                "scale:Scale@autoscaling/v1:get,patch,update",
+                "status:ReplicaSet:get,patch,update",
+            ],
+        ),
+        (
+            "batch",
+            "v1",
+            "cronjobs",
+            "CronJob",
+            true,
+            CRUD,
+            &["cj"],
+            &["all"],
+            &["status:CronJob:get,patch,update"],
+        ),
+        (
+            "batch",
+            "v1",
+            "jobs",
+            "Job",
+            true,
+            CRUD,
+            &[],
+            &["all"],
+            &["status:Job:get,patch,update"],
+        ),
+        (
+            "autoscaling",
+            "v2",
+            "horizontalpodautoscalers",
+            "HorizontalPodAutoscaler",
+            true,
+            CRUD,
+            &["hpa"],
+            &["all"],
+            &["status:HorizontalPodAutoscaler:get,patch,update"],
+        ),
+        (
+            "autoscaling",
+            "v1",
+            "horizontalpodautoscalers",
+            "HorizontalPodAutoscaler",
+            true,
+            CRUD,
+            &["hpa"],
+            &["all"],
+            &["status:HorizontalPodAutoscaler:get,patch,update"],
+        ),
+        (
+            "events.k8s.io",
+            "v1",
+            "events",
+            "Event",
+            true,
+            CRUD,
+            &["ev"],
+            &[],
+            &[],
+        ),
+        (
+            "networking.k8s.io",
+            "v1",
+            "ingressclasses",
+            "IngressClass",
+            false,
+            CRUD,
+            &[],
+            &[],
+            &[],
+        ),
+        (
+            "networking.k8s.io",
+            "v1",
+            "ingresses",
+            "Ingress",
+            true,
+            CRUD,
+            &["ing"],
+            &[],
+            &["status:Ingress:get,patch,update"],
+        ),
+        (
+            "networking.k8s.io",
+            "v1",
+            "networkpolicies",
+            "NetworkPolicy",
+            true,
+            CRUD,
+            &["netpol"],
+            &[],
+            &[],
+        ),
+        (
+            "policy",
+            "v1",
+            "poddisruptionbudgets",
+            "PodDisruptionBudget",
+            true,
+            CRUD,
+            &["pdb"],
+            &[],
+            &["status:PodDisruptionBudget:get,patch,update"],
+        ),
+        (
+            "rbac.authorization.k8s.io",
+            "v1",
+            "clusterrolebindings",
+            "ClusterRoleBinding",
+            false,
+            CRUD,
+            &[],
+            &[],
+            &[],
+        ),
+        (
+            "rbac.authorization.k8s.io",
+            "v1",
+            "roles",
+            "Role",
+            true,
+            CRUD,
+            &[],
+            &[],
+            &[],
+        ),
+        (
+            "storage.k8s.io",
+            "v1",
+            "storageclasses",
+            "StorageClass",
+            false,
+            CRUD,
+            &["sc"],
+            &[],
+            &[],
+        ),
+        (
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+            "CustomResourceDefinition",
+            false,
+            CRUD,
+            &["crd", "crds"],
+            &["api-extensions"],
+            &["status:CustomResourceDefinition:get,patch,update"],
+        ),
+        (
+            "scheduling.k8s.io",
+            "v1",
+            "priorityclasses",
+            "PriorityClass",
+            false,
+            CRUD,
+            &["pc"],
+            &[],
+            &[],
+        ),
+        (
+            "coordination.k8s.io",
+            "v1",
+            "leases",
+            "Lease",
+            true,
+            CRUD,
+            &[],
+            &[],
+            &[],
+        ),
+        (
+            "discovery.k8s.io",
+            "v1",
+            "endpointslices",
+            "EndpointSlice",
+            true,
+            CRUD,
+            &[],
+            &[],
+            &[],
+        ),
+    ];
+    let reg = Registry::builtin();
+    for &(g, v, plural, kind, namespaced, verbs, short, cats, subs) in facts {
+        let r = reg
+            .lookup(g, v, plural)
+            .unwrap_or_else(|| panic!("{g}/{v} {plural}"));
+        assert_eq!(r.kind, kind, "{plural}");
+        assert_eq!(r.namespaced, namespaced, "{plural}");
+        assert_eq!(strs(&r.verbs), verbs, "{plural}");
+        assert_eq!(strs(&r.short_names), short, "{plural}");
+        assert_eq!(strs(&r.categories), cats, "{plural}");
+        let ours: Vec<String> = r
+            .subresources
+            .iter()
+            .map(|s| {
+                let at = match (&s.group, &s.version) {
+                    (Some(g), Some(v)) => format!("@{g}/{v}"),
+                    _ => String::new(),
+                };
+                format!("{}:{}{}:{}", s.name, s.kind, at, s.verbs.join(","))
+            })
+            .collect();
+        assert_eq!(strs(&ours), subs, "{plural}");
+    }
+}
+
+#[test]
+fn kube_version_order() {
+    let mut vs = vec![
+        "v1",
+        "foo10",
+        "v11alpha2",
+        "v10beta3",
+        "v2",
+        "v3beta1",
+        "foo1",
+        "v12alpha1",
+        "v10",
+        "v11beta2",
+    ];
+    vs.sort_by(|a, b| compare_versions(a, b));
+    assert_eq!(
+        vs,
+        [
+            "v10",
+            "v2",
+            "v1",
+            "v11beta2",
+            "v10beta3",
+            "v3beta1",
+            "v12alpha1",
+            "v11alpha2",
+            "foo1",
+            "foo10"
+        ]
+    );
+}
+
+#[test]
+fn custom_resources_join_and_leave() {
+    let mut reg = Registry::builtin();
+    let widget = |version: &str| Resource {
+        group: "example.com".to_owned(),
+        version: version.to_owned(),
+        kind: "Widget".to_owned(),
+        plural: "widgets".to_owned(),
+        singular: "widget".to_owned(),
+        namespaced: true,
+        verbs: CRUD.iter().map(|v| v.to_string()).collect(),
+        short_names: vec!["wd".to_owned()],
+        categories: vec![],
+        subresources: vec![],
+        name_rule: NameRule::Dns1123Subdomain,
+        storage_version_hash: None,
+    };
+    assert!(reg.insert(widget("v1beta1")).is_none());
+    assert!(reg.insert(widget("v1")).is_none());
+    assert!(reg.insert(widget("v1")).is_some());
+    let groups = reg.groups();
+    let last = groups.last().unwrap();
+    assert_eq!(last.name, "example.com");
+    assert_eq!(strs(&last.versions), ["v1", "v1beta1"]);
+    assert_eq!(
+        reg.lookup("example.com", "v1", "widgets")
+            .unwrap()
+            .group_resource(),
+        "widgets.example.com"
+    );
+    assert!(reg.remove("example.com", "v1", "widgets").is_some());
+    assert_eq!(reg.versions_of("example.com"), ["v1beta1"]);
+}

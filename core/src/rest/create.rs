@@ -1,0 +1,132 @@
+//! CREATE (POST to a collection): decode, default, validate, store, answer 201.
+
+use super::object::{self, meta_mut, meta_str, Object};
+use super::Scope;
+use crate::server::Step;
+use crate::status::ApiError;
+use crate::storage::{StorageOp, StorageOutput};
+use crate::validation::names::validate_object_meta;
+use serde_json::{json, Value};
+
+pub(super) fn create(scope: Scope) -> Step {
+    let mut obj = match scope.decode_body() {
+        Ok(obj) => obj,
+        Err(e) => return scope.fail(e),
+    };
+    if let Err(e) = prepare(&scope, &mut obj) {
+        return scope.fail(e);
+    }
+    match scope.namespace.clone() {
+        // A namespaced object needs its namespace to exist.
+        Some(ns) => {
+            let key = scope.namespace_key(&ns);
+            scope.then(StorageOp::Get { key }, move |scope, done| match done {
+                Ok(StorageOutput::Got { kv: Some(_), .. }) => store(scope, obj),
+                Ok(StorageOutput::Got { kv: None, .. }) => scope.fail(ApiError::not_found("", "namespaces", &ns)),
+                Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+                Err(e) => {
+                    let e = scope.storage_error(&ns, e);
+                    scope.fail(e)
+                }
+            })
+        }
+        None => store(scope, obj),
+    }
+}
+
+/// Stamp what the server owns on a new object and validate its metadata.
+fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
+    let r = scope.resource();
+    let entropy = scope.inputs.entropy;
+    let now = object::rfc3339(scope.inputs.now);
+    let namespaced = r.namespaced;
+    let request_ns = scope.namespace.clone();
+
+    let meta = meta_mut(obj);
+    match (namespaced, request_ns) {
+        (true, Some(ns)) => match meta.get("namespace").and_then(Value::as_str) {
+            None | Some("") => {
+                meta.insert("namespace".into(), Value::String(ns));
+            }
+            Some(given) if given == ns => {}
+            Some(_) => {
+                return Err(ApiError::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ))
+            }
+        },
+        _ => {
+            meta.remove("namespace");
+        }
+    }
+    let generate_name = meta.get("generateName").and_then(Value::as_str).unwrap_or("").to_owned();
+    let name = meta.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
+    if name.is_empty() && !generate_name.is_empty() {
+        let generated = object::generated_name(&generate_name, &entropy[16..]);
+        meta.insert("name".into(), Value::String(generated));
+    }
+    meta.insert("uid".into(), Value::String(object::uuid_v4(entropy[..16].try_into().expect("16 bytes"))));
+    meta.insert("creationTimestamp".into(), Value::String(now));
+    for cleared in ["resourceVersion", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+        meta.remove(cleared);
+    }
+    if object::tracks_generation(r) {
+        meta.insert("generation".into(), json!(1));
+    } else {
+        meta.remove("generation");
+    }
+
+    defaults_on_create(r.plural.as_str(), obj);
+    if object::has_status_subresource(r) && r.plural != "namespaces" {
+        // Status is the controllers' to write, through the status subresource.
+        obj.insert("status".into(), json!({}));
+    }
+
+    let name = meta_str(obj, "name").to_owned();
+    let errs = validate_object_meta(
+        r.name_rule,
+        &name,
+        &generate_name,
+        obj.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str),
+        namespaced,
+    );
+    if !errs.is_empty() {
+        return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
+    }
+    Ok(())
+}
+
+/// Per-resource defaults that kube-apiserver's strategies apply on create.
+fn defaults_on_create(plural: &str, obj: &mut Object) {
+    if plural == "namespaces" {
+        let name = meta_str(obj, "name").to_owned();
+        let labels = meta_mut(obj).entry("labels").or_insert_with(|| json!({}));
+        if let Some(labels) = labels.as_object_mut() {
+            labels.insert("kubernetes.io/metadata.name".into(), Value::String(name));
+        }
+        let spec = obj.entry("spec").or_insert_with(|| json!({}));
+        if let Some(spec) = spec.as_object_mut() {
+            spec.entry("finalizers").or_insert_with(|| json!(["kubernetes"]));
+        }
+        obj.insert("status".into(), json!({"phase": "Active"}));
+    }
+}
+
+fn store(scope: Scope, obj: Object) -> Step {
+    let name = meta_str(&obj, "name").to_owned();
+    let op = StorageOp::Create {
+        key: scope.key(&name),
+        value: object::to_storage(&obj),
+    };
+    scope.then(op, move |scope, done| match done {
+        Ok(StorageOutput::Written(kv)) => match object::from_storage(&kv) {
+            Ok(stored) => scope.respond(201, &Value::Object(stored)),
+            Err(e) => scope.fail(ApiError::internal(e)),
+        },
+        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+        Err(e) => {
+            let e = scope.storage_error(&name, e);
+            scope.fail(e)
+        }
+    })
+}

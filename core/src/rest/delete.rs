@@ -1,0 +1,251 @@
+//! DELETE of one object, DELETE of a collection, and the removal of a deleted
+//! namespace's contents.
+//!
+//! Without controllers behind it, Apiary finishes deletions at once: there are no
+//! finalizers to wait for, so a deleted object is gone when the response is written.
+
+use super::object::{self, meta_mut, meta_str, Object};
+use super::Scope;
+use crate::server::Step;
+use crate::status::ApiError;
+use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
+use serde_json::{json, Value};
+
+/// Resources whose DELETE answers with the deleted object rather than a Status.
+const RETURNS_DELETED_OBJECT: &[&str] = &["pods", "services", "serviceaccounts", "namespaces", "storageclasses"];
+
+/// Namespaces the server keeps for itself.
+const IMMORTAL_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public"];
+
+/// The preconditions of a DeleteOptions body.
+#[derive(Default)]
+struct Preconditions {
+    uid: Option<String>,
+    resource_version: Option<String>,
+}
+
+fn preconditions(scope: &Scope) -> Result<Preconditions, ApiError> {
+    if scope.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Preconditions::default());
+    }
+    let format = crate::negotiation::negotiate_input(scope.content_type.as_deref())?;
+    let options = crate::negotiation::decode(format, &scope.body)
+        .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?;
+    let p = options.get("preconditions");
+    let field = |f: &str| p.and_then(|p| p.get(f)).and_then(Value::as_str).map(str::to_owned);
+    Ok(Preconditions {
+        uid: field("uid"),
+        resource_version: field("resourceVersion"),
+    })
+}
+
+pub(super) fn delete(scope: Scope) -> Step {
+    if !scope.subresource.is_empty() {
+        let r = scope.resource();
+        let e = ApiError::method_not_supported(&r.group, &format!("{}/{}", r.plural, scope.subresource), "delete");
+        return scope.fail(e);
+    }
+    let r = scope.resource();
+    if r.plural == "namespaces" && IMMORTAL_NAMESPACES.contains(&scope.name.as_str()) {
+        let e = ApiError::forbidden("", "namespaces", &scope.name, "this namespace may not be deleted");
+        return scope.fail(e);
+    }
+    let pre = match preconditions(&scope) {
+        Ok(p) => p,
+        Err(e) => return scope.fail(e),
+    };
+    let key = scope.key(&scope.name);
+    scope.then(StorageOp::Get { key }, move |scope, done| match done {
+        Ok(StorageOutput::Got { kv: Some(current), .. }) => delete_current(scope, current, pre),
+        Ok(StorageOutput::Got { kv: None, .. }) => {
+            let r = scope.resource();
+            let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
+            scope.fail(e)
+        }
+        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+        Err(e) => {
+            let e = scope.storage_error(&scope.name, e);
+            scope.fail(e)
+        }
+    })
+}
+
+fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions) -> Step {
+    let obj = match object::from_storage(&current) {
+        Ok(obj) => obj,
+        Err(e) => return scope.fail(ApiError::internal(e)),
+    };
+    let r = scope.resource();
+    let uid = meta_str(&obj, "uid");
+    let rv = current.mod_revision.to_string();
+    let failed = match (&pre.uid, &pre.resource_version) {
+        (Some(want), _) if want != uid => Some(format!(
+            "Precondition failed: UID in precondition: {want}, UID in object meta: {uid}"
+        )),
+        (_, Some(want)) if *want != rv => Some(format!(
+            "Precondition failed: ResourceVersion in precondition: {want}, ResourceVersion in object meta: {rv}"
+        )),
+        _ => None,
+    };
+    if let Some(why) = failed {
+        return scope.fail(ApiError::conflict(&r.group, &r.plural, &scope.name, &why));
+    }
+    let op = StorageOp::Delete {
+        key: current.key.clone(),
+        expected_revision: Some(current.mod_revision),
+    };
+    scope.then(op, move |scope, done| match done {
+        Ok(StorageOutput::Deleted { revision, .. }) => deleted(scope, obj, revision),
+        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre),
+        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+        Err(e) => {
+            let e = scope.storage_error(&scope.name, e);
+            scope.fail(e)
+        }
+    })
+}
+
+/// Answer a finished delete, after removing a namespace's contents.
+fn deleted(scope: Scope, mut obj: Object, revision: u64) -> Step {
+    let r = scope.resource();
+    let plural = r.plural.clone();
+    if plural == "namespaces" {
+        let now = object::rfc3339(scope.inputs.now);
+        meta_mut(&mut obj).insert("deletionTimestamp".into(), Value::String(now));
+        obj.insert("status".into(), json!({"phase": "Terminating"}));
+        let ns = scope.name.clone();
+        return delete_namespace_contents(scope, ns, 0, move |scope| scope.respond(200, &Value::Object(obj)));
+    }
+    if RETURNS_DELETED_OBJECT.contains(&plural.as_str()) {
+        return scope.respond(200, &Value::Object(obj));
+    }
+    let _ = revision;
+    let status = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {
+            "name": scope.name,
+            "group": r.group,
+            "kind": r.plural,
+            "uid": meta_str(&obj, "uid"),
+        }
+    });
+    let mut status = status;
+    if r.group.is_empty() {
+        status["details"].as_object_mut().map(|d| d.remove("group"));
+    }
+    scope.respond(200, &status)
+}
+
+/// Delete every namespaced object in `namespace`, one resource after another (what the
+/// namespace controller does upstream), then continue with `done`.
+pub(crate) fn delete_namespace_contents(
+    scope: Scope,
+    namespace: String,
+    resource_index: usize,
+    done: impl FnOnce(Scope) -> Step + Send + 'static,
+) -> Step {
+    let resources = scope.shared.registry.resources();
+    let Some(offset) = resources[resource_index.min(resources.len())..]
+        .iter()
+        .position(|r| r.namespaced)
+    else {
+        return done(scope);
+    };
+    let index = resource_index + offset;
+    let r = &resources[index];
+    let prefix = storage::resource_prefix(&scope.shared.config.storage_prefix, &r.group, &r.plural, Some(&namespace));
+    delete_all_under(scope, prefix, move |scope| {
+        delete_namespace_contents(scope, namespace, index + 1, done)
+    })
+}
+
+/// Delete every key under `prefix`, a page at a time, then continue with `done`.
+fn delete_all_under(scope: Scope, prefix: String, done: impl FnOnce(Scope) -> Step + Send + 'static) -> Step {
+    let op = StorageOp::List {
+        prefix: prefix.clone(),
+        revision: None,
+        start_after: None,
+        limit: Some(500),
+    };
+    scope.then(op, move |scope, result| match result {
+        Ok(StorageOutput::Listed(page)) if page.items.is_empty() => done(scope),
+        Ok(StorageOutput::Listed(page)) => {
+            let keys: Vec<String> = page.items.into_iter().map(|kv| kv.key).collect();
+            delete_keys(scope, keys, 0, move |scope| delete_all_under(scope, prefix, done))
+        }
+        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+        Err(e) => {
+            let e = scope.storage_error("", e);
+            scope.fail(e)
+        }
+    })
+}
+
+fn delete_keys(
+    scope: Scope,
+    keys: Vec<String>,
+    at: usize,
+    done: impl FnOnce(Scope) -> Step + Send + 'static,
+) -> Step {
+    let Some(key) = keys.get(at).cloned() else {
+        return done(scope);
+    };
+    let op = StorageOp::Delete {
+        key,
+        expected_revision: None,
+    };
+    scope.then(op, move |scope, result| match result {
+        // Someone else deleted it first: the goal is reached either way.
+        Ok(_) | Err(StorageError::NotFound { .. }) => delete_keys(scope, keys, at + 1, done),
+        Err(e) => {
+            let e = scope.storage_error("", e);
+            scope.fail(e)
+        }
+    })
+}
+
+/// DELETE of a collection: every object under the request's prefix; answers with the
+/// list of what was deleted.
+pub(super) fn delete_collection(scope: Scope) -> Step {
+    let prefix = scope.prefix();
+    let op = StorageOp::List {
+        prefix,
+        revision: None,
+        start_after: None,
+        limit: None,
+    };
+    scope.then(op, |scope, result| match result {
+        Ok(StorageOutput::Listed(page)) => {
+            let mut items = Vec::with_capacity(page.items.len());
+            for kv in &page.items {
+                match object::from_storage(kv) {
+                    Ok(mut obj) => {
+                        obj.remove("kind");
+                        obj.remove("apiVersion");
+                        items.push(Value::Object(obj));
+                    }
+                    Err(e) => return scope.fail(ApiError::internal(e)),
+                }
+            }
+            let keys: Vec<String> = page.items.into_iter().map(|kv| kv.key).collect();
+            delete_keys(scope, keys, 0, move |scope| {
+                let r = scope.resource();
+                let list = json!({
+                    "kind": r.list_kind(),
+                    "apiVersion": r.api_version(),
+                    "metadata": {},
+                    "items": items,
+                });
+                scope.respond(200, &list)
+            })
+        }
+        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+        Err(e) => {
+            let e = scope.storage_error("", e);
+            scope.fail(e)
+        }
+    })
+}

@@ -1,0 +1,192 @@
+//! The REST handlers of every resource: get, list, create, update, delete and
+//! deletecollection over the storage contract, with kube-apiserver's metadata semantics.
+//!
+//! Each handler is written as a chain of storage steps: it returns
+//! [`Step::Storage`] with a continuation that receives the outcome and decides the
+//! next step, until it can [`Step::Respond`].
+
+mod create;
+mod delete;
+mod get;
+mod list;
+pub mod object;
+mod table;
+mod update;
+
+use crate::negotiation::{self, Output};
+use crate::query::Query;
+use crate::registry::Resource;
+use crate::request_info::RequestInfo;
+use crate::server::{Continuation, Inputs, Shared, Step};
+use crate::status::ApiError;
+use crate::storage::{self, Completion, StorageError, StorageOp};
+use bytes::Bytes;
+use serde_json::Value;
+use std::sync::Arc;
+
+
+/// A continuation written as a closure.
+impl<F> Continuation for F
+where
+    F: FnOnce(Completion) -> Step + Send,
+{
+    fn resume(self: Box<Self>, done: Completion) -> Step {
+        (*self)(done)
+    }
+}
+
+/// Everything a resource handler knows about its request.
+pub(crate) struct Scope {
+    pub shared: Arc<Shared>,
+    /// Index of the resource in the registry.
+    pub resource: usize,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub subresource: String,
+    pub query: Query,
+    pub output: Output,
+    pub inputs: Inputs,
+    pub content_type: Option<String>,
+    pub body: Bytes,
+}
+
+impl Scope {
+    pub fn resource(&self) -> &Resource {
+        &self.shared.registry.resources()[self.resource]
+    }
+
+    pub fn key(&self, name: &str) -> String {
+        let r = self.resource();
+        storage::object_key(
+            &self.shared.config.storage_prefix,
+            &r.group,
+            &r.plural,
+            self.namespace.as_deref(),
+            name,
+        )
+    }
+
+    pub fn prefix(&self) -> String {
+        let r = self.resource();
+        storage::resource_prefix(&self.shared.config.storage_prefix, &r.group, &r.plural, self.namespace.as_deref())
+    }
+
+    /// The key of a namespace object.
+    pub fn namespace_key(&self, namespace: &str) -> String {
+        storage::object_key(&self.shared.config.storage_prefix, "", "namespaces", None, namespace)
+    }
+
+    /// Respond with `value` in the negotiated encoding.
+    pub fn respond(&self, code: u16, value: &Value) -> Step {
+        Step::Respond(encoded(self.output, code, value))
+    }
+
+    /// Respond with an error Status, in the negotiated format.
+    pub fn fail(&self, error: ApiError) -> Step {
+        Step::Respond(error_response(&error, self.output))
+    }
+
+    /// The error a storage failure becomes for this request's object `name`.
+    pub fn storage_error(&self, name: &str, error: StorageError) -> ApiError {
+        let r = self.resource();
+        match error {
+            StorageError::AlreadyExists { .. } => ApiError::already_exists(&r.group, &r.plural, name),
+            StorageError::NotFound { .. } => ApiError::not_found(&r.group, &r.plural, name),
+            StorageError::Conflict { .. } => ApiError::modified(&r.group, &r.plural, name),
+            StorageError::Compacted { requested, compacted } => ApiError::gone(format!(
+                "The resourceVersion for the provided list is too old. (requested {requested}, compacted to {compacted})"
+            )),
+            StorageError::FutureRevision { requested, current } => ApiError::gone(format!(
+                "Too large resource version: {requested}, current: {current}"
+            )),
+            StorageError::Unavailable(why) => ApiError::service_unavailable(why),
+            StorageError::Internal(why) => ApiError::internal(why),
+        }
+    }
+
+    /// Ask for a storage operation and continue with `next`.
+    pub fn then(
+        self,
+        op: StorageOp,
+        next: impl FnOnce(Scope, Completion) -> Step + Send + 'static,
+    ) -> Step {
+        Step::storage(op, move |done| next(self, done))
+    }
+
+    /// Decode the request body as an object of this resource.
+    pub fn decode_body(&self) -> Result<object::Object, ApiError> {
+        let format = negotiation::negotiate_input(self.content_type.as_deref())?;
+        let r = self.resource();
+        let value = negotiation::decode(format, &self.body).map_err(|e| {
+            ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {e}",
+                r.kind
+            ))
+        })?;
+        let Value::Object(obj) = value else {
+            return Err(ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: expected an object",
+                r.kind
+            )));
+        };
+        let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        if !api_version.is_empty() && api_version != r.api_version() {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({api_version}) does not match the expected API version ({})",
+                r.api_version()
+            )));
+        }
+        if !kind.is_empty() && kind != r.kind {
+            let version = api_version.rsplit('/').next().unwrap_or("");
+            return Err(ApiError::bad_request(format!(
+                "{kind} in version \"{version}\" cannot be handled as a {}: no kind \"{kind}\" is registered for version \"{api_version}\" in scheme",
+                r.kind
+            )));
+        }
+        let mut obj = obj;
+        obj.insert("apiVersion".into(), Value::String(r.api_version()));
+        obj.insert("kind".into(), Value::String(r.kind.clone()));
+        Ok(obj)
+    }
+}
+
+/// A response carrying `value` in `output`'s encoding.
+pub(crate) fn encoded(output: Output, code: u16, value: &Value) -> http::Response<Bytes> {
+    http::Response::builder()
+        .status(code)
+        .header(http::header::CONTENT_TYPE, output.content_type())
+        .body(output.encode(value))
+        .expect("valid status and header")
+}
+
+/// An error Status response; Tables are never used for errors.
+pub(crate) fn error_response(error: &ApiError, output: Output) -> http::Response<Bytes> {
+    let output = Output {
+        shape: negotiation::Shape::Object,
+        ..output
+    };
+    encoded(output, error.code, &error.to_value())
+}
+
+/// Dispatch a resource request to its verb's handler.
+pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
+    let r = scope.resource();
+    let sub = scope.subresource.as_str();
+    if !sub.is_empty() && sub != "status" {
+        return scope.fail(ApiError::no_such_path());
+    }
+    match info.verb.as_str() {
+        "get" => get::get(scope),
+        "list" => list::list(scope),
+        "create" if scope.name.is_empty() => create::create(scope),
+        "update" => update::update(scope),
+        "delete" => delete::delete(scope),
+        "deletecollection" if sub.is_empty() => delete::delete_collection(scope),
+        verb @ ("watch" | "patch") => {
+            let e = ApiError::method_not_supported(&r.group, &r.plural, verb);
+            scope.fail(e)
+        }
+        _ => scope.fail(ApiError::method_not_supported(&r.group, &r.plural, &info.verb)),
+    }
+}

@@ -1,0 +1,194 @@
+//! Object metadata as the generic registry manages it: what is stamped on create,
+//! carried over on update, and filled in on read.
+
+use crate::registry::Resource;
+use crate::storage::KeyValue;
+use serde_json::{Map, Value};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A decoded object: a JSON map with `metadata` in it.
+pub type Object = Map<String, Value>;
+
+/// Resources whose strategy counts `metadata.generation` (spec changes bump it).
+const GENERATION_TRACKED: &[&str] = &[
+    "pods",
+    "replicationcontrollers",
+    "deployments",
+    "replicasets",
+    "statefulsets",
+    "daemonsets",
+    "jobs",
+    "cronjobs",
+    "horizontalpodautoscalers",
+    "poddisruptionbudgets",
+    "networkpolicies",
+    "ingresses",
+    "customresourcedefinitions",
+];
+
+pub fn tracks_generation(resource: &Resource) -> bool {
+    GENERATION_TRACKED.contains(&resource.plural.as_str())
+}
+
+pub fn has_status_subresource(resource: &Resource) -> bool {
+    resource.subresources.iter().any(|s| s.name == "status")
+}
+
+/// The `metadata` map of an object, created if missing.
+pub fn meta_mut(obj: &mut Object) -> &mut Map<String, Value> {
+    let entry = obj.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    entry.as_object_mut().expect("metadata was just made an object")
+}
+
+/// A string field of `metadata` ("" when absent or not a string).
+pub fn meta_str<'a>(obj: &'a Object, field: &str) -> &'a str {
+    obj.get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// RFC 3339 with second precision, as metav1.Time serializes.
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Parse the RFC 3339 form written by [`rfc3339`] back into seconds since the epoch.
+pub fn parse_rfc3339(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let days = days_from_civil(num(0..4)?, num(5..7)?, num(8..10)?);
+    let secs = days * 86_400 + num(11..13)? * 3600 + num(14..16)? * 60 + num(17..19)?;
+    u64::try_from(secs).ok()
+}
+
+// Howard Hinnant's civil-from-days algorithm, for dates without a time crate.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A version-4 UUID from 16 random bytes.
+pub fn uuid_v4(bytes: &[u8; 16]) -> String {
+    let mut b = *bytes;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+}
+
+/// The characters kube-apiserver draws generateName suffixes from (no vowels, no
+/// look-alikes).
+const SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// `generateName` plus five random characters, the prefix cut to keep it within 63.
+pub fn generated_name(prefix: &str, entropy: &[u8]) -> String {
+    let cut = prefix.char_indices().nth(58).map(|(i, _)| i).unwrap_or(prefix.len());
+    let mut name = prefix[..cut].to_owned();
+    for i in 0..5 {
+        let b = entropy.get(i).copied().unwrap_or(0) as usize;
+        name.push(SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.len()] as char);
+    }
+    name
+}
+
+/// Fill in what storage knows and the stored bytes do not carry: resourceVersion.
+pub fn from_storage(kv: &KeyValue) -> Result<Object, String> {
+    let mut obj: Object = serde_json::from_slice(&kv.value).map_err(|e| format!("stored object is corrupt: {e}"))?;
+    meta_mut(&mut obj).insert("resourceVersion".into(), Value::String(kv.mod_revision.to_string()));
+    Ok(obj)
+}
+
+/// The bytes to store: the object without its resourceVersion (storage tracks it).
+pub fn to_storage(obj: &Object) -> bytes::Bytes {
+    let mut obj = obj.clone();
+    let meta = meta_mut(&mut obj);
+    meta.remove("resourceVersion");
+    meta.remove("selfLink");
+    bytes::Bytes::from(serde_json::to_vec(&obj).expect("JSON values serialize"))
+}
+
+/// Whether two objects differ outside `metadata` and `status`: a spec change.
+pub fn spec_changed(old: &Object, new: &Object) -> bool {
+    let keys = old.keys().chain(new.keys());
+    for k in keys {
+        if matches!(k.as_str(), "metadata" | "status" | "kind" | "apiVersion") {
+            continue;
+        }
+        if old.get(k) != new.get(k) {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_round_trip() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_392_000 + 3_723);
+        let s = rfc3339(t);
+        assert_eq!(s, "2026-11-23T01:02:03Z");
+        assert_eq!(parse_rfc3339(&s), Some(1_795_392_000 + 3_723));
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(parse_rfc3339("2000-02-29T00:00:00Z"), Some(951_782_400));
+        assert_eq!(parse_rfc3339("nope"), None);
+    }
+
+    #[test]
+    fn uuids_are_version_4() {
+        let u = uuid_v4(&[0xff; 16]);
+        assert_eq!(u, "ffffffff-ffff-4fff-bfff-ffffffffffff");
+    }
+
+    #[test]
+    fn generated_names_have_five_character_suffixes() {
+        let n = generated_name("web-", &[0, 1, 2, 3, 4]);
+        assert_eq!(n, "web-bcdfg");
+        let long = "a".repeat(70);
+        assert_eq!(generated_name(&long, &[0; 5]).len(), 63);
+    }
+
+    #[test]
+    fn spec_changes_ignore_metadata_and_status() {
+        let a: Object = serde_json::from_str(r#"{"metadata":{"labels":{"a":"1"}},"spec":{"x":1},"status":{"y":1}}"#).unwrap();
+        let b: Object = serde_json::from_str(r#"{"metadata":{"labels":{"a":"2"}},"spec":{"x":1},"status":{"y":2}}"#).unwrap();
+        let c: Object = serde_json::from_str(r#"{"metadata":{},"spec":{"x":2}}"#).unwrap();
+        assert!(!spec_changed(&a, &b));
+        assert!(spec_changed(&a, &c));
+    }
+}

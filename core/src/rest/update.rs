@@ -1,0 +1,171 @@
+//! UPDATE (PUT of a whole object), and PUT of the status subresource.
+//!
+//! Like kube-apiserver's guaranteed update: read the current object, carry over what
+//! the client may not change, bump generation on spec changes, and compare-and-swap.
+//! An update that names a resourceVersion conflicts when it is stale; one that does
+//! not is retried on a concurrent write.
+
+use super::object::{self, meta_mut, meta_str, Object};
+use super::Scope;
+use crate::server::Step;
+use crate::status::ApiError;
+use crate::storage::{KeyValue, StorageOp, StorageOutput};
+use crate::validation::names::validate_object_meta;
+use serde_json::{json, Value};
+
+/// How many times an unconditional update re-reads after losing a race.
+const MAX_RETRIES: u32 = 16;
+
+pub(super) fn update(scope: Scope) -> Step {
+    let obj = match scope.decode_body() {
+        Ok(obj) => obj,
+        Err(e) => return scope.fail(e),
+    };
+    let url_name = scope.name.clone();
+    let body_name = meta_str(&obj, "name").to_owned();
+    if body_name.is_empty() {
+        let r = scope.resource();
+        let errs = vec![crate::validation::FieldError::required("metadata.name", "name or generateName is required")];
+        let e = ApiError::invalid(&r.group, &r.kind, "", errs);
+        return scope.fail(e);
+    }
+    if body_name != url_name {
+        return scope.fail(ApiError::bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({url_name})"
+        )));
+    }
+    if let Some(ns) = &scope.namespace {
+        let given = meta_str(&obj, "namespace");
+        if !given.is_empty() && given != ns {
+            return scope.fail(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+    }
+    let precondition = match meta_str(&obj, "resourceVersion") {
+        "" => None,
+        rv => match rv.parse::<u64>() {
+            Ok(rv) => Some(rv),
+            Err(_) => {
+                return scope.fail(ApiError::bad_request(format!("invalid resource version: {rv}")));
+            }
+        },
+    };
+    read_current(scope, obj, precondition, 0)
+}
+
+fn read_current(scope: Scope, obj: Object, precondition: Option<u64>, attempt: u32) -> Step {
+    let key = scope.key(&scope.name);
+    scope.then(StorageOp::Get { key }, move |scope, done| match done {
+        Ok(StorageOutput::Got { kv: Some(current), .. }) => write(scope, obj, current, precondition, attempt),
+        Ok(StorageOutput::Got { kv: None, .. }) => {
+            let r = scope.resource();
+            let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
+            scope.fail(e)
+        }
+        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+        Err(e) => {
+            let e = scope.storage_error(&scope.name, e);
+            scope.fail(e)
+        }
+    })
+}
+
+fn write(scope: Scope, obj: Object, current: KeyValue, precondition: Option<u64>, attempt: u32) -> Step {
+    let r = scope.resource();
+    if precondition.is_some_and(|rv| rv != current.mod_revision) {
+        return scope.fail(ApiError::modified(&r.group, &r.plural, &scope.name));
+    }
+    let old = match object::from_storage(&current) {
+        Ok(old) => old,
+        Err(e) => return scope.fail(ApiError::internal(e)),
+    };
+    let new = if scope.subresource == "status" {
+        status_update(old.clone(), &obj)
+    } else {
+        main_update(&scope, &old, obj.clone())
+    };
+    let new = match new {
+        Ok(new) => new,
+        Err(e) => return scope.fail(e),
+    };
+    let value = object::to_storage(&new);
+    if value == current.value {
+        // Nothing changed: kube-apiserver answers with the object as stored, no write.
+        return scope.respond(200, &Value::Object(old));
+    }
+    let op = StorageOp::Update {
+        key: current.key.clone(),
+        value,
+        expected_revision: current.mod_revision,
+    };
+    scope.then(op, move |scope, done| match done {
+        Ok(StorageOutput::Written(kv)) => match object::from_storage(&kv) {
+            Ok(stored) => scope.respond(200, &Value::Object(stored)),
+            Err(e) => scope.fail(ApiError::internal(e)),
+        },
+        Err(crate::storage::StorageError::Conflict { current, .. })
+            if precondition.is_none() && attempt < MAX_RETRIES =>
+        {
+            write(scope, obj, current, precondition, attempt + 1)
+        }
+        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+        Err(e) => {
+            let e = scope.storage_error(&scope.name, e);
+            scope.fail(e)
+        }
+    })
+}
+
+/// The object a PUT stores: the client's object with the server-owned metadata (and,
+/// where a status subresource exists, the status) carried over from the stored one.
+fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
+    let r = scope.resource();
+    let old_meta = old.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
+    let meta = meta_mut(&mut new);
+    for kept in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"] {
+        match old_meta.get(kept) {
+            Some(v) => meta.insert(kept.into(), v.clone()),
+            None => meta.remove(kept),
+        };
+    }
+    meta.remove("generateName");
+    if let Some(g) = old_meta.get("generateName") {
+        meta.insert("generateName".into(), g.clone());
+    }
+    match &scope.namespace {
+        Some(ns) => meta.insert("namespace".into(), Value::String(ns.clone())),
+        None => meta.remove("namespace"),
+    };
+    if object::has_status_subresource(r) {
+        match old.get("status") {
+            Some(s) => new.insert("status".into(), s.clone()),
+            None => new.remove("status"),
+        };
+    }
+    if r.plural == "namespaces" {
+        if let Some(labels) = meta_mut(&mut new).entry("labels").or_insert_with(|| json!({})).as_object_mut() {
+            labels.insert("kubernetes.io/metadata.name".into(), Value::String(scope.name.clone()));
+        }
+    }
+    if object::tracks_generation(r) && object::spec_changed(old, &new) {
+        let generation = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
+        meta_mut(&mut new).insert("generation".into(), json!(generation + 1));
+    }
+    let name = meta_str(&new, "name").to_owned();
+    let namespace = scope.namespace.as_deref();
+    let errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    if !errs.is_empty() {
+        return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
+    }
+    Ok(new)
+}
+
+/// The object a PUT to `/status` stores: the stored object with only its status replaced.
+fn status_update(mut old: Object, new: &Object) -> Result<Object, ApiError> {
+    match new.get("status") {
+        Some(s) => old.insert("status".into(), s.clone()),
+        None => old.remove("status"),
+    };
+    Ok(old)
+}

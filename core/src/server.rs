@@ -1,0 +1,209 @@
+//! The server as a state machine: a request goes in with its [`Inputs`], and a
+//! [`Step`] comes out saying what must happen next.
+
+use crate::authn;
+use crate::health::HealthChecks;
+use crate::negotiation::{self, Output};
+use crate::nonresource;
+use crate::query::Query;
+use crate::registry::Registry;
+use crate::request_info;
+use crate::rest;
+use crate::status::ApiError;
+use crate::storage::{Completion, StorageOp};
+use bytes::Bytes;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// Everything about a request that looks like IO, passed in so the core stays
+/// deterministic.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    /// The current wall-clock time.
+    pub now: SystemTime,
+    /// Fresh random bytes: UIDs and generateName suffixes are drawn from them.
+    pub entropy: [u8; 32],
+    /// The client's certificate chain (DER, leaf first), already verified by TLS
+    /// against the client CA. Empty when the client sent none.
+    pub peer_certificates: Vec<Bytes>,
+    /// The client's address.
+    pub remote_addr: Option<SocketAddr>,
+}
+
+/// What must happen next for a request.
+pub enum Step {
+    /// Done: send this response.
+    Respond(http::Response<Bytes>),
+    /// Run this against the storage backend, then [`Pending::resume`] with the result.
+    Storage(StorageOp, Pending),
+}
+
+/// A request paused while the adapter runs its storage operation: one owned value
+/// holding everything the request needs to continue.
+pub struct Pending {
+    inner: Box<dyn Continuation>,
+}
+
+/// The state of a paused request; each handler defines its own.
+pub(crate) trait Continuation: Send {
+    fn resume(self: Box<Self>, done: Completion) -> Step;
+}
+
+impl Pending {
+    pub(crate) fn new(state: impl Continuation + 'static) -> Pending {
+        Pending {
+            inner: Box::new(state),
+        }
+    }
+
+    /// Continue the request with the outcome of the storage operation it asked for.
+    pub fn resume(self, done: Completion) -> Step {
+        self.inner.resume(done)
+    }
+}
+
+impl Step {
+    /// Ask for `op`, continuing in `state` once it is done.
+    pub(crate) fn storage(op: StorageOp, state: impl Continuation + 'static) -> Step {
+        Step::Storage(op, Pending::new(state))
+    }
+}
+
+/// Plain configuration, built by the adapter from flags.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Key prefix under which every object is stored (kube-apiserver's `--etcd-prefix`).
+    pub storage_prefix: String,
+    /// Largest request body accepted.
+    pub max_request_body_bytes: usize,
+    /// The address clients reach this server at, reported in discovery.
+    pub advertise_address: Option<SocketAddr>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            storage_prefix: "/registry".to_owned(),
+            max_request_body_bytes: 3 << 20,
+            advertise_address: None,
+        }
+    }
+}
+
+/// The API server. Cheap to clone; shared by every connection.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// What every request of one server shares.
+pub(crate) struct Shared {
+    pub(crate) config: Config,
+    pub(crate) registry: Registry,
+    pub(crate) health: HealthChecks,
+}
+
+/// Paths anyone may read without credentials.
+fn is_public(path: &str) -> bool {
+    path == "/version"
+        || ["/healthz", "/livez", "/readyz"]
+            .iter()
+            .any(|p| path == *p || path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
+}
+
+impl Server {
+    pub fn new(config: Config) -> Server {
+        Server {
+            shared: Arc::new(Shared {
+                config,
+                registry: Registry::builtin(),
+                health: HealthChecks::default(),
+            }),
+        }
+    }
+
+    /// The server's health checks, for the adapter to mark as the server comes up.
+    pub fn health(&self) -> &HealthChecks {
+        &self.shared.health
+    }
+
+    /// Handle one client request.
+    pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
+        let user = authn::authenticate(&inputs.peer_certificates);
+        if user.is_anonymous() && !is_public(request.uri().path()) {
+            return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON));
+        }
+        self.route(request, inputs)
+    }
+
+    /// Requests the server makes of itself after it starts (creating the default
+    /// namespaces). Run each with [`Server::handle_as_system`] like any other request;
+    /// a 409 AlreadyExists answer means it was done on an earlier start.
+    pub fn bootstrap_requests(&self) -> Vec<http::Request<Bytes>> {
+        ["default", "kube-system", "kube-public", "kube-node-lease"]
+            .iter()
+            .map(|ns| {
+                let body = format!(r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{ns}"}}}}"#);
+                http::Request::post("/api/v1/namespaces")
+                    .header(http::header::CONTENT_TYPE, "application/json")
+                    .body(Bytes::from(body))
+                    .expect("static request")
+            })
+            .collect()
+    }
+
+    /// Handle a request the server makes of itself, as the privileged loopback user.
+    pub fn handle_as_system(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
+        self.route(request, inputs)
+    }
+
+    /// Route an authenticated request along the delegation chain: non-resource paths and
+    /// discovery, then built-in resources, then not-found.
+    fn route(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
+        let (parts, body) = request.into_parts();
+        let query = Query::parse(parts.uri.query());
+        let info = request_info::resolve(&parts.method, parts.uri.path(), parts.uri.query());
+        let header = |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
+        let accept = header(http::header::ACCEPT);
+        if !info.is_resource_request {
+            return Step::Respond(nonresource::handle(&self.shared, &parts.method, &info.path, &query, accept));
+        }
+        let Some(index) = self.shared.registry.resources().iter().position(|r| {
+            r.group == info.api_group && r.version == info.api_version && r.plural == info.resource
+        }) else {
+            return Step::Respond(rest::error_response(&ApiError::no_such_path(), Output::JSON));
+        };
+        let resource = &self.shared.registry.resources()[index];
+        let output = match negotiation::negotiate_output(accept, query.flag("pretty"), true) {
+            Ok(o) => o,
+            Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
+        };
+        // A namespaced resource outside a namespace only lists; a cluster-scoped one has no namespace.
+        let namespace = match (resource.namespaced, info.namespace.is_empty()) {
+            (true, false) => Some(info.namespace.clone()),
+            (true, true) if matches!(info.verb.as_str(), "list" | "watch") => None,
+            (false, true) => None,
+            (false, false) if resource.plural == "namespaces" => None,
+            _ => return Step::Respond(rest::error_response(&ApiError::no_such_path(), output)),
+        };
+        if let Some(sub) = (!info.subresource.is_empty()).then_some(info.subresource.as_str()) {
+            if resource.subresource(sub).is_none() {
+                return Step::Respond(rest::error_response(&ApiError::no_such_path(), output));
+            }
+        }
+        let scope = rest::Scope {
+            shared: self.shared.clone(),
+            resource: index,
+            namespace,
+            name: info.name.clone(),
+            subresource: info.subresource.clone(),
+            query,
+            output,
+            inputs,
+            content_type: header(http::header::CONTENT_TYPE).map(str::to_owned),
+            body,
+        };
+        rest::handle(&info, scope)
+    }
+}

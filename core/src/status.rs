@@ -1,0 +1,290 @@
+//! Errors as kube-apiserver reports them: a `Status` object with reason, message,
+//! details and code. Every failure a client can see is built here.
+
+use serde::Serialize;
+
+/// One field-level cause of an error (`details.causes[]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Cause {
+    #[serde(rename = "reason", skip_serializing_if = "str::is_empty")]
+    pub kind: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub message: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub field: String,
+}
+
+/// `details` of a Status.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Details {
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub group: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub kind: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<Cause>,
+    #[serde(rename = "retryAfterSeconds", skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u32>,
+}
+
+/// A failed request, carried as a value until it is written as a `Status`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    pub code: u16,
+    pub reason: &'static str,
+    pub message: String,
+    pub details: Option<Details>,
+}
+
+/// The `Status` object on the wire.
+#[derive(Serialize)]
+struct StatusBody<'a> {
+    kind: &'static str,
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    metadata: Empty,
+    status: &'static str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a Details>,
+    code: u16,
+}
+
+#[derive(Serialize)]
+struct Empty {}
+
+/// Who an error is about: the resource (plural) for most errors, the kind for Invalid.
+fn qualified(name: &str, group: &str) -> String {
+    if group.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}.{group}")
+    }
+}
+
+fn about(name: &str, group: &str, kind: &str) -> Option<Details> {
+    Some(Details {
+        name: name.to_owned(),
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        ..Details::default()
+    })
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    pub fn not_found(group: &str, resource: &str, name: &str) -> ApiError {
+        ApiError {
+            details: about(name, group, resource),
+            ..Self::new(404, "NotFound", format!("{} \"{name}\" not found", qualified(resource, group)))
+        }
+    }
+
+    /// A path or resource this server does not serve.
+    pub fn no_such_path() -> ApiError {
+        ApiError {
+            details: Some(Details::default()),
+            ..Self::new(404, "NotFound", "the server could not find the requested resource")
+        }
+    }
+
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> ApiError {
+        ApiError {
+            details: about(name, group, resource),
+            ..Self::new(409, "AlreadyExists", format!("{} \"{name}\" already exists", qualified(resource, group)))
+        }
+    }
+
+    pub fn conflict(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+        ApiError {
+            details: about(name, group, resource),
+            ..Self::new(
+                409,
+                "Conflict",
+                format!("Operation cannot be fulfilled on {} \"{name}\": {why}", qualified(resource, group)),
+            )
+        }
+    }
+
+    /// The stale-resourceVersion conflict of an update or delete.
+    pub fn modified(group: &str, resource: &str, name: &str) -> ApiError {
+        Self::conflict(
+            group,
+            resource,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 422 Invalid, listing every field error.
+    pub fn invalid(group: &str, kind: &str, name: &str, errors: Vec<crate::validation::FieldError>) -> ApiError {
+        let listed = match errors.as_slice() {
+            [one] => one.to_string(),
+            many => format!("[{}]", many.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")),
+        };
+        let causes = errors
+            .iter()
+            .map(|e| Cause {
+                kind: e.kind.cause_type().to_owned(),
+                message: e.body(),
+                field: e.field.clone(),
+            })
+            .collect();
+        ApiError {
+            details: Some(Details {
+                causes,
+                ..about(name, group, kind).unwrap_or_default()
+            }),
+            ..Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {listed}", qualified(kind, group)))
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        Self::new(400, "BadRequest", message)
+    }
+
+    pub fn method_not_supported(group: &str, resource: &str, action: &str) -> ApiError {
+        ApiError {
+            details: about("", group, resource),
+            ..Self::new(
+                405,
+                "MethodNotAllowed",
+                format!("{action} is not supported on resources of kind \"{}\"", qualified(resource, group)),
+            )
+        }
+    }
+
+    pub fn forbidden(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+        ApiError {
+            details: about(name, group, resource),
+            ..Self::new(403, "Forbidden", format!("{} \"{name}\" is forbidden: {why}", qualified(resource, group)))
+        }
+    }
+
+    pub fn unauthorized() -> ApiError {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
+    pub fn not_acceptable(accepted: &[&str]) -> ApiError {
+        Self::new(
+            406,
+            "NotAcceptable",
+            format!("only the following media types are accepted: {}", accepted.join(", ")),
+        )
+    }
+
+    pub fn unsupported_media_type(accepted: &[&str]) -> ApiError {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
+            ),
+        )
+    }
+
+    pub fn internal(message: impl std::fmt::Display) -> ApiError {
+        ApiError {
+            details: Some(Details {
+                causes: vec![Cause {
+                    kind: "UnexpectedServerResponse".to_owned(),
+                    message: message.to_string(),
+                    field: String::new(),
+                }],
+                ..Details::default()
+            }),
+            ..Self::new(500, "InternalError", format!("Internal error occurred: {message}"))
+        }
+    }
+
+    pub fn service_unavailable(message: impl Into<String>) -> ApiError {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
+    pub fn gone(message: impl Into<String>) -> ApiError {
+        Self::new(410, "Expired", message)
+    }
+
+    /// The `Status` object as JSON.
+    pub fn to_json(&self) -> Vec<u8> {
+        let body = StatusBody {
+            kind: "Status",
+            api_version: "v1",
+            metadata: Empty {},
+            status: "Failure",
+            message: &self.message,
+            reason: self.reason,
+            details: self.details.as_ref(),
+            code: self.code,
+        };
+        serde_json::to_vec(&body).expect("a Status always serializes")
+    }
+
+    /// The `Status` object as a serde value, for encoding in another format.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.to_json()).expect("a Status is valid JSON")
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn status(e: &ApiError) -> serde_json::Value {
+        serde_json::from_slice(&e.to_json()).unwrap()
+    }
+
+    #[test]
+    fn not_found_of_a_core_resource() {
+        assert_eq!(
+            status(&ApiError::not_found("", "configmaps", "a")),
+            json!({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+                   "message":"configmaps \"a\" not found","reason":"NotFound",
+                   "details":{"name":"a","kind":"configmaps"},"code":404})
+        );
+    }
+
+    #[test]
+    fn grouped_resources_are_qualified() {
+        let e = ApiError::already_exists("apps", "deployments", "d");
+        assert_eq!(e.message, "deployments.apps \"d\" already exists");
+        assert_eq!(status(&e)["details"], json!({"name":"d","group":"apps","kind":"deployments"}));
+        let e = ApiError::modified("", "configmaps", "a");
+        assert_eq!(e.code, 409);
+        assert_eq!(
+            e.message,
+            "Operation cannot be fulfilled on configmaps \"a\": the object has been modified; please apply your changes to the latest version and try again"
+        );
+    }
+
+    #[test]
+    fn unauthorized_has_no_details() {
+        assert_eq!(
+            status(&ApiError::unauthorized()),
+            json!({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+                   "message":"Unauthorized","reason":"Unauthorized","code":401})
+        );
+    }
+}
