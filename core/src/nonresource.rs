@@ -1,5 +1,6 @@
 //! Non-resource paths: health checks, /version, and the discovery documents.
 
+use crate::discovery;
 use crate::negotiation::{self, Output};
 use crate::query::Query;
 use crate::rest::{encoded, error_response};
@@ -23,8 +24,11 @@ pub(crate) fn handle(shared: &Shared, method: &Method, path: &str, query: &Query
     if *method != Method::GET && *method != Method::HEAD {
         return error_response(&ApiError::no_such_path(), Output::JSON);
     }
+    // An Accept that asks only for aggregated discovery is acceptable at /api and /apis.
+    let aggregated = matches!(path, "/api" | "/apis") && accept.and_then(discovery::negotiate_aggregated).is_some();
     let output = match negotiation::negotiate_output(accept, query.flag("pretty"), false) {
         Ok(o) => o,
+        Err(_) if aggregated => Output::JSON,
         Err(e) => return error_response(&e, Output::JSON),
     };
     if path == "/version" {
@@ -36,6 +40,34 @@ pub(crate) fn handle(shared: &Shared, method: &Method, path: &str, query: &Query
     }
 }
 
-fn discovery(_shared: &Shared, _path: &str, _accept: Option<&str>, _output: Output) -> Option<http::Response<Bytes>> {
-    None
+/// The discovery documents: /api, /apis (plain or aggregated), /apis/<group>, and the
+/// resource lists of each group-version.
+fn discovery(shared: &Shared, path: &str, accept: Option<&str>, output: Output) -> Option<http::Response<Bytes>> {
+    let registry = &shared.registry;
+    let aggregated = accept.and_then(discovery::negotiate_aggregated);
+    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let doc = match (parts.as_slice(), aggregated) {
+        (["api"], Some(v)) => return Some(aggregated_response(&discovery::aggregated_api(registry, v), v)),
+        (["apis"], Some(v)) => return Some(aggregated_response(&discovery::aggregated_apis(registry, v), v)),
+        (["api"], None) => to_value(&discovery::api_versions(shared.config.advertise_address)),
+        (["apis"], None) => to_value(&discovery::api_group_list(registry)),
+        (["api", version], _) => to_value(&discovery::api_resource_list(registry, "", version)?),
+        (["apis", group], _) => to_value(&discovery::api_group(registry, group)?),
+        (["apis", group, version], _) => to_value(&discovery::api_resource_list(registry, group, version)?),
+        _ => return None,
+    };
+    Some(encoded(output, 200, &doc))
+}
+
+fn to_value(doc: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(doc).expect("discovery documents serialize")
+}
+
+fn aggregated_response(doc: &impl serde::Serialize, version: discovery::AggregatedVersion) -> http::Response<Bytes> {
+    http::Response::builder()
+        .status(200)
+        .header(http::header::CONTENT_TYPE, version.content_type())
+        .header(http::header::VARY, "Accept")
+        .body(Bytes::from(serde_json::to_vec(doc).expect("discovery documents serialize")))
+        .expect("valid response")
 }

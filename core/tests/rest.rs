@@ -421,3 +421,29 @@ fn credentials_are_required_except_for_health_and_version() {
     assert_eq!(anonymous("/readyz/ping").status, 200);
     assert_eq!(anonymous("/healthzfoo").status, 401);
 }
+
+#[test]
+fn discovery_documents_are_routed() {
+    let h = Harness::new();
+    let get = |uri: &str, accept: &str| h.send("GET", uri, &[("accept", accept)], "");
+    let r = get("/api", "application/json");
+    assert_eq!(r.json()["kind"], "APIVersions");
+    let r = get("/apis", "application/json");
+    assert_eq!(r.json()["kind"], "APIGroupList");
+    let r = get("/apis/apps", "application/json");
+    assert_eq!(r.json()["preferredVersion"]["groupVersion"], "apps/v1");
+    let r = get("/api/v1", "application/json");
+    let resources = r.json()["resources"].as_array().unwrap().clone();
+    assert!(resources.iter().any(|r| r["name"] == "pods/status"));
+    let r = get("/apis/nope/v1", "application/json");
+    assert_eq!(r.status, 404);
+
+    let aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let r = get("/apis", aggregated);
+    assert_eq!(r.content_type, "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    let doc = r.json();
+    assert_eq!(doc["kind"], "APIGroupDiscoveryList");
+    assert!(doc["items"].as_array().unwrap().iter().any(|g| g["metadata"]["name"] == "apps"));
+    let r = get("/api", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList");
+    assert_eq!(r.json()["apiVersion"], "apidiscovery.k8s.io/v2beta1");
+}

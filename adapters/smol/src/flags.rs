@@ -232,13 +232,15 @@ const FLAGS: &[Flag] = &[
 /// The text `--help` prints.
 pub fn help() -> String {
     let mut out = String::new();
-    out.push_str(
+    for line in wrap(
         "Apiary is a Kubernetes API server: it validates and configures data for the API \
          objects (pods, services, namespaces, custom resources and others) and serves them \
-         to kubectl and every other Kubernetes client.\n\
-         \n\
-         Usage:\n  apiary [flags]\n",
-    );
+         to kubectl and every other Kubernetes client.",
+        100,
+    ) {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push_str("\nUsage:\n  apiary [flags]\n");
     for section in Section::ORDER {
         let flags: Vec<&Flag> = FLAGS.iter().filter(|f| f.section == section).collect();
         let heads: Vec<String> = flags
@@ -248,7 +250,11 @@ pub fn help() -> String {
                     Some(c) => format!("-{c}, "),
                     None => "    ".to_owned(),
                 };
-                let kind = if f.is_bool() { String::new() } else { format!(" {}", f.kind) };
+                let kind = if f.is_bool() {
+                    String::new()
+                } else {
+                    format!(" {}", f.kind)
+                };
                 format!("  {short}--{}{kind}", f.name)
             })
             .collect();
@@ -427,7 +433,12 @@ where
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, v)| v.as_str())
-            .or_else(|| FLAGS.iter().find(|f| f.name == name).and_then(|f| f.default))
+            .or_else(|| {
+                FLAGS
+                    .iter()
+                    .find(|f| f.name == name)
+                    .and_then(|f| f.default)
+            })
     };
 
     let ip = |name: &str, problems: &mut Vec<String>| -> Option<IpAddr> {
@@ -488,7 +499,9 @@ where
 
     let absolute = |name: &str, value: &str, problems: &mut Vec<String>| -> Option<PathBuf> {
         if value.is_empty() {
-            problems.push(format!("invalid value \"\" for --{name}: must not be empty"));
+            problems.push(format!(
+                "invalid value \"\" for --{name}: must not be empty"
+            ));
             return None;
         }
         match std::path::absolute(value) {
@@ -499,7 +512,11 @@ where
             }
         }
     };
-    let data_dir = absolute("data-dir", get("data-dir").unwrap_or_default(), &mut problems);
+    let data_dir = absolute(
+        "data-dir",
+        get("data-dir").unwrap_or_default(),
+        &mut problems,
+    );
     let cert_dir = match get("cert-dir") {
         Some(value) => absolute("cert-dir", value, &mut problems),
         None => data_dir.as_ref().map(|d| d.join("pki")),
@@ -623,7 +640,10 @@ mod tests {
 
     #[test]
     fn last_occurrence_wins() {
-        assert_eq!(serve(&["--secure-port=1", "--secure-port=2"]).secure_port, 2);
+        assert_eq!(
+            serve(&["--secure-port=1", "--secure-port=2"]).secure_port,
+            2
+        );
     }
 
     #[test]
@@ -651,7 +671,10 @@ mod tests {
                  of bytes",
             ]
         );
-        assert_eq!(problems(&["--secure-port"]), vec!["flag needs an argument: --secure-port"]);
+        assert_eq!(
+            problems(&["--secure-port"]),
+            vec!["flag needs an argument: --secure-port"]
+        );
         assert_eq!(
             problems(&["--secure-port=70000"]).len(),
             1,

@@ -93,16 +93,14 @@ pub fn run(options: Options) -> ExitCode {
 /// Serve over `storage` until SIGTERM or SIGINT: exit 0 then, 1 if startup failed.
 pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
     // Registered first, so that a signal during startup is not lost.
-    let mut signals = match async_signal::Signals::new([
-        async_signal::Signal::Term,
-        async_signal::Signal::Int,
-    ]) {
-        Ok(signals) => signals,
-        Err(e) => {
-            tracing::error!("failed to handle signals: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut signals =
+        match async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int]) {
+            Ok(signals) => signals,
+            Err(e) => {
+                tracing::error!("failed to handle signals: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
     let apiary = match Apiary::start(options, storage) {
         Ok(apiary) => Arc::new(apiary),
         Err(e) => {
@@ -125,27 +123,38 @@ pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
     }
 
     smol::block_on(executor.run(async {
-        let serving = {
-            let apiary = apiary.clone();
-            let executor = executor.clone();
-            async move {
-                apiary.bootstrap().await;
-                tracing::info!(
-                    "apiary ready at {} (kubeconfig: {})",
-                    apiary.url(),
-                    apiary.kubeconfig_path().display()
-                );
-                apiary.serve(&executor).await;
-                ExitCode::FAILURE
-            }
+        // Serve while the server bootstraps itself; /readyz says when that is done.
+        executor
+            .spawn({
+                let apiary = apiary.clone();
+                let executor = executor.clone();
+                async move { apiary.serve(&executor).await }
+            })
+            .detach();
+        let serving = async {
+            apiary.bootstrap().await;
+            tracing::info!(
+                "apiary ready at {} (kubeconfig: {})",
+                apiary.url(),
+                apiary.kubeconfig_path().display()
+            );
+            smol::future::pending::<ExitCode>().await
         };
         let stopping = async {
             match signals.next().await {
-                Some(Ok(signal)) => tracing::info!("received {signal:?}, exiting"),
+                Some(Ok(signal)) => tracing::info!("received {}, exiting", signal_name(signal)),
                 _ => tracing::info!("signal handling ended, exiting"),
             }
             ExitCode::SUCCESS
         };
         smol::future::or(stopping, serving).await
     }))
+}
+
+fn signal_name(signal: async_signal::Signal) -> &'static str {
+    match signal {
+        async_signal::Signal::Term => "SIGTERM",
+        async_signal::Signal::Int => "SIGINT",
+        _ => "a signal",
+    }
 }

@@ -9,12 +9,10 @@
 //! new `--bind-address` or an expired leaf never needs a hand-deleted file.
 
 use futures_rustls::rustls::pki_types::pem::PemObject;
-use futures_rustls::rustls::pki_types::{
-    CertificateDer, PrivateKeyDer, ServerName, UnixTime,
-};
+use futures_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose,
-    IsCa, KeyPair, KeyUsagePurpose, SanType, SerialNumber,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, KeyUsagePurpose, SanType, SerialNumber,
 };
 use std::fmt;
 use std::fs;
@@ -68,7 +66,10 @@ impl ServingNames {
     /// Loopback (127.0.0.1, ::1, localhost), the in-cluster service names, and the bind
     /// and advertise addresses when they are specific.
     pub fn new(bind: IpAddr, advertise: Option<IpAddr>) -> ServingNames {
-        let mut ips = vec![IpAddr::V4(Ipv4Addr::LOCALHOST), IpAddr::V6(Ipv6Addr::LOCALHOST)];
+        let mut ips = vec![
+            IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ];
         for ip in [Some(bind), advertise].into_iter().flatten() {
             if !ip.is_unspecified() && !ips.contains(&ip) {
                 ips.push(ip);
@@ -121,7 +122,8 @@ impl Files {
     }
 
     fn read(&self) -> Result<(String, String), PkiError> {
-        let cert = fs::read_to_string(&self.cert).map_err(|e| io_error("reading", &self.cert, e))?;
+        let cert =
+            fs::read_to_string(&self.cert).map_err(|e| io_error("reading", &self.cert, e))?;
         let key = fs::read_to_string(&self.key).map_err(|e| io_error("reading", &self.key, e))?;
         Ok((cert, key))
     }
@@ -275,8 +277,12 @@ fn parse_cert(pem: &str, path: &Path) -> Result<CertificateDer<'static>, PkiErro
 }
 
 fn parse_key(pem: &str, path: &Path) -> Result<KeyPair, PkiError> {
-    KeyPair::from_pem(pem)
-        .map_err(|e| PkiError(format!("reading {}: not a private key ({e})", path.display())))
+    KeyPair::from_pem(pem).map_err(|e| {
+        PkiError(format!(
+            "reading {}: not a private key ({e})",
+            path.display()
+        ))
+    })
 }
 
 /// Load the certificates from `cert_dir`, creating or renewing what is missing, expired
@@ -366,7 +372,8 @@ pub fn ensure(cert_dir: &Path, names: &ServingNames, now: SystemTime) -> Result<
         .collect();
     let (serving_cert, _, serving_key_pem) =
         leaf("apiserver", Usage::Serving, &server_names, &|| {
-            let mut sans: Vec<SanType> = names.ips.iter().map(|ip| SanType::IpAddress(*ip)).collect();
+            let mut sans: Vec<SanType> =
+                names.ips.iter().map(|ip| SanType::IpAddress(*ip)).collect();
             for dns in &names.dns {
                 let dns = dns
                     .clone()
@@ -466,7 +473,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!(
             "apiary-pki-{name}-{}-{}",
             std::process::id(),
-            SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos()
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
         ));
         fs::create_dir_all(&dir).unwrap();
         dir
@@ -481,7 +491,14 @@ mod tests {
         let dir = tempdir("reuse").join("pki");
         let now = SystemTime::now();
         let first = ensure(&dir, &names("127.0.0.1"), now).unwrap();
-        for f in ["ca.crt", "ca.key", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key"] {
+        for f in [
+            "ca.crt",
+            "ca.key",
+            "apiserver.crt",
+            "apiserver.key",
+            "admin.crt",
+            "admin.key",
+        ] {
             assert!(dir.join(f).is_file(), "{f} missing");
         }
         #[cfg(unix)]
@@ -509,7 +526,13 @@ mod tests {
         assert_eq!(first.admin_cert_pem, second.admin_cert_pem);
         let ip = ServerName::IpAddress("10.1.2.3".parse::<IpAddr>().unwrap().into());
         assert_eq!(
-            leaf_problem(&second.serving_cert, &second.ca_cert, Usage::Serving, &[ip], now),
+            leaf_problem(
+                &second.serving_cert,
+                &second.ca_cert,
+                Usage::Serving,
+                &[ip],
+                now
+            ),
             None
         );
         // Near expiry, both leaves are renewed with the same CA.
@@ -526,7 +549,10 @@ mod tests {
         let now = SystemTime::now();
         let pki = ensure(&dir, &names("127.0.0.1"), now).unwrap();
         let admin = parse_cert(&pki.admin_cert_pem, Path::new("admin.crt")).unwrap();
-        assert_eq!(leaf_problem(&admin, &pki.ca_cert, Usage::Client, &[], now), None);
+        assert_eq!(
+            leaf_problem(&admin, &pki.ca_cert, Usage::Client, &[], now),
+            None
+        );
         assert!(leaf_problem(&admin, &pki.ca_cert, Usage::Serving, &[], now).is_some());
     }
 

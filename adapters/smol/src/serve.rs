@@ -6,6 +6,7 @@ use crate::date::imf_fixdate;
 use crate::flags::Options;
 use crate::pki::{self, ServingNames};
 use crate::tls;
+use apiary_core::health::BOOTSTRAP_HOOK;
 use apiary_core::http1::{Connection, Event, Limits};
 use apiary_core::storage::Storage;
 use apiary_core::{Config, Inputs, Server, Step};
@@ -72,7 +73,10 @@ pub fn inputs(remote_addr: Option<SocketAddr>, peer_certificates: Vec<Bytes>) ->
     }
 }
 
-fn timeout<T>(after: Duration, fut: impl std::future::Future<Output = T>) -> impl std::future::Future<Output = Option<T>> {
+fn timeout<T>(
+    after: Duration,
+    fut: impl std::future::Future<Output = T>,
+) -> impl std::future::Future<Output = Option<T>> {
     future::or(async { Some(fut.await) }, async move {
         Timer::after(after).await;
         None
@@ -105,16 +109,22 @@ impl<S: Storage> Apiary<S> {
             .map_err(|e| StartError(format!("failed to listen on {wanted}: {e}")))?;
 
         std::fs::create_dir_all(&options.data_dir).map_err(|e| {
-            StartError(format!("creating --data-dir {}: {e}", options.data_dir.display()))
+            StartError(format!(
+                "creating --data-dir {}: {e}",
+                options.data_dir.display()
+            ))
         })?;
         let names = ServingNames::new(options.bind_address, options.advertise_address);
         let pki = pki::ensure(&options.cert_dir, &names, SystemTime::now())
             .map_err(|e| StartError(e.to_string()))?;
-        let tls = tls::server_config(&pki)
-            .map_err(|e| StartError(format!("configuring TLS: {e}")))?;
+        let tls =
+            tls::server_config(&pki).map_err(|e| StartError(format!("configuring TLS: {e}")))?;
 
-        let client_addr =
-            pki::client_address(options.bind_address, options.advertise_address, local_addr.port());
+        let client_addr = pki::client_address(
+            options.bind_address,
+            options.advertise_address,
+            local_addr.port(),
+        );
         let url = format!("https://{client_addr}");
         let kubeconfig = options.kubeconfig_path();
         pki::write_kubeconfig(&kubeconfig, &url, &pki).map_err(|e| StartError(e.to_string()))?;
@@ -169,25 +179,39 @@ impl<S: Storage> Apiary<S> {
         &self.storage
     }
 
-    /// Run the requests the server makes of itself at start (the default namespaces);
-    /// what exists from an earlier start (409) is fine.
+    /// Run the requests the server makes of itself at start (the default namespaces)
+    /// until each has succeeded (409: done on an earlier start), retrying failures as
+    /// kube-apiserver's post-start hooks do; then mark the hook's health check.
     pub async fn bootstrap(&self) {
-        for request in self.server.bootstrap_requests() {
-            let (method, uri) = (request.method().clone(), request.uri().clone());
-            let step = self.server.handle_as_system(request, inputs(None, Vec::new()));
-            let response = drive(&*self.storage, step).await;
-            let status = response.status();
-            if status.is_success() || status == http::StatusCode::CONFLICT {
-                tracing::debug!(%method, %uri, status = status.as_u16(), "bootstrap request done");
-            } else {
-                tracing::warn!(
-                    %method,
-                    %uri,
-                    status = status.as_u16(),
-                    body = %String::from_utf8_lossy(response.body()),
-                    "bootstrap request failed"
-                );
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            let mut failed = 0;
+            for request in self.server.bootstrap_requests() {
+                let (method, uri) = (request.method().clone(), request.uri().clone());
+                let step = self
+                    .server
+                    .handle_as_system(request, inputs(None, Vec::new()));
+                let response = drive(&*self.storage, step).await;
+                let status = response.status();
+                if status.is_success() || status == http::StatusCode::CONFLICT {
+                    tracing::debug!(%method, %uri, status = status.as_u16(), "bootstrap request done");
+                } else {
+                    failed += 1;
+                    tracing::warn!(
+                        %method,
+                        %uri,
+                        status = status.as_u16(),
+                        body = %String::from_utf8_lossy(response.body()),
+                        "bootstrap request failed; retrying in {backoff:?}"
+                    );
+                }
             }
+            if failed == 0 {
+                self.server.health().set(BOOTSTRAP_HOOK, true);
+                return;
+            }
+            Timer::after(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(5));
         }
     }
 
@@ -237,7 +261,12 @@ impl<S: Storage> Apiary<S> {
             .get_ref()
             .1
             .peer_certificates()
-            .map(|chain| chain.iter().map(|c| Bytes::copy_from_slice(c.as_ref())).collect())
+            .map(|chain| {
+                chain
+                    .iter()
+                    .map(|c| Bytes::copy_from_slice(c.as_ref()))
+                    .collect()
+            })
             .unwrap_or_default();
         if let Err(e) = self.exchange(stream, remote, peer_certificates).await {
             tracing::debug!(%remote, "connection ended: {e}");
@@ -275,7 +304,9 @@ impl<S: Storage> Apiary<S> {
                         }
                     };
                     if !response.headers().contains_key(http::header::DATE) {
-                        if let Ok(date) = http::HeaderValue::from_str(&imf_fixdate(SystemTime::now())) {
+                        if let Ok(date) =
+                            http::HeaderValue::from_str(&imf_fixdate(SystemTime::now()))
+                        {
                             response.headers_mut().insert(http::header::DATE, date);
                         }
                     }

@@ -20,10 +20,7 @@ pub fn server_config(pki: &Pki) -> Result<Arc<ServerConfig>, rustls::Error> {
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])?
         .with_client_cert_verifier(verifier)
-        .with_single_cert(
-            vec![pki.serving_cert.clone()],
-            pki.serving_key.clone_key(),
-        )?;
+        .with_single_cert(vec![pki.serving_cert.clone()], pki.serving_key.clone_key())?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     // Session tickets let clients that reconnect (kubectl runs) skip the full handshake.
     config.ticketer = ring::Ticketer::new()?;

@@ -19,14 +19,20 @@ fn tempdir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "apiary-test-{name}-{}-{}",
         std::process::id(),
-        SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos()
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(APIARY).args(args).output().expect("run apiary")
+    Command::new(APIARY)
+        .args(args)
+        .output()
+        .expect("run apiary")
 }
 
 /// A running apiary, killed when dropped.
@@ -154,7 +160,10 @@ fn exchange(addr: SocketAddr, config: Arc<ClientConfig>, request: &str) -> Strin
             // A server that closes without close_notify still answered.
             Some(Err(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
             Some(Err(e)) => panic!("reading the response: {e}"),
-            None => panic!("no response within 30s; got so far: {:?}", String::from_utf8_lossy(&response)),
+            None => panic!(
+                "no response within 30s; got so far: {:?}",
+                String::from_utf8_lossy(&response)
+            ),
         }
         String::from_utf8_lossy(&response).into_owned()
     })
@@ -169,14 +178,24 @@ fn serves_tls_with_the_admin_certificate_and_restarts_on_the_same_data_dir() {
     assert_eq!(first.addr.ip().to_string(), "127.0.0.1");
     assert_ne!(first.addr.port(), 0, "the ready line shows the real port");
     assert_eq!(first.kubeconfig, data_dir.join("admin.kubeconfig"));
-    for file in ["ca.crt", "ca.key", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key"] {
+    for file in [
+        "ca.crt",
+        "ca.key",
+        "apiserver.crt",
+        "apiserver.key",
+        "admin.crt",
+        "admin.key",
+    ] {
         assert!(pki.join(file).is_file(), "{file} missing");
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         for file in ["ca.key", "apiserver.key", "admin.key"] {
-            let mode = std::fs::metadata(pki.join(file)).unwrap().permissions().mode();
+            let mode = std::fs::metadata(pki.join(file))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600, "{file} mode");
         }
     }
@@ -198,7 +217,33 @@ fn serves_tls_with_the_admin_certificate_and_restarts_on_the_same_data_dir() {
         "not an HTTP response: {response:?}\nlog:\n{}",
         first.log.lock().unwrap()
     );
-    assert!(response.to_ascii_lowercase().contains("\r\ndate: "), "{response:?}");
+    assert!(
+        response.to_ascii_lowercase().contains("\r\ndate: "),
+        "{response:?}"
+    );
+
+    // Bootstrap ran before the ready line: the server is ready and the default
+    // namespaces exist.
+    let response = exchange(
+        first.addr,
+        client_config(&pki, true),
+        "GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    assert!(response.starts_with("HTTP/1.1 200 "), "{response:?}");
+
+    // The verified admin certificate reaches the core, which authenticates it.
+    let response = exchange(
+        first.addr,
+        client_config(&pki, true),
+        "GET /api/v1/namespaces/kube-system HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    assert!(response.starts_with("HTTP/1.1 200 "), "{response:?}");
+    let response = exchange(
+        first.addr,
+        client_config(&pki, false),
+        "GET /api/v1/namespaces/kube-system HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    assert!(response.starts_with("HTTP/1.1 401 "), "{response:?}");
 
     // Two pipelined requests are answered in order on one connection.
     let response = exchange(
@@ -209,7 +254,7 @@ fn serves_tls_with_the_admin_certificate_and_restarts_on_the_same_data_dir() {
     );
     assert_eq!(response.matches("HTTP/1.1 ").count(), 2, "{response:?}");
 
-    // Client certificates are optional.
+    // Client certificates are optional: anyone may ask for /healthz.
     let response = exchange(
         first.addr,
         client_config(&pki, false),
@@ -256,10 +301,20 @@ fn bad_flags_are_all_reported_and_nothing_starts() {
         "invalid value \"etcd9\" for --storage: must be one of: memory",
         "invalid value \"nowhere\" for --bind-address: must be an IP address",
     ] {
-        assert!(stderr.contains(expected), "{expected:?} missing from:\n{stderr}");
+        assert!(
+            stderr.contains(expected),
+            "{expected:?} missing from:\n{stderr}"
+        );
     }
-    assert_eq!(stderr.lines().filter(|l| l.starts_with("error: ")).count(), 4, "{stderr}");
-    assert!(!data_dir.exists(), "nothing is written when the flags are bad");
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("error: ")).count(),
+        4,
+        "{stderr}"
+    );
+    assert!(
+        !data_dir.exists(),
+        "nothing is written when the flags are bad"
+    );
 }
 
 #[test]
@@ -274,7 +329,10 @@ fn help_lists_the_sections_and_version_prints_the_version() {
         "Generic flags:",
         "Global flags:",
     ] {
-        assert!(stdout.contains(section), "{section} missing from:\n{stdout}");
+        assert!(
+            stdout.contains(section),
+            "{section} missing from:\n{stdout}"
+        );
     }
     for flag in [
         "--bind-address",
@@ -291,7 +349,10 @@ fn help_lists_the_sections_and_version_prints_the_version() {
 
     let output = run(&["--version"]);
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "Kubernetes v1.33.0\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Kubernetes v1.33.0\n"
+    );
 }
 
 #[test]
@@ -299,9 +360,17 @@ fn a_port_in_use_fails_with_exit_1() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
     let data_dir = tempdir("inuse");
-    let output = run(&["--secure-port", &port, "--data-dir", data_dir.to_str().unwrap()]);
+    let output = run(&[
+        "--secure-port",
+        &port,
+        "--data-dir",
+        data_dir.to_str().unwrap(),
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("failed to listen on 127.0.0.1:"), "{stderr}");
+    assert!(
+        stderr.contains("failed to listen on 127.0.0.1:"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&data_dir);
 }

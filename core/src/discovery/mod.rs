@@ -13,7 +13,10 @@ mod negotiate;
 #[cfg(test)]
 mod tests;
 
-pub use negotiate::{negotiate_aggregated, AggregatedVersion, AGGREGATED_V2_CONTENT_TYPE};
+pub use negotiate::{
+    negotiate_aggregated, AggregatedVersion, AGGREGATED_V2BETA1_CONTENT_TYPE,
+    AGGREGATED_V2_CONTENT_TYPE,
+};
 
 use crate::registry::{Registry, Resource, Subresource};
 use serde::Serialize;

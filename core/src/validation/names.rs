@@ -45,7 +45,12 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
         errs.push(too_long(LABEL_MAX));
     }
     if !is_label(value) {
-        errs.push(LABEL_MSG.to_owned());
+        // A valid subdomain fails only for its dots, and kube says just that.
+        if !value.is_empty() && value.split('.').all(is_label) {
+            errs.push("must not contain dots".to_owned());
+        } else {
+            errs.push(LABEL_MSG.to_owned());
+        }
     }
     errs
 }
@@ -80,8 +85,9 @@ impl NameRule {
     /// Problems with `value` under this rule. A `prefix` (generateName) may end in '-'.
     pub fn check(self, value: &str, prefix: bool) -> Vec<String> {
         let masked;
-        let value = if prefix && value.len() > 1 && value.ends_with('-') {
-            masked = format!("{}a", &value[..value.len() - 1]);
+        // Like kube's maskTrailingDash: the last two bytes become one 'a'.
+        let value = if prefix && value.len() > 1 && value.ends_with('-') && value.is_char_boundary(value.len() - 2) {
+            masked = format!("{}a", &value[..value.len() - 2]);
             masked.as_str()
         } else {
             value
@@ -149,7 +155,8 @@ mod tests {
     #[test]
     fn labels() {
         assert!(dns1123_label("123-abc").is_empty());
-        assert_eq!(dns1123_label("a.b"), vec![LABEL_MSG.to_owned()]);
+        assert_eq!(dns1123_label("a.b"), vec!["must not contain dots".to_owned()]);
+        assert_eq!(dns1123_label("A"), vec![LABEL_MSG.to_owned()]);
         assert_eq!(dns1123_label(&"a".repeat(64)), vec![too_long(63)]);
         assert!(dns1035_label("abc-123").is_empty());
         assert_eq!(dns1035_label("1abc"), vec![DNS1035_MSG.to_owned()]);

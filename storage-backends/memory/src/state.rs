@@ -322,7 +322,7 @@ impl State {
                 );
             }
         }
-        self.notify(&event);
+        
         self.log.push_back(event);
     }
 
@@ -365,7 +365,7 @@ impl State {
         let replay = self
             .log
             .range(start..)
-            .filter(|event| event_key(event).starts_with(prefix) && false)
+            .filter(|event| event_key(event).starts_with(prefix))
             .cloned()
             .collect();
         let id = self.next_watcher_id;

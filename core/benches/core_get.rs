@@ -1,0 +1,69 @@
+//! GET of one ConfigMap through the core alone: no sockets, no TLS, the memory
+//! backend answering storage steps inline. Prints the median time per request over
+//! several rounds.
+//!
+//! Run: `cargo bench -p apiary-core --bench core_get`
+
+use apiary_core::{Config, Inputs, Server, Step};
+use apiary_memory::MemoryStore;
+use bytes::Bytes;
+use std::time::{Duration, Instant, SystemTime};
+
+fn drive(server: &Server, store: &MemoryStore, req: http::Request<Bytes>, inputs: Inputs, system: bool) -> http::Response<Bytes> {
+    let mut step = if system { server.handle_as_system(req, inputs) } else { server.handle(req, inputs) };
+    loop {
+        step = match step {
+            Step::Respond(r) => return r,
+            Step::Storage(op, pending) => pending.resume(store.apply(op)),
+        }
+    }
+}
+
+fn inputs(certs: &[Bytes]) -> Inputs {
+    Inputs {
+        now: SystemTime::now(),
+        entropy: [7; 32],
+        peer_certificates: certs.to_vec(),
+        remote_addr: None,
+    }
+}
+
+fn main() {
+    let server = Server::new(Config::default());
+    let store = MemoryStore::new();
+    for req in server.bootstrap_requests() {
+        drive(&server, &store, req, inputs(&[]), true);
+    }
+    let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bench"},"data":{"key":"value"}}"#;
+    let create = http::Request::post("/api/v1/namespaces/default/configmaps")
+        .header("content-type", "application/json")
+        .body(Bytes::from_static(body.as_bytes()))
+        .unwrap();
+    assert_eq!(drive(&server, &store, create, inputs(&[]), true).status(), 201);
+
+    let get = || {
+        http::Request::get("/api/v1/namespaces/default/configmaps/bench")
+            .header("accept", "application/json")
+            .body(Bytes::new())
+            .unwrap()
+    };
+    let per_round = 20_000;
+    let mut rounds = Vec::new();
+    for _ in 0..9 {
+        let start = Instant::now();
+        for _ in 0..per_round {
+            let r = drive(&server, &store, get(), inputs(&[]), true);
+            assert_eq!(r.status(), 200);
+        }
+        rounds.push(start.elapsed() / per_round);
+    }
+    rounds.sort();
+    let median: Duration = rounds[rounds.len() / 2];
+    println!(
+        "core GET configmap: median {:.2} µs/request ({:.0} requests/s on one core), rounds min {:.2} µs max {:.2} µs",
+        median.as_secs_f64() * 1e6,
+        1.0 / median.as_secs_f64(),
+        rounds[0].as_secs_f64() * 1e6,
+        rounds[rounds.len() - 1].as_secs_f64() * 1e6
+    );
+}
