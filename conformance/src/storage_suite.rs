@@ -128,7 +128,10 @@ pub async fn create_then_get<S: Storage>(store: S) {
 
     let (got, revision) = get(&store, &a.key).await;
     assert_eq!(got.as_ref(), Some(&a));
-    assert!(revision >= a.mod_revision, "get reads at {revision}, after {a:?}");
+    assert!(
+        revision >= a.mod_revision,
+        "get reads at {revision}, after {a:?}"
+    );
     assert!(current_revision(&store).await >= a.mod_revision);
 
     let b = create(&store, &format!("{p}b"), Bytes::new()).await;
@@ -171,7 +174,10 @@ pub async fn update_compare_and_swap<S: Storage>(store: S) {
 
     let v2 = update(&store, &key, "v2", v1.mod_revision).await;
     assert_eq!(v2.value, "v2");
-    assert_eq!(v2.create_revision, v1.create_revision, "update keeps the creation");
+    assert_eq!(
+        v2.create_revision, v1.create_revision,
+        "update keeps the creation"
+    );
     assert!(v2.mod_revision > v1.mod_revision, "{v2:?} after {v1:?}");
     assert_eq!(get(&store, &key).await.0, Some(v2.clone()));
 
@@ -203,8 +209,14 @@ pub async fn missing_keys_are_not_found<S: Storage>(store: S) {
     let p = unique_prefix("missing");
     let key = format!("{p}never");
     let not_found = StorageError::NotFound { key: key.clone() };
-    assert_eq!(run(&store, update_op(&key, "x", 1)).await, Err(not_found.clone()));
-    assert_eq!(run(&store, delete_op(&key, None)).await, Err(not_found.clone()));
+    assert_eq!(
+        run(&store, update_op(&key, "x", 1)).await,
+        Err(not_found.clone())
+    );
+    assert_eq!(
+        run(&store, delete_op(&key, None)).await,
+        Err(not_found.clone())
+    );
     assert_eq!(run(&store, delete_op(&key, Some(1))).await, Err(not_found));
 
     let gone = format!("{p}gone");
@@ -215,7 +227,10 @@ pub async fn missing_keys_are_not_found<S: Storage>(store: S) {
         run(&store, update_op(&gone, "y", kv.mod_revision)).await,
         Err(not_found.clone())
     );
-    assert_eq!(run(&store, delete_op(&gone, None)).await, Err(not_found.clone()));
+    assert_eq!(
+        run(&store, delete_op(&gone, None)).await,
+        Err(not_found.clone())
+    );
     assert_eq!(
         run(&store, delete_op(&gone, Some(kv.mod_revision))).await,
         Err(not_found)
@@ -231,7 +246,10 @@ pub async fn delete_with_and_without_precondition<S: Storage>(store: S) {
     let a = create(&store, &format!("{p}a"), "a").await;
     let (prev, revision) = delete(&store, &a.key, None).await;
     assert_eq!(prev, a, "delete returns the value it removed");
-    assert!(revision > a.mod_revision, "the delete is a write of its own");
+    assert!(
+        revision > a.mod_revision,
+        "the delete is a write of its own"
+    );
     assert_eq!(get(&store, &a.key).await.0, None);
 
     // With a stale precondition: refused, with the current value.
@@ -244,7 +262,11 @@ pub async fn delete_with_and_without_precondition<S: Storage>(store: S) {
             current: b2.clone()
         })
     );
-    assert_eq!(get(&store, &b1.key).await.0, Some(b2.clone()), "still there");
+    assert_eq!(
+        get(&store, &b1.key).await.0,
+        Some(b2.clone()),
+        "still there"
+    );
 
     // With the right one.
     let (prev, revision) = delete(&store, &b1.key, Some(b2.mod_revision)).await;
@@ -279,10 +301,17 @@ pub async fn list_by_prefix<S: Storage>(store: S) {
 
     expected.sort_by(|a, b| a.key.cmp(&b.key));
     let page = list(&store, &p, None, None, None).await;
-    assert_eq!(page.items, expected, "every key under the prefix, in key order");
+    assert_eq!(
+        page.items, expected,
+        "every key under the prefix, in key order"
+    );
     assert!(!page.more);
     assert_eq!(page.remaining, 0);
-    assert!(page.revision >= last, "read at {}, after {last}", page.revision);
+    assert!(
+        page.revision >= last,
+        "read at {}, after {last}",
+        page.revision
+    );
 
     let empty = list(&store, &format!("{base}nothing/"), None, None, None).await;
     assert!(empty.items.is_empty());
@@ -336,7 +365,12 @@ pub async fn list_pages<S: Storage>(store: S) {
         expected.push(create(&store, &format!("{p}key-{i:02}"), format!("v{i}")).await);
     }
     // A neighbour sorting right after the prefix's keys.
-    create(&store, &format!("{}~", p.trim_end_matches('/')), "neighbour").await;
+    create(
+        &store,
+        &format!("{}~", p.trim_end_matches('/')),
+        "neighbour",
+    )
+    .await;
 
     let mut seen: Vec<KeyValue> = Vec::new();
     let mut at = None;
@@ -348,24 +382,40 @@ pub async fn list_pages<S: Storage>(store: S) {
         let left = KEYS - seen.len();
         assert_eq!(page.items.len(), left.min(LIMIT), "page {pages}");
         assert_eq!(page.more, left > LIMIT, "page {pages}: more");
-        assert_eq!(page.remaining as usize, left.saturating_sub(LIMIT), "page {pages}: remaining");
+        assert_eq!(
+            page.remaining as usize,
+            left.saturating_sub(LIMIT),
+            "page {pages}: remaining"
+        );
         match at {
             None => at = Some(page.revision),
-            Some(at) => assert_eq!(page.revision, at, "page {pages} read at the first page's revision"),
+            Some(at) => assert_eq!(
+                page.revision, at,
+                "page {pages} read at the first page's revision"
+            ),
         }
         seen.extend(page.items);
         if pages == 1 {
             // Changes after the first page do not show in the later ones.
             create(&store, &format!("{p}key-99"), "late").await;
             delete(&store, &expected[20].key, None).await;
-            update(&store, &expected[10].key, "changed", expected[10].mod_revision).await;
+            update(
+                &store,
+                &expected[10].key,
+                "changed",
+                expected[10].mod_revision,
+            )
+            .await;
         }
         if !page.more {
             break;
         }
     }
     assert_eq!(pages, KEYS.div_ceil(LIMIT));
-    assert_eq!(seen, expected, "every key once, in order, as of the first page");
+    assert_eq!(
+        seen, expected,
+        "every key once, in order, as of the first page"
+    );
 
     // A page big enough for everything; and the latest state.
     let all = list(&store, &p, None, None, Some(1000)).await;
@@ -373,7 +423,10 @@ pub async fn list_pages<S: Storage>(store: S) {
     assert!(!all.more);
     assert_eq!(all.remaining, 0);
     assert!(all.items.iter().all(|kv| kv.key != expected[20].key));
-    assert_eq!(all.items.last().map(|kv| kv.value.clone()), Some(Bytes::from("late")));
+    assert_eq!(
+        all.items.last().map(|kv| kv.value.clone()),
+        Some(Bytes::from("late"))
+    );
 
     // Paging from a key that is not there starts after where it would be.
     let page = list(&store, &p, None, Some(&format!("{p}key-04x")), Some(2)).await;
@@ -424,7 +477,10 @@ pub async fn watch_history_then_live<S: Storage>(store: S) {
     let now = current_revision(&store).await;
     let mut fresh = open_watch(&store, &p, now).await;
     let c = create(&store, &format!("{p}c"), "c").await;
-    assert_eq!(next_events(&mut fresh, 1, "fresh watch").await, [put(c, None)]);
+    assert_eq!(
+        next_events(&mut fresh, 1, "fresh watch").await,
+        [put(c, None)]
+    );
 }
 
 /// Two watches on one prefix from one revision, opened at different times, deliver the
@@ -445,14 +501,21 @@ pub async fn concurrent_watchers_agree<S: Storage>(store: S) {
         let key = format!("{p}k{i}");
         let (kv, _) = get(&store, &key).await;
         let kv = kv.expect("created above");
-        writes.push(update(&store, &key, "w", kv.mod_revision).await.mod_revision);
+        writes.push(
+            update(&store, &key, "w", kv.mod_revision)
+                .await
+                .mod_revision,
+        );
     }
     let (_, revision) = delete(&store, &format!("{p}k0"), None).await;
     writes.push(revision);
 
     seen_first.extend(next_events(&mut first, writes.len() - 3, "first watch").await);
     let seen_second = next_events(&mut second, writes.len(), "second watch").await;
-    assert_eq!(seen_first, seen_second, "both watches see the same sequence");
+    assert_eq!(
+        seen_first, seen_second,
+        "both watches see the same sequence"
+    );
     let revisions: Vec<_> = seen_first.iter().map(WatchEvent::revision).collect();
     assert_eq!(revisions, writes, "the writes, in order, once each");
     expect_only_sentinel_next(&store, &mut first, &p, "first watch").await;
@@ -551,17 +614,29 @@ pub async fn compaction<S: Storage>(store: S) {
     let at = current_revision(&store).await;
     assert!(at >= deleted);
 
-    assert_eq!(run(&store, StorageOp::Compact { revision: at }).await, Ok(StorageOutput::Compacted));
+    assert_eq!(
+        run(&store, StorageOp::Compact { revision: at }).await,
+        Ok(StorageOutput::Compacted)
+    );
 
     match run(&store, list_op(&p, Some(old), None, None)).await {
-        Err(StorageError::Compacted { requested, compacted }) => {
+        Err(StorageError::Compacted {
+            requested,
+            compacted,
+        }) => {
             assert_eq!(requested, old);
-            assert!(compacted >= at, "compacted up to {compacted}, asked for {at}");
+            assert!(
+                compacted >= at,
+                "compacted up to {compacted}, asked for {at}"
+            );
         }
         other => panic!("list at compacted revision {old}: {other:?}"),
     }
     match store.watch(&p, old).await {
-        Err(StorageError::Compacted { requested, compacted }) => {
+        Err(StorageError::Compacted {
+            requested,
+            compacted,
+        }) => {
             assert_eq!(requested, old);
             assert!(compacted >= at);
         }
@@ -686,7 +761,14 @@ async fn delete<S: Storage>(
 }
 
 async fn get<S: Storage>(store: &S, key: &str) -> (Option<KeyValue>, Revision) {
-    match run(store, StorageOp::Get { key: key.to_owned() }).await {
+    match run(
+        store,
+        StorageOp::Get {
+            key: key.to_owned(),
+        },
+    )
+    .await
+    {
         Ok(StorageOutput::Got { kv, revision }) => (kv, revision),
         other => panic!("get {key}: {other:?}"),
     }
@@ -722,7 +804,12 @@ async fn increment<S: Storage>(store: &S, key: &str) -> Revision {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or_else(|| panic!("counter {key} holds {:?}", current.value));
-        match run(store, update_op(key, (n + 1).to_string(), current.mod_revision)).await {
+        match run(
+            store,
+            update_op(key, (n + 1).to_string(), current.mod_revision),
+        )
+        .await
+        {
             Ok(StorageOutput::Written(kv)) => return kv.mod_revision,
             Err(StorageError::Conflict { current: now, .. }) => {
                 assert!(
@@ -760,7 +847,10 @@ async fn next_events<W: WatchStream>(watch: &mut W, n: usize, what: &str) -> Vec
     let outcome = within(WATCH_TIMEOUT, collect).await;
     match outcome {
         Some(Ok(())) => events,
-        Some(Err(why)) => panic!("{what} {why} after {} of {n} events: {events:?}", events.len()),
+        Some(Err(why)) => panic!(
+            "{what} {why} after {} of {n} events: {events:?}",
+            events.len()
+        ),
         None => panic!(
             "{what}: only {} of {n} events within {WATCH_TIMEOUT:?}: {events:?}",
             events.len()

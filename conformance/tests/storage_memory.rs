@@ -28,7 +28,10 @@ fn run_all_on_a_store_with_history() {
                 .await
                 .unwrap();
         }
-        store.run(StorageOp::Compact { revision: 30 }).await.unwrap();
+        store
+            .run(StorageOp::Compact { revision: 30 })
+            .await
+            .unwrap();
     });
     storage_suite::block_on(storage_suite::run_all(|| store.clone()));
 }

@@ -133,12 +133,15 @@ impl<S: Storage> Apiary<S> {
             .advertise_address
             .or(Some(options.bind_address).filter(|ip| !ip.is_unspecified()))
             .map(|ip| SocketAddr::new(ip, local_addr.port()));
-        let server = Server::new(Config {
+        // Fields the core adds later keep their defaults until a flag sets them.
+        #[allow(clippy::needless_update)]
+        let config = Config {
             storage_prefix: options.etcd_prefix.clone(),
             max_request_body_bytes: options.max_request_body_bytes,
             advertise_address: advertise,
             ..Config::default()
-        });
+        };
+        let server = Server::new(config);
         Ok(Apiary {
             server,
             storage: Arc::new(storage),

@@ -138,14 +138,18 @@ fn client_config(pki: &Path, with_admin_cert: bool) -> Arc<ClientConfig> {
 }
 
 /// Send raw HTTP/1.1 over TLS and read until the server closes.
-fn exchange(addr: SocketAddr, config: Arc<ClientConfig>, request: &str) -> String {
+fn try_exchange(
+    addr: SocketAddr,
+    config: Arc<ClientConfig>,
+    request: &str,
+) -> std::io::Result<String> {
     smol::block_on(async {
-        let tcp = smol::net::TcpStream::connect(addr).await.unwrap();
+        let tcp = smol::net::TcpStream::connect(addr).await?;
         let name = ServerName::IpAddress(addr.ip().into());
-        let mut tls = TlsConnector::from(config).connect(name, tcp).await.unwrap();
+        let mut tls = TlsConnector::from(config).connect(name, tcp).await?;
         assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
-        tls.write_all(request.as_bytes()).await.unwrap();
-        tls.flush().await.unwrap();
+        tls.write_all(request.as_bytes()).await?;
+        tls.flush().await?;
         let mut response = Vec::new();
         let read = smol::future::or(
             async { Some(tls.read_to_end(&mut response).await) },
@@ -159,14 +163,51 @@ fn exchange(addr: SocketAddr, config: Arc<ClientConfig>, request: &str) -> Strin
             Some(Ok(_)) => {}
             // A server that closes without close_notify still answered.
             Some(Err(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
-            Some(Err(e)) => panic!("reading the response: {e}"),
+            Some(Err(e)) => return Err(e),
             None => panic!(
                 "no response within 30s; got so far: {:?}",
                 String::from_utf8_lossy(&response)
             ),
         }
-        String::from_utf8_lossy(&response).into_owned()
+        Ok(String::from_utf8_lossy(&response).into_owned())
     })
+}
+
+fn exchange(addr: SocketAddr, config: Arc<ClientConfig>, request: &str) -> String {
+    try_exchange(addr, config, request).expect("TLS exchange")
+}
+
+/// A client certificate from a CA apiary does not know.
+fn foreign_client_config(pki: &Path) -> Arc<ClientConfig> {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.distinguished_name = rcgen::DistinguishedName::new();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "apiary-admin");
+    params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+
+    let mut roots = RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(pki.join("ca.crt")).unwrap())
+        .unwrap();
+    let mut config =
+        ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_client_auth_cert(
+                vec![cert.der().clone()],
+                PrivateKeyDer::try_from(key.serialize_der()).unwrap(),
+            )
+            .unwrap();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Arc::new(config)
 }
 
 #[test]
@@ -261,6 +302,17 @@ fn serves_tls_with_the_admin_certificate_and_restarts_on_the_same_data_dir() {
         "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     );
     assert!(response.starts_with("HTTP/1.1 "), "{response:?}");
+
+    // A client certificate apiary's CA did not sign is refused in the handshake.
+    let refused = try_exchange(
+        first.addr,
+        foreign_client_config(&pki),
+        "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    assert!(
+        !matches!(&refused, Ok(r) if r.starts_with("HTTP/")),
+        "a foreign client certificate was accepted: {refused:?}"
+    );
 
     let ca = std::fs::read(pki.join("ca.crt")).unwrap();
     let status = first.terminate();

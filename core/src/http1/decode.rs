@@ -106,7 +106,7 @@ pub(super) fn head(
             // The request line is complete: reject garbage now rather than buffering it
             // up to the limit.
             *line_checked = true;
-            check_partial(window)?;
+            check_request_line(window)?;
         }
         return Ok(None);
     };
@@ -482,13 +482,17 @@ fn parse_target(method: &Method, target: Bytes) -> Result<Uri, Failure> {
     }
 }
 
-/// Validate a partial head as far as it goes.
-fn check_partial(window: &[u8]) -> Result<(), Failure> {
-    let mut slots = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+/// Validate the request line of a partial head (only that line, so that the outcome does
+/// not depend on how much of the head has arrived).
+fn check_request_line(window: &[u8]) -> Result<(), Failure> {
+    let Some(lf) = window.iter().position(|&b| b == b'\n') else {
+        return Ok(());
+    };
+    let line = &window[..=lf];
     let mut request = httparse::Request::new(&mut []);
-    match request.parse_with_uninit_headers(window, &mut slots) {
+    match request.parse(line) {
         Ok(_) => Ok(()),
-        Err(error) => Err(parse_failure(error, window)),
+        Err(error) => Err(parse_failure(error, line)),
     }
 }
 

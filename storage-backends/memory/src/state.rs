@@ -322,7 +322,7 @@ impl State {
                 );
             }
         }
-        
+        self.notify(&event);
         self.log.push_back(event);
     }
 
@@ -398,7 +398,9 @@ impl State {
         }
         if revision > self.compacted {
             self.keys.retain(|_, history| history.compact(revision));
-            let keep_from = self.log.partition_point(|event| event.revision() <= revision);
+            let keep_from = self
+                .log
+                .partition_point(|event| event.revision() <= revision);
             self.log.drain(..keep_from);
             self.compacted = revision;
         }

@@ -133,7 +133,10 @@ fn tombstones_hide_keys_until_compacted_away() {
     create(&store, "/a", "1");
     delete(&store, "/a");
     assert_eq!(get(&store, "/a"), None);
-    assert!(list(&store, "/", None, None, None).unwrap().items.is_empty());
+    assert!(list(&store, "/", None, None, None)
+        .unwrap()
+        .items
+        .is_empty());
     {
         let state = store.shared.lock();
         let history = state.history("/a").expect("history kept");
@@ -277,11 +280,17 @@ fn compaction_bounds_and_trims_the_log() {
     let at4 = list(&store, "/k/", Some(4), None, None).unwrap();
     assert_eq!(keys(&at4), ["/k/0", "/k/1", "/k/2", "/k/3"]);
     assert_eq!(at4.items[0].value, "v");
-    assert_eq!(list(&store, "/k/", None, None, None).unwrap().items.len(), 5);
+    assert_eq!(
+        list(&store, "/k/", None, None, None).unwrap().items.len(),
+        5
+    );
 
     compact(&store, 6).unwrap();
     assert_eq!(store.shared.lock().log_len(), 0);
-    assert_eq!(store.shared.lock().history("/k/0").unwrap().versions.len(), 1);
+    assert_eq!(
+        store.shared.lock().history("/k/0").unwrap().versions.len(),
+        1
+    );
     // Writes go on from where they were.
     assert_eq!(create(&store, "/k/9", "v").mod_revision, 7);
 }
@@ -303,11 +312,17 @@ fn watch_replays_the_log_then_goes_live() {
     let WatchEvent::Put { kv, prev } = &events[1] else {
         panic!("{events:?}")
     };
-    assert_eq!((kv.value.as_ref(), prev.as_ref().map(|p| p.mod_revision)), (&b"2"[..], Some(1)));
+    assert_eq!(
+        (kv.value.as_ref(), prev.as_ref().map(|p| p.mod_revision)),
+        (&b"2"[..], Some(1))
+    );
     let WatchEvent::Delete { prev, revision } = &events[2] else {
         panic!("{events:?}")
     };
-    assert_eq!((prev.value.as_ref(), prev.mod_revision, *revision), (&b"2"[..], 3, 4));
+    assert_eq!(
+        (prev.value.as_ref(), prev.mod_revision, *revision),
+        (&b"2"[..], 3, 4)
+    );
     assert_eq!(revisions(&drain(&mut late)), [3, 4, 6]);
     assert!(!watch.is_ended());
 }
@@ -489,6 +504,10 @@ fn watches_opened_during_writes_see_no_gap_or_duplicate() {
     assert_eq!(last as usize, WRITERS * (WRITES + WRITES.div_ceil(3)));
     for (after, mut watch) in watches {
         let seen = revisions(&drain(&mut watch));
-        assert_eq!(seen, ((after + 1)..=last).collect::<Vec<_>>(), "after {after}");
+        assert_eq!(
+            seen,
+            ((after + 1)..=last).collect::<Vec<_>>(),
+            "after {after}"
+        );
     }
 }
