@@ -513,6 +513,7 @@ mod tests {
         assert_eq!(first.ca_cert, second.ca_cert);
         assert_eq!(first.serving_cert, second.serving_cert);
         assert_eq!(first.admin_cert_pem, second.admin_cert_pem);
+        let _ = fs::remove_dir_all(dir.parent().unwrap());
     }
 
     #[test]
@@ -541,6 +542,7 @@ mod tests {
         assert_eq!(first.ca_cert, third.ca_cert);
         assert_ne!(second.serving_cert, third.serving_cert);
         assert_ne!(second.admin_cert_pem, third.admin_cert_pem);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -554,6 +556,7 @@ mod tests {
             None
         );
         assert!(leaf_problem(&admin, &pki.ca_cert, Usage::Serving, &[], now).is_some());
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -569,6 +572,7 @@ mod tests {
         assert!(text.contains("client-key-data: "));
         assert!(text.contains("current-context: apiary"));
         assert!(text.contains("- name: apiary-admin"));
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

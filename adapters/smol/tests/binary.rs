@@ -367,6 +367,7 @@ fn bad_flags_are_all_reported_and_nothing_starts() {
         !data_dir.exists(),
         "nothing is written when the flags are bad"
     );
+    let _ = std::fs::remove_dir_all(data_dir.parent().unwrap());
 }
 
 #[test]

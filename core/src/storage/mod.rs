@@ -33,7 +33,8 @@ pub enum StorageOp {
     /// Read the latest value of one key.
     Get { key: String },
     /// Read the keys under `prefix`, in key order, as of `revision` (latest when `None`),
-    /// starting strictly after `start_after`, at most `limit` items (all when `None`).
+    /// starting strictly after `start_after`, at most `limit` items (all when `None`;
+    /// the core never asks for `Some(0)`).
     List {
         prefix: String,
         revision: Option<Revision>,
@@ -171,6 +172,10 @@ impl WatchEvent {
 }
 
 /// A stream of changes under a prefix, in revision order, each exactly once.
+///
+/// An `Err` item ends the watch (a slow reader cut off, a backend connection lost):
+/// the caller watches again from the last revision it saw. Dropping the stream cancels
+/// the watch.
 pub trait WatchStream: Send {
     /// The next change; `None` when the watch has ended.
     fn next(&mut self) -> impl Future<Output = Option<Result<WatchEvent, StorageError>>> + Send;
