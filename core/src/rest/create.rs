@@ -23,11 +23,7 @@ pub(super) fn create(scope: Scope) -> Step {
             scope.then(StorageOp::Get { key }, move |scope, done| match done {
                 Ok(StorageOutput::Got { kv: Some(_), .. }) => store(scope, obj),
                 Ok(StorageOutput::Got { kv: None, .. }) => scope.fail(ApiError::not_found("", "namespaces", &ns)),
-                Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-                Err(e) => {
-                    let e = scope.storage_error(&ns, e);
-                    scope.fail(e)
-                }
+                other => scope.fail_storage(&ns, other),
             })
         }
         None => store(scope, obj),
@@ -123,10 +119,6 @@ fn store(scope: Scope, obj: Object) -> Step {
             Ok(stored) => scope.respond(201, &Value::Object(stored)),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
-        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-        Err(e) => {
-            let e = scope.storage_error(&name, e);
-            scope.fail(e)
-        }
+        other => scope.fail_storage(&name, other),
     })
 }

@@ -54,20 +54,7 @@ pub(super) fn delete(scope: Scope) -> Step {
         Ok(p) => p,
         Err(e) => return scope.fail(e),
     };
-    let key = scope.key(&scope.name);
-    scope.then(StorageOp::Get { key }, move |scope, done| match done {
-        Ok(StorageOutput::Got { kv: Some(current), .. }) => delete_current(scope, current, pre),
-        Ok(StorageOutput::Got { kv: None, .. }) => {
-            let r = scope.resource();
-            let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
-            scope.fail(e)
-        }
-        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-        Err(e) => {
-            let e = scope.storage_error(&scope.name, e);
-            scope.fail(e)
-        }
-    })
+    scope.with_current(move |scope, current| delete_current(scope, current, pre))
 }
 
 fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions) -> Step {
@@ -97,11 +84,7 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions) -> Step {
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Deleted { revision, .. }) => deleted(scope, obj, revision),
         Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre),
-        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-        Err(e) => {
-            let e = scope.storage_error(&scope.name, e);
-            scope.fail(e)
-        }
+        other => scope.fail_storage(&scope.name, other),
     })
 }
 
@@ -176,11 +159,7 @@ fn delete_all_under(scope: Scope, prefix: String, done: impl FnOnce(Scope) -> St
             let keys: Vec<String> = page.items.into_iter().map(|kv| kv.key).collect();
             delete_keys(scope, keys, 0, move |scope| delete_all_under(scope, prefix, done))
         }
-        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-        Err(e) => {
-            let e = scope.storage_error("", e);
-            scope.fail(e)
-        }
+        other => scope.fail_storage("", other),
     })
 }
 
@@ -200,10 +179,7 @@ fn delete_keys(
     scope.then(op, move |scope, result| match result {
         // Someone else deleted it first: the goal is reached either way.
         Ok(_) | Err(StorageError::NotFound { .. }) => delete_keys(scope, keys, at + 1, done),
-        Err(e) => {
-            let e = scope.storage_error("", e);
-            scope.fail(e)
-        }
+        other => scope.fail_storage("", other),
     })
 }
 
@@ -242,10 +218,6 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
                 scope.respond(200, &list)
             })
         }
-        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-        Err(e) => {
-            let e = scope.storage_error("", e);
-            scope.fail(e)
-        }
+        other => scope.fail_storage("", other),
     })
 }

@@ -68,16 +68,13 @@ pub(super) fn list(scope: Scope) -> Step {
     scope.then(op, move |scope, done| {
         let page = match done {
             Ok(StorageOutput::Listed(page)) => page,
-            Ok(other) => return scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+
             Err(crate::storage::StorageError::Compacted { .. }) if revision.is_some() => {
                 return scope.fail(ApiError::gone(
                     "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
                 ));
             }
-            Err(e) => {
-                let e = scope.storage_error("", e);
-                return scope.fail(e);
-            }
+            other => return scope.fail_storage("", other),
         };
         let mut items = Vec::with_capacity(page.items.len());
         for kv in &page.items {

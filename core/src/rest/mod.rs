@@ -19,7 +19,7 @@ use crate::registry::Resource;
 use crate::request_info::RequestInfo;
 use crate::server::{Continuation, Inputs, Shared, Step};
 use crate::status::ApiError;
-use crate::storage::{self, Completion, StorageError, StorageOp};
+use crate::storage::{self, Completion, KeyValue, StorageError, StorageOp, StorageOutput};
 use bytes::Bytes;
 use serde_json::Value;
 use std::sync::Arc;
@@ -111,6 +111,31 @@ impl Scope {
         next: impl FnOnce(Scope, Completion) -> Step + Send + 'static,
     ) -> Step {
         Step::storage(op, move |done| next(self, done))
+    }
+
+    /// Read the object this request names and continue with it; a missing object is
+    /// answered with NotFound.
+    pub fn with_current(self, next: impl FnOnce(Scope, KeyValue) -> Step + Send + 'static) -> Step {
+        let key = self.key(&self.name);
+        self.then(StorageOp::Get { key }, move |scope, done| match done {
+            Ok(StorageOutput::Got { kv: Some(current), .. }) => next(scope, current),
+            Ok(StorageOutput::Got { kv: None, .. }) => {
+                let r = scope.resource();
+                let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
+                scope.fail(e)
+            }
+            other => scope.fail_storage(&scope.name.clone(), other),
+        })
+    }
+
+    /// Answer a storage outcome the handler did not expect: an error, or an answer of the
+    /// wrong kind.
+    pub fn fail_storage(&self, name: &str, outcome: Completion) -> Step {
+        let e = match outcome {
+            Err(e) => self.storage_error(name, e),
+            Ok(other) => ApiError::internal(format!("unexpected storage answer {other:?}")),
+        };
+        self.fail(e)
     }
 
     /// Decode the request body as an object of this resource.

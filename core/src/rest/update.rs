@@ -55,20 +55,7 @@ pub(super) fn update(scope: Scope) -> Step {
 }
 
 fn read_current(scope: Scope, obj: Object, precondition: Option<u64>, attempt: u32) -> Step {
-    let key = scope.key(&scope.name);
-    scope.then(StorageOp::Get { key }, move |scope, done| match done {
-        Ok(StorageOutput::Got { kv: Some(current), .. }) => write(scope, obj, current, precondition, attempt),
-        Ok(StorageOutput::Got { kv: None, .. }) => {
-            let r = scope.resource();
-            let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
-            scope.fail(e)
-        }
-        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-        Err(e) => {
-            let e = scope.storage_error(&scope.name, e);
-            scope.fail(e)
-        }
-    })
+    scope.with_current(move |scope, current| write(scope, obj, current, precondition, attempt))
 }
 
 fn write(scope: Scope, obj: Object, current: KeyValue, precondition: Option<u64>, attempt: u32) -> Step {
@@ -109,11 +96,7 @@ fn write(scope: Scope, obj: Object, current: KeyValue, precondition: Option<u64>
         {
             write(scope, obj, current, precondition, attempt + 1)
         }
-        Ok(other) => scope.fail(ApiError::internal(format!("unexpected storage answer {other:?}"))),
-        Err(e) => {
-            let e = scope.storage_error(&scope.name, e);
-            scope.fail(e)
-        }
+        other => scope.fail_storage(&scope.name, other),
     })
 }
 
