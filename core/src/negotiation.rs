@@ -164,7 +164,7 @@ mod tests {
             err.message,
             "only the following media types are accepted: application/json, application/yaml"
         );
-        assert_eq!(negotiate_output(None, true, false).unwrap().pretty, true);
+        assert!(negotiate_output(None, true, false).unwrap().pretty);
     }
 
     #[test]

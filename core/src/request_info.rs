@@ -113,13 +113,11 @@ pub fn resolve_with(method: &Method, path: &str, hints: VerbHints<'_>) -> Reques
         rest = &rest[1..];
     }
 
-    if rest[0] == "namespaces" {
-        if rest.len() > 1 {
-            info.namespace = rest[1].to_owned();
-            // /namespaces/{ns}/status and /finalize are subresources of the namespace itself.
-            if rest.len() > 2 && !matches!(rest[2], "status" | "finalize") {
-                rest = &rest[2..];
-            }
+    if rest[0] == "namespaces" && rest.len() > 1 {
+        info.namespace = rest[1].to_owned();
+        // /namespaces/{ns}/status and /finalize are subresources of the namespace itself.
+        if rest.len() > 2 && !matches!(rest[2], "status" | "finalize") {
+            rest = &rest[2..];
         }
     }
 

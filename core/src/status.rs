@@ -35,7 +35,8 @@ pub struct ApiError {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
-    pub details: Option<Details>,
+    /// Boxed: errors travel in every `Result` of the request path, keep them small.
+    pub details: Option<Box<Details>>,
 }
 
 /// The `Status` object on the wire.
@@ -66,13 +67,13 @@ fn qualified(name: &str, group: &str) -> String {
     }
 }
 
-fn about(name: &str, group: &str, kind: &str) -> Option<Details> {
-    Some(Details {
+fn about(name: &str, group: &str, kind: &str) -> Option<Box<Details>> {
+    Some(Box::new(Details {
         name: name.to_owned(),
         group: group.to_owned(),
         kind: kind.to_owned(),
         ..Details::default()
-    })
+    }))
 }
 
 impl ApiError {
@@ -95,7 +96,7 @@ impl ApiError {
     /// A path or resource this server does not serve.
     pub fn no_such_path() -> ApiError {
         ApiError {
-            details: Some(Details::default()),
+            details: Some(Box::default()),
             ..Self::new(404, "NotFound", "the server could not find the requested resource")
         }
     }
@@ -143,10 +144,7 @@ impl ApiError {
             })
             .collect();
         ApiError {
-            details: Some(Details {
-                causes,
-                ..about(name, group, kind).unwrap_or_default()
-            }),
+            details: about(name, group, kind).map(|d| Box::new(Details { causes, ..*d })),
             ..Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {listed}", qualified(kind, group)))
         }
     }
@@ -198,14 +196,14 @@ impl ApiError {
 
     pub fn internal(message: impl std::fmt::Display) -> ApiError {
         ApiError {
-            details: Some(Details {
+            details: Some(Box::new(Details {
                 causes: vec![Cause {
                     kind: "UnexpectedServerResponse".to_owned(),
                     message: message.to_string(),
                     field: String::new(),
                 }],
                 ..Details::default()
-            }),
+            })),
             ..Self::new(500, "InternalError", format!("Internal error occurred: {message}"))
         }
     }
@@ -227,7 +225,7 @@ impl ApiError {
             status: "Failure",
             message: &self.message,
             reason: self.reason,
-            details: self.details.as_ref(),
+            details: self.details.as_deref(),
             code: self.code,
         };
         serde_json::to_vec(&body).expect("a Status always serializes")
