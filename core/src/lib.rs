@@ -14,6 +14,7 @@ pub mod health;
 pub mod http1;
 pub mod negotiation;
 pub mod nonresource;
+pub mod protobuf;
 pub mod query;
 pub mod registry;
 pub mod request_info;

@@ -54,7 +54,9 @@ fn run(input: &[u8], step: usize, limits: Limits, stream: bool, eof: bool) -> (V
     let mut budget = 4 * input.len() + 64;
 
     let end = loop {
-        budget = budget.checked_sub(1).expect("the codec does not make progress");
+        budget = budget
+            .checked_sub(1)
+            .expect("the codec does not make progress");
         let event = conn.poll();
         match event {
             Event::Request(request) => {
@@ -143,7 +145,9 @@ fn answer(conn: &mut Connection, request: &http::Request<Bytes>, stream: bool) {
     let mut response = Response::new(Bytes::from_static(b"{\"kind\":\"Status\"}"));
     if path.contains("101") {
         *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
-        response.headers_mut().insert("upgrade", "x".parse().unwrap());
+        response
+            .headers_mut()
+            .insert("upgrade", "x".parse().unwrap());
     } else if path.contains("204") {
         *response.status_mut() = StatusCode::NO_CONTENT;
     }
@@ -162,9 +166,11 @@ fn answer(conn: &mut Connection, request: &http::Request<Bytes>, stream: bool) {
         out
     } else {
         let out = conn.encode_response(&response).to_vec();
-        if head || !response.status().is_success() || response.status() == StatusCode::NO_CONTENT
-        {
-            assert!(out.ends_with(b"\r\n\r\n"), "a response without body carries one");
+        if head || !response.status().is_success() || response.status() == StatusCode::NO_CONTENT {
+            assert!(
+                out.ends_with(b"\r\n\r\n"),
+                "a response without body carries one"
+            );
         } else {
             assert!(out.ends_with(response.body()));
         }
@@ -182,7 +188,10 @@ fn answer(conn: &mut Connection, request: &http::Request<Bytes>, stream: bool) {
 
 fn status_of(response: &[u8]) -> u16 {
     assert!(response.starts_with(b"HTTP/1.1 "));
-    std::str::from_utf8(&response[9..12]).unwrap().parse().unwrap()
+    std::str::from_utf8(&response[9..12])
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -212,7 +221,8 @@ fuzz_target!(|data: &[u8]| {
         match (&split_end, &whole_end) {
             // A bad head over the limit: its request line found bad early (400, 505) or
             // only its size (431).
-            (End::Fatal(431), End::Fatal(400 | 505)) | (End::Fatal(400 | 505), End::Fatal(431)) => {}
+            (End::Fatal(431), End::Fatal(400 | 505)) | (End::Fatal(400 | 505), End::Fatal(431)) => {
+            }
             (a, b) => assert_eq!(a, b, "the outcome depends on how the input is split"),
         }
     }
