@@ -130,7 +130,12 @@ pub fn negotiate_input(content_type: Option<&str>) -> Result<Format, ApiError> {
     match kind.as_str() {
         "application/json" => Ok(Format::Json),
         "application/yaml" => Ok(Format::Yaml),
-        _ => Err(ApiError::unsupported_media_type(SUPPORTED)),
+        // Protobuf bodies are transcoded to JSON before they get here.
+        _ => Err(ApiError::unsupported_media_type(&[
+            "application/json",
+            "application/yaml",
+            crate::protobuf::MEDIA_TYPE,
+        ])),
     }
 }
 

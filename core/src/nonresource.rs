@@ -1,4 +1,5 @@
-//! Non-resource paths: health checks, /version, and the discovery documents.
+//! Non-resource paths: health checks, /version, the OpenAPI documents, and the discovery
+//! documents.
 
 use crate::discovery;
 use crate::negotiation::{self, Output};
@@ -9,7 +10,20 @@ use crate::status::ApiError;
 use bytes::Bytes;
 use http::Method;
 
-pub(crate) fn handle(shared: &Shared, method: &Method, path: &str, query: &Query, accept: Option<&str>) -> http::Response<Bytes> {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn handle(
+    shared: &Shared,
+    method: &Method,
+    path: &str,
+    query: &Query,
+    accept: Option<&str>,
+    headers: &http::HeaderMap,
+    now: std::time::SystemTime,
+) -> http::Response<Bytes> {
+    // /openapi/v2 and /openapi/v3[/...]: exact paths (no trailing-slash trimming), any method.
+    if let Some(response) = crate::openapi::serve(&shared.registry, method, path, query, headers, now) {
+        return response;
+    }
     let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
     for endpoint in ["healthz", "livez", "readyz"] {
         if let Some(rest) = path.strip_prefix('/').and_then(|p| p.strip_prefix(endpoint)) {

@@ -5,6 +5,7 @@ use crate::authn;
 use crate::health::HealthChecks;
 use crate::negotiation::{self, Output};
 use crate::nonresource;
+use crate::protobuf;
 use crate::query::Query;
 use crate::registry::Registry;
 use crate::request_info;
@@ -167,7 +168,7 @@ impl Server {
         let header = |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
         let accept = header(http::header::ACCEPT);
         if !info.is_resource_request {
-            return Step::Respond(nonresource::handle(&self.shared, &parts.method, &info.path, &query, accept));
+            return Step::Respond(nonresource::handle(&self.shared, &parts.method, &info.path, &query, accept, &parts.headers, inputs.now));
         }
         let Some(index) = self.shared.registry.resources().iter().position(|r| {
             r.group == info.api_group && r.version == info.api_version && r.plural == info.resource
@@ -192,6 +193,25 @@ impl Server {
                 return Step::Respond(rest::error_response(&ApiError::no_such_path(), output));
             }
         }
+        // Protobuf bodies are read into the JSON they stand for; everything after this
+        // point sees JSON.
+        let mut content_type = header(http::header::CONTENT_TYPE).map(str::to_owned);
+        let mut body = body;
+        if content_type.as_deref().is_some_and(protobuf::is_protobuf) && !body.is_empty() {
+            match protobuf::decode(&body) {
+                Ok(value) => {
+                    body = Bytes::from(serde_json::to_vec(&value).expect("JSON values serialize"));
+                    content_type = Some("application/json".to_owned());
+                }
+                Err(e) => {
+                    let e = ApiError::bad_request(format!(
+                        "the object provided is unrecognized (must be of type {}): {e}",
+                        resource.kind
+                    ));
+                    return Step::Respond(rest::error_response(&e, output));
+                }
+            }
+        }
         let scope = rest::Scope {
             shared: self.shared.clone(),
             resource: index,
@@ -201,7 +221,7 @@ impl Server {
             query,
             output,
             inputs,
-            content_type: header(http::header::CONTENT_TYPE).map(str::to_owned),
+            content_type,
             body,
         };
         rest::handle(&info, scope)

@@ -447,3 +447,37 @@ fn discovery_documents_are_routed() {
     let r = get("/api", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList");
     assert_eq!(r.json()["apiVersion"], "apidiscovery.k8s.io/v2beta1");
 }
+
+/// A protobuf body as client-go 1.31+ typed clients send it: the `k8s\0` magic and a
+/// runtime.Unknown envelope around the object's own message.
+fn protobuf_namespace(name: &str) -> Vec<u8> {
+    let field = |tag: u8, bytes: &[u8]| [&[tag, bytes.len() as u8][..], bytes].concat();
+    let object_meta = field(0x0a, name.as_bytes());
+    let namespace = field(0x0a, &object_meta);
+    let type_meta = [field(0x0a, b"v1"), field(0x12, b"Namespace")].concat();
+    let unknown = [field(0x0a, &type_meta), field(0x12, &namespace)].concat();
+    [&b"k8s\x00"[..], &unknown].concat()
+}
+
+#[test]
+fn protobuf_bodies_are_read_as_json() {
+    let h = Harness::new();
+    let req = http::Request::post("/api/v1/namespaces")
+        .header("content-type", "application/vnd.kubernetes.protobuf")
+        .header("accept", "application/vnd.kubernetes.protobuf,application/json")
+        .body(Bytes::from(protobuf_namespace("pb")))
+        .unwrap();
+    let r = h.drive(h.server.handle_as_system(req, h.inputs()));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.content_type, "application/json");
+    assert_eq!(r.json()["metadata"]["name"], "pb");
+    assert_eq!(r.json()["status"]["phase"], "Active");
+
+    let req = http::Request::post("/api/v1/namespaces")
+        .header("content-type", "application/vnd.kubernetes.protobuf")
+        .body(Bytes::from_static(b"k8s\x00\x0a\xff"))
+        .unwrap();
+    let r = h.drive(h.server.handle_as_system(req, h.inputs()));
+    assert_eq!(r.status, 400);
+    assert!(r.json()["message"].as_str().unwrap().contains("protobuf: "), "{}", r.json());
+}

@@ -34,16 +34,58 @@ enum Slot<'a> {
     Many(Vec<Scalar<'a>>),
 }
 
+/// What one decode may still use: how deep it is, and how many more values it may write
+/// that are not on the wire.
+///
+/// Values read from the wire cost at least a byte each, so they are bounded by the body.
+/// Values Go writes without any bytes behind them are not: a struct field absent from the
+/// wire is written whole, a nil slice or pointer without `omitempty` as `null`. gogo writes
+/// every struct field, so real bodies have few such values (a `null` here and there), but
+/// a body of empty repeated messages would have Go expand each two-byte element into a
+/// whole struct (a `Node` is 60-odd values). Their number is capped at an eighth of the
+/// body's size, plus a floor.
+pub(super) struct Cx {
+    depth: u32,
+    unbacked: usize,
+}
+
+impl Cx {
+    pub(super) fn new(len: usize) -> Cx {
+        Cx {
+            depth: 0,
+            unbacked: len / 8 + 4096,
+        }
+    }
+
+    /// Spends one value not on the wire.
+    fn unbacked(&mut self) -> Result<(), DecodeError> {
+        match self.unbacked.checked_sub(1) {
+            Some(left) => {
+                self.unbacked = left;
+                Ok(())
+            }
+            None => Err(DecodeError::TooLarge),
+        }
+    }
+}
+
 /// The JSON for message `index` encoded as `chunks` (their concatenation, which protobuf
-/// defines as merging them), at nesting `depth`.
-pub(super) fn message(index: u16, chunks: &[&[u8]], depth: u32) -> Result<Value, DecodeError> {
-    if depth > MAX_DEPTH {
+/// defines as merging them), one level deeper than `cx` is.
+pub(super) fn message(index: u16, chunks: &[&[u8]], cx: &mut Cx) -> Result<Value, DecodeError> {
+    if cx.depth >= MAX_DEPTH {
         return Err(DecodeError::TooDeep);
     }
+    cx.depth += 1;
+    let out = message_in(index, chunks, cx);
+    cx.depth -= 1;
+    out
+}
+
+fn message_in(index: u16, chunks: &[&[u8]], cx: &mut Cx) -> Result<Value, DecodeError> {
     let msg = &MESSAGES[usize::from(index)];
     let slots = gather(msg, chunks)?;
     match msg.shape {
-        Shape::Struct => object(msg, &slots, depth).map(Value::Object),
+        Shape::Struct => object(msg, &slots, cx).map(Value::Object),
         Shape::Time => time(msg, chunks, false),
         Shape::MicroTime => time(msg, chunks, true),
         Shape::Duration => {
@@ -72,14 +114,16 @@ pub(super) fn message(index: u16, chunks: &[&[u8]], depth: u32) -> Result<Value,
                     Slot::One(Scalar::Bytes(s)) => string(s),
                     _ => String::new(),
                 })),
-                other => Err(DecodeError::Invalid(format!("impossible IntOrString type {other}"))),
+                other => Err(DecodeError::Invalid(format!(
+                    "impossible IntOrString type {other}"
+                ))),
             }
         }
         Shape::RawExtension | Shape::RawJson | Shape::Json => match slot(msg, &slots, 1) {
             Slot::One(Scalar::Bytes(raw)) if !raw.is_empty() => {
                 if msg.shape == Shape::RawExtension && raw.starts_with(super::MAGIC) {
                     // An embedded object a protobuf client encoded with its own serializer.
-                    super::decode_at(raw, depth + 1)
+                    super::decode_at(raw, cx)
                 } else {
                     serde_json::from_slice(raw).map_err(|e| {
                         DecodeError::Invalid(format!("{} does not hold JSON: {e}", msg.name))
@@ -92,15 +136,15 @@ pub(super) fn message(index: u16, chunks: &[&[u8]], depth: u32) -> Result<Value,
             // {schema = 1, jSONSchemas = 2}
             match slot(msg, &slots, 2) {
                 Slot::Many(items) if !items.is_empty() => {
-                    list(field(msg, 2), items, depth).map(Value::Array)
+                    list(field(msg, 2), items, cx).map(Value::Array)
                 }
-                _ => optional_message(field(msg, 1), slot(msg, &slots, 1), depth),
+                _ => optional_message(field(msg, 1), slot(msg, &slots, 1), cx),
             }
         }
         Shape::SchemaOrBool => {
             // {allows = 1, schema = 2}
             match slot(msg, &slots, 2) {
-                Slot::Msg(chunks) => message_of(field(msg, 2), chunks, depth),
+                Slot::Msg(chunks) => message_of(field(msg, 2), chunks, cx),
                 _ => Ok(Value::Bool(matches!(
                     slot(msg, &slots, 1),
                     Slot::One(Scalar::Bool(true))
@@ -111,9 +155,9 @@ pub(super) fn message(index: u16, chunks: &[&[u8]], depth: u32) -> Result<Value,
             // {schema = 1, property = 2}
             match slot(msg, &slots, 2) {
                 Slot::Many(items) if !items.is_empty() => {
-                    list(field(msg, 2), items, depth).map(Value::Array)
+                    list(field(msg, 2), items, cx).map(Value::Array)
                 }
-                _ => optional_message(field(msg, 1), slot(msg, &slots, 1), depth),
+                _ => optional_message(field(msg, 1), slot(msg, &slots, 1), cx),
             }
         }
     }
@@ -134,17 +178,17 @@ fn slot<'s, 'a>(msg: &Message, slots: &'s [Slot<'a>], num: u32) -> &'s Slot<'a> 
     }
 }
 
-fn message_of(f: &Field, chunks: &[&[u8]], depth: u32) -> Result<Value, DecodeError> {
+fn message_of(f: &Field, chunks: &[&[u8]], cx: &mut Cx) -> Result<Value, DecodeError> {
     match f.ty {
-        Ty::M(index) => message(index, chunks, depth + 1),
+        Ty::M(index) => message(index, chunks, cx),
         _ => unreachable!("message_of on a scalar field"),
     }
 }
 
 /// A pointer to a message: `null` when unset.
-fn optional_message(f: &Field, s: &Slot, depth: u32) -> Result<Value, DecodeError> {
+fn optional_message(f: &Field, s: &Slot, cx: &mut Cx) -> Result<Value, DecodeError> {
     match s {
-        Slot::Msg(chunks) => message_of(f, chunks, depth),
+        Slot::Msg(chunks) => message_of(f, chunks, cx),
         _ => Ok(Value::Null),
     }
 }
@@ -229,7 +273,7 @@ fn scalar<'a>(ty: Ty, wire: u8, r: &mut Reader<'a>) -> Result<Scalar<'a>, Decode
 }
 
 /// A Go struct: its fields by `encoding/json`'s rules.
-fn object(msg: &Message, slots: &[Slot], depth: u32) -> Result<Map<String, Value>, DecodeError> {
+fn object(msg: &Message, slots: &[Slot], cx: &mut Cx) -> Result<Map<String, Value>, DecodeError> {
     let mut out = Map::new();
     for (f, s) in msg.fields.iter().zip(slots) {
         let omitempty = f.has(OE);
@@ -237,28 +281,35 @@ fn object(msg: &Message, slots: &[Slot], depth: u32) -> Result<Map<String, Value
             match s {
                 Slot::Many(items) if !items.is_empty() => {
                     if f.has(MAP) {
-                        Value::Object(map(msg, f, items, depth)?)
+                        Value::Object(map(msg, f, items, cx)?)
                     } else {
-                        Value::Array(list(f, items, depth)?)
+                        Value::Array(list(f, items, cx)?)
                     }
                 }
                 // A nil slice or map.
                 _ if omitempty => continue,
-                _ => Value::Null,
+                _ => {
+                    cx.unbacked()?;
+                    Value::Null
+                }
             }
         } else if let Ty::M(index) = f.ty {
             match s {
-                Slot::Msg(chunks) => message(index, chunks, depth + 1)?,
+                Slot::Msg(chunks) => message(index, chunks, cx)?,
                 // A nil pointer.
                 _ if f.has(PTR) => {
                     if omitempty || f.has(INLINE) {
                         continue;
                     }
+                    cx.unbacked()?;
                     Value::Null
                 }
                 // A struct value is always written, zero or not (an embedded one
                 // contributes its zero fields).
-                _ => message(index, &[], depth + 1)?,
+                _ => {
+                    cx.unbacked()?;
+                    message(index, &[], cx)?
+                }
             }
         } else {
             match s {
@@ -273,11 +324,15 @@ fn object(msg: &Message, slots: &[Slot], depth: u32) -> Result<Map<String, Value
                     if omitempty {
                         continue;
                     }
+                    cx.unbacked()?;
                     Value::Null
                 }
                 // Never on the wire: Go's zero value.
                 _ if omitempty => continue,
-                _ => zero(f.ty),
+                _ => {
+                    cx.unbacked()?;
+                    zero(f.ty)
+                }
             }
         };
         if f.has(INLINE) {
@@ -324,7 +379,9 @@ fn scalar_json(msg: &Message, f: &Field, v: Scalar) -> Result<Value, DecodeError
                 f.json, msg.name
             ))
         })?,
-        (Ty::BY, Scalar::Bytes(b)) => Value::String(base64::engine::general_purpose::STANDARD.encode(b)),
+        (Ty::BY, Scalar::Bytes(b)) => {
+            Value::String(base64::engine::general_purpose::STANDARD.encode(b))
+        }
         (_, Scalar::Bytes(b)) => Value::String(string(b)),
     })
 }
@@ -343,11 +400,11 @@ fn string(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn list(f: &Field, items: &[Scalar], depth: u32) -> Result<Vec<Value>, DecodeError> {
+fn list(f: &Field, items: &[Scalar], cx: &mut Cx) -> Result<Vec<Value>, DecodeError> {
     items
         .iter()
         .map(|item| match (f.ty, item) {
-            (Ty::M(index), Scalar::Bytes(b)) => message(index, &[b], depth + 1),
+            (Ty::M(index), Scalar::Bytes(b)) => message(index, &[b], cx),
             (Ty::BY, Scalar::Bytes(b)) => Ok(Value::String(
                 base64::engine::general_purpose::STANDARD.encode(b),
             )),
@@ -368,7 +425,7 @@ fn map(
     msg: &Message,
     f: &Field,
     entries: &[Scalar],
-    depth: u32,
+    cx: &mut Cx,
 ) -> Result<Map<String, Value>, DecodeError> {
     let mut out = Map::new();
     for entry in entries {
@@ -394,7 +451,7 @@ fn map(
             }
         }
         let value = match f.ty {
-            Ty::M(index) => message(index, value.as_slice(), depth + 1)?,
+            Ty::M(index) => message(index, value.as_slice(), cx)?,
             Ty::BY => Value::String(
                 base64::engine::general_purpose::STANDARD.encode(value.unwrap_or_default()),
             ),

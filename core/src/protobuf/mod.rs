@@ -18,8 +18,9 @@
 //! `Binding`, `TokenRequest` and the connect options), closed over the messages they use.
 //!
 //! Hostile input is expected: lengths are checked before use, nothing is allocated from a
-//! declared size, messages nest at most [`MAX_DEPTH`] deep, and every failure is a
-//! [`DecodeError`] whose text fits a 400 Status.
+//! declared size, messages nest at most [`MAX_DEPTH`] deep, the values written without
+//! bytes behind them (Go's zero structs) are capped in proportion to the body, and every
+//! failure is a [`DecodeError`] whose text fits a 400 Status.
 
 mod json;
 mod schema;
@@ -37,6 +38,14 @@ use wire::{Reader, LEN};
 
 /// The media type of Kubernetes' protobuf encoding.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
+
+/// Whether a Content-Type names Kubernetes' protobuf encoding.
+pub fn is_protobuf(content_type: &str) -> bool {
+    content_type
+        .split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case(MEDIA_TYPE))
+}
 
 /// The four bytes every body starts with.
 pub const MAGIC: &[u8] = b"k8s\x00";
@@ -69,6 +78,9 @@ pub enum DecodeError {
     },
     /// Messages nested deeper than [`MAX_DEPTH`].
     TooDeep,
+    /// The body would make Go write far more values that are not on the wire than its
+    /// size warrants: empty repeated messages that expand into whole structs.
+    TooLarge,
     /// The envelope names no kind.
     MissingKind,
     /// The envelope names no apiVersion.
@@ -100,6 +112,7 @@ impl fmt::Display for DecodeError {
                 wire,
             } => write!(f, "wrong wire type {wire} for field {field:?} of {message}"),
             DecodeError::TooDeep => write!(f, "messages nested deeper than {MAX_DEPTH}"),
+            DecodeError::TooLarge => f.write_str("body expands to too many JSON values"),
             DecodeError::MissingKind => f.write_str("Object 'Kind' is missing"),
             DecodeError::MissingVersion => f.write_str("Object 'apiVersion' is missing"),
             DecodeError::UnknownType { api_version, kind } => {
@@ -118,7 +131,7 @@ impl std::error::Error for DecodeError {}
 /// Decodes a protobuf request body into the JSON object the same object would be in JSON,
 /// with `apiVersion` and `kind` set from the envelope.
 pub fn decode(body: &[u8]) -> Result<Value, DecodeError> {
-    decode_at(body, 0)
+    decode_at(body, &mut json::Cx::new(body.len()))
 }
 
 /// Whether [`decode`] knows the kind (`DeleteOptions` in any group version).
@@ -133,8 +146,8 @@ fn message_for(api_version: &str, kind: &str) -> Option<u16> {
         .map(|&(_, _, index)| index)
 }
 
-/// [`decode`] of a body nested `depth` messages deep (in a `RawExtension`).
-fn decode_at(body: &[u8], depth: u32) -> Result<Value, DecodeError> {
+/// [`decode`], also of a body nested in a `RawExtension` of another.
+fn decode_at(body: &[u8], cx: &mut json::Cx) -> Result<Value, DecodeError> {
     if body.is_empty() {
         return Err(DecodeError::Empty);
     }
@@ -158,7 +171,7 @@ fn decode_at(body: &[u8], depth: u32) -> Result<Value, DecodeError> {
     let Some(index) = message_for(&api_version, &kind) else {
         return Err(DecodeError::UnknownType { api_version, kind });
     };
-    let Value::Object(fields) = json::message(index, &[unknown.raw], depth + 1)? else {
+    let Value::Object(fields) = json::message(index, &[unknown.raw], cx)? else {
         unreachable!("kinds are structs");
     };
     // TypeMeta first, as Go writes it.

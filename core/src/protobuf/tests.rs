@@ -388,7 +388,10 @@ fn eviction_scale_and_token_request() {
         got["spec"],
         json!({"audiences": ["api"], "expirationSeconds": 3600, "boundObjectRef": null})
     );
-    assert_eq!(got["status"], json!({"token": "", "expirationTimestamp": null}));
+    assert_eq!(
+        got["status"],
+        json!({"token": "", "expirationTimestamp": null})
+    );
 }
 
 #[test]
@@ -448,7 +451,9 @@ fn lease_micro_times_and_pointers() {
         .int(2, 40)
         .msg(3, Enc::new().int(1, 86_400).int(2, 5_000))
         .int(5, 0);
-    let raw = Enc::new().msg(1, object_meta("l", "kube-system")).msg(2, spec);
+    let raw = Enc::new()
+        .msg(1, object_meta("l", "kube-system"))
+        .msg(2, spec);
     let got = decode(&body("coordination.k8s.io/v1", "Lease", raw)).unwrap();
     assert_eq!(
         got["spec"],
@@ -477,7 +482,12 @@ fn inline_structs_are_flattened() {
     let probe = Enc::new()
         .msg(
             1,
-            Enc::new().msg(2, Enc::new().str(1, "/healthz").msg(2, int_or_string_int(8080))),
+            Enc::new().msg(
+                2,
+                Enc::new()
+                    .str(1, "/healthz")
+                    .msg(2, int_or_string_int(8080)),
+            ),
         )
         .int(2, 5);
     let container = Enc::new().str(1, "c").msg(10, probe);
@@ -502,7 +512,12 @@ fn inline_structs_are_flattened() {
 fn absent_fields_follow_go() {
     // An empty ClusterRole: rules is a non-omitempty slice (nil → null); an empty ObjectMeta
     // still writes creationTimestamp: null.
-    let got = decode(&body("rbac.authorization.k8s.io/v1", "ClusterRole", Enc::new())).unwrap();
+    let got = decode(&body(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        Enc::new(),
+    ))
+    .unwrap();
     assert_eq!(
         got,
         json!({
@@ -520,16 +535,24 @@ fn absent_fields_follow_go() {
 
 #[test]
 fn crd_with_json_schema_props() {
-    let string_prop = Enc::new().str(5, "string").msg(8, Enc::new().bytes(1, b"\"x\""));
+    let string_prop = Enc::new()
+        .str(5, "string")
+        .msg(8, Enc::new().bytes(1, b"\"x\""));
     let int_or_string = Enc::new().bool(40, true).bool(38, true);
-    let items = Enc::new().msg(1, Enc::new().str(5, "integer").double(9, 10.0).double(11, 0.5));
+    let items = Enc::new().msg(
+        1,
+        Enc::new().str(5, "integer").double(9, 10.0).double(11, 0.5),
+    );
     let schema = Enc::new()
         .str(5, "object")
         .entry_msg(29, "name", string_prop)
         .entry_msg(29, "port", int_or_string)
         .entry_msg(29, "list", Enc::new().str(5, "array").msg(24, items))
         .msg(30, Enc::new().bool(1, false))
-        .msg(33, Enc::new().bool(1, true).msg(2, Enc::new().str(5, "string")))
+        .msg(
+            33,
+            Enc::new().bool(1, true).msg(2, Enc::new().str(5, "string")),
+        )
         .msg(20, Enc::new().bytes(1, b"{\"a\": [1, 2]}"))
         .msg(20, Enc::new().bytes(1, b"3"))
         .entry_msg(32, "name", Enc::new().str(2, "port"))
@@ -582,7 +605,10 @@ fn crd_with_json_schema_props() {
         got["spec"]["names"],
         json!({"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"})
     );
-    assert_eq!(got["status"], json!({"conditions": null, "acceptedNames": {"plural": "", "kind": ""}, "storedVersions": null}));
+    assert_eq!(
+        got["status"],
+        json!({"conditions": null, "acceptedNames": {"plural": "", "kind": ""}, "storedVersions": null})
+    );
 }
 
 #[test]
@@ -601,7 +627,9 @@ fn raw_extension_holds_json_or_a_nested_object() {
     assert_eq!(got["data"]["kind"], json!("ConfigMap"));
     assert_eq!(got["data"]["data"], json!({"a": "b"}));
 
-    let bad = Enc::new().msg(2, Enc::new().bytes(1, b"{not json")).int(3, 2);
+    let bad = Enc::new()
+        .msg(2, Enc::new().bytes(1, b"{not json"))
+        .int(3, 2);
     let err = decode(&body("apps/v1", "ControllerRevision", bad)).unwrap_err();
     assert!(err.to_string().starts_with("protobuf: "), "{err}");
 }
@@ -686,13 +714,19 @@ fn errors() {
     let ns = body("v1", "Namespace", Enc::new().msg(1, object_meta("x", "")));
     assert_eq!(decode(b""), Err(DecodeError::Empty));
     assert_eq!(decode(b"k8s\x00"), Err(DecodeError::Empty));
-    assert_eq!(decode(b"{\"kind\":\"Namespace\"}"), Err(DecodeError::NotProtobuf));
+    assert_eq!(
+        decode(b"{\"kind\":\"Namespace\"}"),
+        Err(DecodeError::NotProtobuf)
+    );
     assert_eq!(decode(b"k8s\x01\x0a\x00"), Err(DecodeError::NotProtobuf));
 
     // Every prefix of a valid body is truncated (or, cut at a field boundary, valid).
     for cut in MAGIC.len() + 1..ns.len() {
         match decode(&ns[..cut]) {
-            Ok(_) | Err(DecodeError::Truncated | DecodeError::MissingKind | DecodeError::MissingVersion) => {}
+            Ok(_)
+            | Err(
+                DecodeError::Truncated | DecodeError::MissingKind | DecodeError::MissingVersion,
+            ) => {}
             Err(e) => panic!("cut at {cut}: {e}"),
         }
     }
@@ -713,7 +747,10 @@ fn errors() {
 
     // Field number zero; groups.
     assert_eq!(decode(b"k8s\x00\x02\x00"), Err(DecodeError::InvalidTag));
-    assert_eq!(decode(b"k8s\x00\x2b"), Err(DecodeError::UnsupportedWireType(3)));
+    assert_eq!(
+        decode(b"k8s\x00\x2b"),
+        Err(DecodeError::UnsupportedWireType(3))
+    );
 
     // Envelope without kind or version; unknown kinds; content encodings.
     let unknown = |av: &str, kind: &str| {
@@ -722,7 +759,10 @@ fn errors() {
         b
     };
     assert_eq!(decode(&unknown("v1", "")), Err(DecodeError::MissingKind));
-    assert_eq!(decode(&unknown("", "Pod")), Err(DecodeError::MissingVersion));
+    assert_eq!(
+        decode(&unknown("", "Pod")),
+        Err(DecodeError::MissingVersion)
+    );
     let err = decode(&unknown("apps/v1", "Foo")).unwrap_err();
     assert_eq!(err.to_string(), "protobuf: unknown type apps/v1, Kind=Foo");
     assert!(decode(&unknown("apps/v2", "Deployment")).is_err());
@@ -735,7 +775,11 @@ fn errors() {
     );
 
     // A string field sent as a varint.
-    let wrong = body("v1", "Namespace", Enc::new().msg(1, Enc::new().varint(1, 5)));
+    let wrong = body(
+        "v1",
+        "Namespace",
+        Enc::new().msg(1, Enc::new().varint(1, 5)),
+    );
     assert_eq!(
         decode(&wrong).unwrap_err().to_string(),
         "protobuf: wrong wire type 0 for field \"name\" of meta.v1.ObjectMeta"
@@ -749,9 +793,17 @@ fn errors() {
     assert!(decode(&body("v1", "Service", bad)).is_err());
     let nan = Enc::new().msg(
         2,
-        Enc::new().msg(7, Enc::new().msg(4, Enc::new().msg(1, Enc::new().double(9, f64::NAN)))),
+        Enc::new().msg(
+            7,
+            Enc::new().msg(4, Enc::new().msg(1, Enc::new().double(9, f64::NAN))),
+        ),
     );
-    let err = decode(&body("apiextensions.k8s.io/v1", "CustomResourceDefinition", nan)).unwrap_err();
+    let err = decode(&body(
+        "apiextensions.k8s.io/v1",
+        "CustomResourceDefinition",
+        nan,
+    ))
+    .unwrap_err();
     assert!(err.to_string().contains("unsupported value NaN"), "{err}");
 }
 
@@ -790,7 +842,11 @@ fn the_deepest_body_fits_a_small_stack() {
     // The deepest body must decode (and its JSON drop) well within a 2 MiB thread stack
     // (the default for spawned threads): it takes under 512 KiB in a debug build (about
     // 3 KiB per level) and under 256 KiB optimised; 1 MiB leaves room.
-    let mut schema = Enc::new().str(5, "string");
+    // The innermost schema's default is JSON nested as deep as serde_json allows.
+    let deep_json = format!("{}{}", "[".repeat(120), "]".repeat(120));
+    let mut schema = Enc::new()
+        .str(5, "array")
+        .msg(8, Enc::new().bytes(1, deep_json.as_bytes()));
     for _ in 0..MAX_DEPTH - 6 {
         schema = Enc::new().msg(28, schema);
     }
@@ -847,18 +903,28 @@ fn table_is_consistent() {
         let mut nums: Vec<u32> = m.fields.iter().map(|f| f.num).collect();
         nums.sort_unstable();
         nums.dedup();
-        assert_eq!(nums.len(), m.fields.len(), "duplicate field number in {}", m.name);
+        assert_eq!(
+            nums.len(),
+            m.fields.len(),
+            "duplicate field number in {}",
+            m.name
+        );
         for f in m.fields {
             if let Ty::M(index) = f.ty {
                 assert!(usize::from(index) < MESSAGES.len(), "{}.{}", m.name, f.json);
             }
             assert!(!(f.has(REP) && f.has(MAP)), "{}.{}", m.name, f.json);
             if f.has(MAP) {
-                assert!(matches!(f.ty, Ty::S | Ty::BY | Ty::M(_)), "{}.{}", m.name, f.json);
+                assert!(
+                    matches!(f.ty, Ty::S | Ty::BY | Ty::M(_)),
+                    "{}.{}",
+                    m.name,
+                    f.json
+                );
             }
         }
         // Every message decodes from nothing (terminates: no struct-valued cycles).
-        json::message(i as u16, &[], 0).unwrap();
+        json::message(i as u16, &[], &mut json::Cx::new(0)).unwrap();
         let needs = |nums: &[u32]| nums.iter().all(|n| m.fields.iter().any(|f| f.num == *n));
         match m.shape {
             Shape::Struct => {}
@@ -873,10 +939,13 @@ fn table_is_consistent() {
     for (av, kind, index) in KINDS {
         let m = &MESSAGES[usize::from(*index)];
         assert_eq!(m.shape, Shape::Struct, "{av} {kind}");
-        assert!(m.name.ends_with(&format!(".{kind}")), "{av} {kind} -> {}", m.name);
+        assert!(
+            m.name.ends_with(&format!(".{kind}")),
+            "{av} {kind} -> {}",
+            m.name
+        );
     }
 }
-
 
 /// Bodies kubectl 1.33.1 sent for `kubectl create …` (captured from the wire with a
 /// loopback TLS listener), each with the JSON `kubectl create … --dry-run=client -o json`
@@ -949,5 +1018,61 @@ fn real_kubectl_token_request() {
             "spec": {"audiences": ["api"], "expirationSeconds": 3600, "boundObjectRef": null},
             "status": {"token": "", "expirationTimestamp": null}
         })
+    );
+}
+
+#[test]
+fn expansion_is_bounded() {
+    // Each empty list item is two bytes on the wire but a whole Node in Go's JSON.
+    let mut raw = Enc::new();
+    for _ in 0..20_000 {
+        raw = raw.msg(2, Enc::new());
+    }
+    assert_eq!(
+        decode(&body("v1", "NodeList", raw)),
+        Err(DecodeError::TooLarge)
+    );
+    // A few dozen are fine: the budget has a floor.
+    let mut raw = Enc::new();
+    for _ in 0..40 {
+        raw = raw.msg(2, Enc::new());
+    }
+    let got = decode(&body("v1", "NodeList", raw)).unwrap();
+    assert_eq!(got["items"].as_array().unwrap().len(), 40);
+    // Large real bodies are far within it: 20 000 one-byte strings in a map.
+    let mut raw = Enc::new();
+    for i in 0..20_000 {
+        raw = raw.entry(2, &format!("k{i}"), "");
+    }
+    let got = decode(&body("v1", "ConfigMap", raw)).unwrap();
+    assert_eq!(got["data"].as_object().unwrap().len(), 20_000);
+    // As are 50 000 empty strings in a list (two bytes each): values on the wire are
+    // bounded by the body, not by the budget.
+    let mut raw = Enc::new();
+    for _ in 0..50_000 {
+        raw = raw.str(14, "");
+    }
+    let got = decode(&body("v1", "ConfigMap", Enc::new().msg(1, raw))).unwrap();
+    assert_eq!(
+        got["metadata"]["finalizers"].as_array().unwrap().len(),
+        50_000
+    );
+}
+
+#[test]
+fn prost_style_bodies_fit_the_budget() {
+    // Encoders that skip unset fields (prost, k8s-pb) leave Go's zero structs to be
+    // written without bytes behind them: a Deployment of 200 minimal containers fits.
+    let mut pod_spec = Enc::new();
+    for i in 0..200 {
+        pod_spec = pod_spec.msg(2, Enc::new().str(1, &format!("c{i}")).str(2, "busybox"));
+    }
+    let spec = Enc::new().msg(3, Enc::new().msg(2, pod_spec));
+    let got = decode(&body("apps/v1", "Deployment", Enc::new().msg(2, spec))).unwrap();
+    let containers = &got["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers.as_array().unwrap().len(), 200);
+    assert_eq!(
+        containers[7],
+        json!({"name": "c7", "image": "busybox", "resources": {}})
     );
 }

@@ -9,10 +9,14 @@ use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
 
 pub(super) fn create(scope: Scope) -> Step {
-    let mut obj = match scope.decode_body() {
-        Ok(obj) => obj,
+    let (obj, warnings) = match scope.decode_body("CreateOptions") {
+        Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
     };
+    super::warned(create_decoded(scope, obj), warnings)
+}
+
+fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     if let Err(e) = prepare(&scope, &mut obj) {
         return scope.fail(e);
     }

@@ -17,6 +17,7 @@ use crate::negotiation::{self, Output};
 use crate::query::Query;
 use crate::registry::Resource;
 use crate::request_info::RequestInfo;
+use crate::schema;
 use crate::server::{Continuation, Inputs, Shared, Step};
 use crate::status::ApiError;
 use crate::storage::{self, Completion, KeyValue, StorageError, StorageOp, StorageOutput};
@@ -138,22 +139,51 @@ impl Scope {
         self.fail(e)
     }
 
-    /// Decode the request body as an object of this resource.
-    pub fn decode_body(&self) -> Result<object::Object, ApiError> {
+    /// Decode the request body as an object of this resource, as a create or update
+    /// (`options` names its options kind: `CreateOptions`, `UpdateOptions`) decodes it:
+    /// against the kind's schema under the request's `fieldValidation`. Returns the object
+    /// and the warnings to send with the response.
+    pub fn decode_body(&self, options: &str) -> Result<(object::Object, Vec<String>), ApiError> {
         let format = negotiation::negotiate_input(self.content_type.as_deref())?;
         let r = self.resource();
-        let value = negotiation::decode(format, &self.body).map_err(|e| {
+        let validation = schema::FieldValidation::from_query(self.query.get("fieldValidation"))
+            .map_err(|e| ApiError::invalid("meta.k8s.io", options, "", vec![e]))?;
+        let unrecognized = |e: &str| {
             ApiError::bad_request(format!(
                 "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {e}",
                 r.kind
             ))
-        })?;
-        let Value::Object(obj) = value else {
-            return Err(ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: expected an object",
-                r.kind
-            )));
         };
+        let decoded = schema::decode(format, &self.body, (&r.group, &r.version, &r.kind), validation);
+        let (obj, warnings) = match decoded {
+            Ok(d) => (d.object, d.warnings),
+            Err(e @ (schema::DecodeError::Syntax(_) | schema::DecodeError::NotAnObject)) => {
+                return Err(unrecognized(&e.reason()))
+            }
+            Err(e) => {
+                // The apiVersion and kind are checked before the body is decoded.
+                if let Ok(Value::Object(plain)) = negotiation::decode(format, &self.body) {
+                    self.check_type_meta(&plain)?;
+                }
+                return Err(ApiError::bad_request(format!(
+                    "{} in version \"{}\" cannot be handled as a {}: {}",
+                    r.kind,
+                    r.version,
+                    r.kind,
+                    e.reason()
+                )));
+            }
+        };
+        self.check_type_meta(&obj)?;
+        let mut obj = obj;
+        obj.insert("apiVersion".into(), Value::String(r.api_version()));
+        obj.insert("kind".into(), Value::String(r.kind.clone()));
+        Ok((obj, warnings))
+    }
+
+    /// The apiVersion and kind of a body, when given, must be this resource's.
+    fn check_type_meta(&self, obj: &object::Object) -> Result<(), ApiError> {
+        let r = self.resource();
         let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
         let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
         if !api_version.is_empty() && api_version != r.api_version() {
@@ -169,11 +199,31 @@ impl Scope {
                 r.kind
             )));
         }
-        let mut obj = obj;
-        obj.insert("apiVersion".into(), Value::String(r.api_version()));
-        obj.insert("kind".into(), Value::String(r.kind.clone()));
-        Ok(obj)
+        Ok(())
     }
+}
+
+/// `step`, and every step it leads to, with a `Warning` header for each of `warnings` on
+/// the response: warnings recorded while decoding are sent whatever the outcome, as
+/// kube-apiserver sends them.
+pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
+    if warnings.is_empty() {
+        return step;
+    }
+    match step {
+        Step::Respond(r) => Step::Respond(with_warnings(r, &warnings)),
+        Step::Storage(op, pending) => Step::storage(op, move |done| warned(pending.resume(done), warnings)),
+    }
+}
+
+/// Add a `Warning: 299 - "<text>"` header for each warning.
+pub(crate) fn with_warnings(mut response: http::Response<Bytes>, warnings: &[String]) -> http::Response<Bytes> {
+    for header in schema::warning_headers(warnings) {
+        if let Ok(value) = http::HeaderValue::from_bytes(header.as_bytes()) {
+            response.headers_mut().append(http::header::WARNING, value);
+        }
+    }
+    response
 }
 
 /// A response carrying `value` in `output`'s encoding.

@@ -17,10 +17,14 @@ use serde_json::{json, Value};
 const MAX_RETRIES: u32 = 16;
 
 pub(super) fn update(scope: Scope) -> Step {
-    let obj = match scope.decode_body() {
-        Ok(obj) => obj,
+    let (obj, warnings) = match scope.decode_body("UpdateOptions") {
+        Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
     };
+    super::warned(update_decoded(scope, obj), warnings)
+}
+
+fn update_decoded(scope: Scope, obj: Object) -> Step {
     let url_name = scope.name.clone();
     let body_name = meta_str(&obj, "name").to_owned();
     if body_name.is_empty() {

@@ -1,0 +1,374 @@
+//! The HTTP side of the OpenAPI endpoints, answering as kube-apiserver does.
+//!
+//! - `/openapi/v2`: the `Accept` header is read like kube-openapi's handler does (media
+//!   ranges sorted by quality, then specific before wildcard); the first range that
+//!   matches JSON or either spelling of the gnostic protobuf type wins, else 406 with
+//!   no body. Both encodings carry the same ETag (the hash of the JSON) and
+//!   `Vary: Accept`.
+//! - `/openapi/v3`: the discovery document, naming each document by a URL pinned to
+//!   its hash.
+//! - `/openapi/v3/<key>`: one document. With `?hash=` equal to the current hash the
+//!   response may be cached for good (`Cache-Control: public, immutable`, `Expires` a
+//!   year out); with a stale hash it is a 301 to the current URL; without one it is
+//!   `no-cache, private` like every other kube-apiserver response. An unknown key is a
+//!   404 with no body. Only JSON is served; a client that accepts nothing but the v3
+//!   protobuf gets 406.
+//!
+//! Every 200 carries `Last-Modified` (when the documents were built) and honours
+//! `If-None-Match` against the ETag: 304 without a body for GET and HEAD, 412 for
+//! other methods (kube-apiserver serves these documents to any method).
+
+use super::OpenApi;
+use crate::query::Query;
+use bytes::Bytes;
+use http::header::{self, HeaderMap, HeaderValue};
+use http::{Method, Response, StatusCode};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The gnostic protobuf media type of `/openapi/v2`, as responses name it.
+pub const PROTOBUF_V2_CONTENT_TYPE: &str =
+    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+/// The media types a client may ask for to get the v2 protobuf: the one kubectl sends
+/// (with `@`, deprecated upstream) and the current one.
+pub const PROTOBUF_V2_MEDIA_TYPES: [&str; 2] = [
+    "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+    PROTOBUF_V2_CONTENT_TYPE,
+];
+
+/// The `Cache-Control` kube-apiserver puts on every response that sets none itself.
+const NO_CACHE: &str = "no-cache, private";
+
+/// `/openapi/v3/<key>?hash=<hash>`.
+pub(crate) fn server_relative_url(key: &str, hash: &str) -> String {
+    format!("/openapi/v3/{key}?hash={hash}")
+}
+
+pub(super) fn handle(
+    api: &OpenApi,
+    method: &Method,
+    path: &str,
+    query: &Query,
+    headers: &HeaderMap,
+    now: SystemTime,
+) -> Option<Response<Bytes>> {
+    Some(match path {
+        "/openapi/v2" => v2(api, method, headers, now),
+        "/openapi/v3" => v3_root(api, method, headers, now),
+        _ => {
+            let key = path.strip_prefix("/openapi/v3/")?;
+            v3_document(api, key, method, query, headers, now)
+        }
+    })
+}
+
+fn v2(api: &OpenApi, method: &Method, headers: &HeaderMap, now: SystemTime) -> Response<Bytes> {
+    let mut out = HeaderMap::new();
+    out.insert(header::VARY, HeaderValue::from_static("Accept"));
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static(NO_CACHE));
+    let offered: [(&str, bool); 3] = [
+        ("json", false),
+        ("com.github.proto-openapi.spec.v2@v1.0+protobuf", true),
+        ("com.github.proto-openapi.spec.v2.v1.0+protobuf", true),
+    ];
+    for clause in parse_accept(accept(headers)) {
+        for (subtype, protobuf) in offered {
+            if !clause.matches("application", subtype) {
+                continue;
+            }
+            let doc = api.v2(now);
+            let (content_type, body) = if protobuf {
+                (PROTOBUF_V2_CONTENT_TYPE, doc.protobuf.clone())
+            } else {
+                ("application/json", doc.json.clone())
+            };
+            out.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+            out.insert(header::ETAG, quoted(&doc.hash));
+            return serve_content(method, headers, out, doc.built, body);
+        }
+    }
+    respond(StatusCode::NOT_ACCEPTABLE, out, Bytes::new())
+}
+
+fn v3_root(
+    api: &OpenApi,
+    method: &Method,
+    headers: &HeaderMap,
+    now: SystemTime,
+) -> Response<Bytes> {
+    let v3 = api.v3(now);
+    let mut out = HeaderMap::new();
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static(NO_CACHE));
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    out.insert(header::ETAG, quoted(&v3.root.hash));
+    serve_content(method, headers, out, v3.built, v3.root.bytes.clone())
+}
+
+fn v3_document(
+    api: &OpenApi,
+    key: &str,
+    method: &Method,
+    query: &Query,
+    headers: &HeaderMap,
+    now: SystemTime,
+) -> Response<Bytes> {
+    let v3 = api.v3(now);
+    let mut out = HeaderMap::new();
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static(NO_CACHE));
+    let Some(doc) = v3.documents.get(key) else {
+        return respond(StatusCode::NOT_FOUND, out, Bytes::new());
+    };
+    out.insert(header::VARY, HeaderValue::from_static("Accept"));
+    let clauses = parse_accept(accept(headers));
+    if clauses.is_empty() {
+        // kube-openapi answers an Accept it cannot parse at all with an empty 200.
+        return respond(StatusCode::OK, out, Bytes::new());
+    }
+    // The v3 protobuf encoding is not served: only ranges covering JSON count.
+    for clause in clauses {
+        if clause.matches("application", "json") {
+            out.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            out.insert(header::ETAG, quoted(&doc.hash));
+            if let Some(hash) = query.get("hash").filter(|h| !h.is_empty()) {
+                if hash != doc.hash {
+                    let location = server_relative_url(key, &doc.hash);
+                    out.insert(
+                        header::LOCATION,
+                        HeaderValue::from_str(&location).expect("a URL of path and hex characters"),
+                    );
+                    return respond(StatusCode::MOVED_PERMANENTLY, out, Bytes::new());
+                }
+                out.insert(
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("public, immutable"),
+                );
+                out.insert(header::EXPIRES, http_date(a_year_after(now), "UTC"));
+            }
+            return serve_content(method, headers, out, v3.built, doc.bytes.clone());
+        }
+    }
+    respond(StatusCode::NOT_ACCEPTABLE, out, Bytes::new())
+}
+
+fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty())
+        .unwrap_or("*/*")
+}
+
+fn quoted(hash: &str) -> HeaderValue {
+    HeaderValue::from_str(&format!("\"{hash}\"")).expect("hex digits in quotes")
+}
+
+fn respond(status: StatusCode, headers: HeaderMap, body: Bytes) -> Response<Bytes> {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
+    response
+}
+
+/// The body with `Last-Modified`, unless `If-None-Match` names the response's ETag:
+/// then 304 (GET, HEAD) or 412 (other methods), without a body.
+fn serve_content(
+    method: &Method,
+    request: &HeaderMap,
+    mut headers: HeaderMap,
+    modified: SystemTime,
+    body: Bytes,
+) -> Response<Bytes> {
+    headers.insert(header::LAST_MODIFIED, http_date(modified, "GMT"));
+    let etag = headers
+        .get(header::ETAG)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let none_match = request
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|inm| !inm.is_empty() && matches_any(inm, etag));
+    if !none_match {
+        return respond(StatusCode::OK, headers, body);
+    }
+    if *method == Method::GET || *method == Method::HEAD {
+        headers.remove(header::CONTENT_TYPE);
+        headers.remove(header::LAST_MODIFIED);
+        return respond(StatusCode::NOT_MODIFIED, headers, Bytes::new());
+    }
+    respond(StatusCode::PRECONDITION_FAILED, headers, Bytes::new())
+}
+
+/// Whether an `If-None-Match` list names `etag` (weak comparison) or is `*`. Parsing
+/// stops at the first malformed entry, as Go's `net/http` does.
+pub(crate) fn matches_any(if_none_match: &str, etag: &str) -> bool {
+    let strip_weak = |t: &str| t.strip_prefix("W/").unwrap_or(t).to_owned();
+    let ours = strip_weak(etag);
+    let mut rest = if_none_match;
+    loop {
+        rest = rest.trim_matches([' ', '\t']);
+        if rest.is_empty() {
+            return false;
+        }
+        if let Some(r) = rest.strip_prefix(',') {
+            rest = r;
+            continue;
+        }
+        if rest.starts_with('*') {
+            return true;
+        }
+        let Some((tag, remain)) = scan_etag(rest) else {
+            return false;
+        };
+        if !ours.is_empty() && strip_weak(tag) == ours {
+            return true;
+        }
+        rest = remain;
+    }
+}
+
+/// One entity tag (`"…"` or `W/"…"`) at the start of `s`, and what follows it.
+fn scan_etag(s: &str) -> Option<(&str, &str)> {
+    let start = if s.starts_with("W/") { 2 } else { 0 };
+    let bytes = s.as_bytes();
+    if bytes.get(start) != Some(&b'"') {
+        return None;
+    }
+    for (i, &c) in bytes.iter().enumerate().skip(start + 1) {
+        match c {
+            b'"' => return Some((&s[..=i], &s[i + 1..])),
+            0x21 | 0x23..=0x7e | 0x80..=0xff => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// One media range of an `Accept` header.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Clause {
+    pub(crate) kind: String,
+    pub(crate) subtype: String,
+    pub(crate) quality: f64,
+}
+
+impl Clause {
+    /// Whether the range covers `kind/subtype` (exact, case-sensitive names or `*`).
+    fn matches(&self, kind: &str, subtype: &str) -> bool {
+        (self.kind == kind || self.kind == "*") && (self.subtype == subtype || self.subtype == "*")
+    }
+}
+
+/// The media ranges of an `Accept` header as kube-openapi orders them (goautoneg):
+/// higher quality first, and a range with a concrete type or subtype before a
+/// wildcard one. Ranges that are not `type/subtype` (or a lone `*`) are dropped; an
+/// unparsable quality counts as 0.
+pub(crate) fn parse_accept(header: &str) -> Vec<Clause> {
+    let mut clauses = Vec::new();
+    for part in header.split(',') {
+        let part = part.trim_matches(' ');
+        let mut pieces = part.split(';');
+        let media = pieces.next().unwrap_or("");
+        let halves: Vec<&str> = media.split('/').collect();
+        let kind = halves[0].trim_matches(' ').to_owned();
+        let subtype = match halves.len() {
+            1 if kind == "*" => "*".to_owned(),
+            2 => halves[1].trim_matches(' ').to_owned(),
+            _ => continue,
+        };
+        let mut quality = 1.0;
+        for param in pieces {
+            if let Some((name, value)) = param.split_once('=') {
+                if name.trim_matches(' ') == "q" {
+                    quality = value.parse::<f32>().map(f64::from).unwrap_or(0.0);
+                }
+            }
+        }
+        clauses.push(Clause {
+            kind,
+            subtype,
+            quality,
+        });
+    }
+    // goautoneg's ordering, applied as Go's sort does for short lists (an insertion
+    // sort), so ties and its non-transitive cases come out the same.
+    let less = |a: &Clause, b: &Clause| {
+        a.quality > b.quality
+            || (a.kind != "*" && b.kind == "*")
+            || (a.subtype != "*" && b.subtype == "*")
+    };
+    for i in 1..clauses.len() {
+        let mut j = i;
+        while j > 0 && less(&clauses[j], &clauses[j - 1]) {
+            clauses.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    clauses
+}
+
+/// One calendar year later, as Go's `AddDate(1, 0, 0)` (29 February becomes 1 March).
+fn a_year_after(t: SystemTime) -> SystemTime {
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let next = days_from_civil(y + 1, m, d);
+    UNIX_EPOCH + Duration::from_secs((next * 86_400 + rem).max(0) as u64)
+}
+
+/// An HTTP date (`Mon, 02 Jan 2006 15:04:05 GMT`); `zone` is the name written at the
+/// end (`GMT` for `Last-Modified`, `UTC` where Go formats a UTC time as RFC 1123).
+pub(crate) fn http_date(t: SystemTime, zone: &str) -> HeaderValue {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let text = format!(
+        "{}, {d:02} {} {y:04} {:02}:{:02}:{:02} {zone}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m - 1) as usize],
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+    );
+    HeaderValue::from_str(&text).expect("ASCII date")
+}
+
+/// Days since 1970-01-01 → (year, month 1–12, day 1–31), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// (year, month, day) → days since 1970-01-01; days past the month's end roll over.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}

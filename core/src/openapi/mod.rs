@@ -1,0 +1,241 @@
+//! The OpenAPI documents: `/openapi/v2` (Swagger 2.0, as JSON and as gnostic protobuf)
+//! and `/openapi/v3` (the discovery document and one OpenAPI 3.0 document per
+//! group-version), built from the registry and the schema definitions.
+//!
+//! Nothing is built at startup. The first request for a version builds its documents,
+//! encodes them, hashes them (SHA-512, as kube-openapi names them) and keeps only the
+//! encoded bytes in a [`OnceLock`]; every later request is a lookup plus the conditional
+//! GET logic in [`handler`].
+//!
+//! - [`spec`] builds the Swagger 2.0 document: paths for every operation of every
+//!   resource of the registry, shared parameters, and the definitions;
+//! - [`v3`] derives the OpenAPI 3.0 documents from it;
+//! - [`gnostic`] is the protobuf form kubectl downloads;
+//! - [`handler`] answers the HTTP requests (content negotiation, ETag, 304, the
+//!   hash-pinned URLs of v3).
+
+pub mod gnostic;
+mod handler;
+pub(crate) mod sha512;
+pub mod spec;
+pub mod v3;
+
+#[cfg(test)]
+mod tests;
+
+use crate::registry::Registry;
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+pub use handler::{PROTOBUF_V2_CONTENT_TYPE, PROTOBUF_V2_MEDIA_TYPES};
+pub use spec::{v2_document, KUBERNETES_VERSION};
+
+/// The schema definitions of every built-in kind: the OpenAPI v2 `definitions` map,
+/// generated into the `schema` module.
+const BUILTIN_DEFINITIONS: &str = include_str!("../schema/definitions.json");
+
+/// One encoded document and the hash that names it.
+#[derive(Clone, Debug)]
+pub struct Encoded {
+    /// The document's bytes.
+    pub bytes: Bytes,
+    /// SHA-512 of the JSON, 128 upper-case hex digits: the ETag (quoted) and the
+    /// `?hash=` value.
+    pub hash: String,
+}
+
+/// `/openapi/v2`, encoded.
+#[derive(Debug)]
+pub struct V2 {
+    /// The JSON document.
+    pub json: Bytes,
+    /// The gnostic protobuf encoding of the same document.
+    pub protobuf: Bytes,
+    /// The hash of the JSON, which names both encodings (responses vary by Accept).
+    pub hash: String,
+    /// When the documents were built (`Last-Modified`).
+    pub built: SystemTime,
+}
+
+/// `/openapi/v3`, encoded.
+#[derive(Debug)]
+pub struct V3 {
+    /// The discovery document: `{"paths": {"<key>": {"serverRelativeURL": …}}}`.
+    pub root: Encoded,
+    /// One JSON document per key (`api/v1`, `apis/apps/v1`, `apis`, `version`, …).
+    pub documents: BTreeMap<String, Encoded>,
+    /// When the documents were built (`Last-Modified`).
+    pub built: SystemTime,
+}
+
+/// The OpenAPI documents of one registry, built on first use.
+pub struct OpenApi {
+    registry: Registry,
+    definitions: &'static str,
+    v2: OnceLock<V2>,
+    v3: OnceLock<V3>,
+}
+
+impl OpenApi {
+    /// The documents of `registry` with the built-in schema definitions.
+    pub fn new(registry: Registry) -> OpenApi {
+        OpenApi::with_definitions(registry, BUILTIN_DEFINITIONS)
+    }
+
+    /// The documents of `registry` with `definitions` (JSON: the v2 `definitions` map,
+    /// bare or under a `definitions` key) as the schemas.
+    pub fn with_definitions(registry: Registry, definitions: &'static str) -> OpenApi {
+        OpenApi {
+            registry,
+            definitions,
+            v2: OnceLock::new(),
+            v3: OnceLock::new(),
+        }
+    }
+
+    /// The registry the documents describe.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The schema definitions, parsed.
+    pub fn definitions(&self) -> Map<String, Value> {
+        match serde_json::from_str::<Value>(self.definitions) {
+            Ok(Value::Object(mut m)) => match m.remove("definitions") {
+                Some(Value::Object(inner)) if m.is_empty() => inner,
+                Some(other) => {
+                    m.insert("definitions".into(), other);
+                    m
+                }
+                None => m,
+            },
+            Ok(_) | Err(_) => {
+                tracing::error!(
+                    "the OpenAPI schema definitions are not a JSON object; serving none"
+                );
+                Map::new()
+            }
+        }
+    }
+
+    /// The Swagger 2.0 document as a JSON value (built afresh; not cached).
+    pub fn v2_document(&self) -> Value {
+        spec::v2_document(&self.registry, self.definitions())
+    }
+
+    /// The OpenAPI 3.0 documents as JSON values, by key (built afresh; not cached).
+    pub fn v3_documents(&self) -> BTreeMap<String, Value> {
+        v3::documents(&self.v2_document())
+    }
+
+    /// `/openapi/v2`, built and encoded on the first call; `now` is recorded as the
+    /// build time.
+    pub fn v2(&self, now: SystemTime) -> &V2 {
+        self.v2.get_or_init(|| {
+            let doc = self.v2_document();
+            let json = serde_json::to_vec(&doc).expect("a JSON value serializes");
+            let protobuf = prost::Message::encode_to_vec(&gnostic::Document::from_json(&doc));
+            V2 {
+                hash: sha512::hex_upper(&json),
+                json: Bytes::from(json),
+                protobuf: Bytes::from(protobuf),
+                built: now,
+            }
+        })
+    }
+
+    /// `/openapi/v3`, built and encoded on the first call; `now` is recorded as the
+    /// build time.
+    pub fn v3(&self, now: SystemTime) -> &V3 {
+        self.v3.get_or_init(|| {
+            let documents: BTreeMap<String, Encoded> = self
+                .v3_documents()
+                .into_iter()
+                .map(|(key, doc)| {
+                    let json = serde_json::to_vec(&doc).expect("a JSON value serializes");
+                    let encoded = Encoded {
+                        hash: sha512::hex_upper(&json),
+                        bytes: Bytes::from(json),
+                    };
+                    (key, encoded)
+                })
+                .collect();
+            let paths: Map<String, Value> = documents
+                .iter()
+                .map(|(key, doc)| {
+                    let url = handler::server_relative_url(key, &doc.hash);
+                    (key.clone(), serde_json::json!({ "serverRelativeURL": url }))
+                })
+                .collect();
+            let root = serde_json::to_vec(&serde_json::json!({ "paths": paths }))
+                .expect("a JSON value serializes");
+            V3 {
+                root: Encoded {
+                    hash: sha512::hex_upper(&root),
+                    bytes: Bytes::from(root),
+                },
+                documents,
+                built: now,
+            }
+        })
+    }
+
+    /// Whether the v2 documents have been built.
+    pub fn v2_built(&self) -> bool {
+        self.v2.get().is_some()
+    }
+
+    /// Whether the v3 documents have been built.
+    pub fn v3_built(&self) -> bool {
+        self.v3.get().is_some()
+    }
+
+    /// Answers a request for `/openapi/v2`, `/openapi/v3` or `/openapi/v3/<key>`;
+    /// `None` for any other path.
+    pub fn handle(
+        &self,
+        method: &http::Method,
+        path: &str,
+        query: &crate::query::Query,
+        headers: &http::HeaderMap,
+        now: SystemTime,
+    ) -> Option<http::Response<Bytes>> {
+        handler::handle(self, method, path, query, headers, now)
+    }
+}
+
+/// The documents of the built-in registry, shared by every server in the process.
+fn builtin() -> &'static OpenApi {
+    static BUILTIN: OnceLock<OpenApi> = OnceLock::new();
+    BUILTIN.get_or_init(|| OpenApi::new(Registry::builtin()))
+}
+
+/// Whether `path` is one of the OpenAPI endpoints.
+pub fn is_openapi_path(path: &str) -> bool {
+    path == "/openapi/v2" || path == "/openapi/v3" || path.starts_with("/openapi/v3/")
+}
+
+/// Answers an OpenAPI request against `registry`: the process-wide cached documents
+/// when `registry` is the built-in one, documents built for this request otherwise.
+/// `None` when `path` is not an OpenAPI endpoint.
+pub fn serve(
+    registry: &Registry,
+    method: &http::Method,
+    path: &str,
+    query: &crate::query::Query,
+    headers: &http::HeaderMap,
+    now: SystemTime,
+) -> Option<http::Response<Bytes>> {
+    if !is_openapi_path(path) {
+        return None;
+    }
+    let cached = builtin();
+    if cached.registry() == registry {
+        cached.handle(method, path, query, headers, now)
+    } else {
+        OpenApi::new(registry.clone()).handle(method, path, query, headers, now)
+    }
+}
