@@ -56,19 +56,6 @@ const API_GROUP: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup";
 const API_RESOURCE_LIST: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList";
 const VERSION_INFO: &str = "io.k8s.apimachinery.pkg.version.Info";
 
-/// Resources whose DELETE answers with the deleted object rather than a Status (their
-/// storage returns the deleted object in kube-apiserver).
-const DELETE_RETURNS_OBJECT: &[(&str, &str)] = &[
-    ("", "pods"),
-    ("", "persistentvolumes"),
-    ("", "persistentvolumeclaims"),
-    ("", "podtemplates"),
-    ("", "resourcequotas"),
-    ("", "serviceaccounts"),
-    ("", "services"),
-    ("storage.k8s.io", "storageclasses"),
-];
-
 /// One query or path parameter, with the type it has in the document.
 #[derive(Clone, Copy)]
 struct Param {
@@ -688,7 +675,7 @@ impl<'a> PathBuilder<'a> {
 
         // The item.
         let mut ops = Vec::new();
-        let deleted = if DELETE_RETURNS_OBJECT.contains(&(r.group.as_str(), r.plural.as_str())) {
+        let deleted = if r.delete_returns_object() {
             object.clone()
         } else {
             status.clone()

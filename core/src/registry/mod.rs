@@ -129,6 +129,12 @@ impl Resource {
     }
 
     /// Whether the resource lives in the core group (served under `/api`).
+    /// Whether a DELETE answers with the deleted object rather than a success Status
+    /// (kube-apiserver's `ReturnDeletedObject` storages).
+    pub fn delete_returns_object(&self) -> bool {
+        DELETE_RETURNS_OBJECT.contains(&(self.group.as_str(), self.plural.as_str()))
+    }
+
     pub fn is_core(&self) -> bool {
         self.group.is_empty()
     }
@@ -144,6 +150,18 @@ pub struct GroupInfo {
     /// The preferred version: the first of `versions`.
     pub preferred_version: String,
 }
+
+/// Resources whose storage returns the deleted object from a DELETE.
+const DELETE_RETURNS_OBJECT: &[(&str, &str)] = &[
+    ("", "pods"),
+    ("", "persistentvolumes"),
+    ("", "persistentvolumeclaims"),
+    ("", "podtemplates"),
+    ("", "resourcequotas"),
+    ("", "serviceaccounts"),
+    ("", "services"),
+    ("storage.k8s.io", "storageclasses"),
+];
 
 /// The set of resources the server serves.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -11,9 +11,6 @@ use crate::status::ApiError;
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use serde_json::{json, Value};
 
-/// Resources whose DELETE answers with the deleted object rather than a Status.
-const RETURNS_DELETED_OBJECT: &[&str] = &["pods", "services", "serviceaccounts", "namespaces", "storageclasses"];
-
 /// Namespaces the server keeps for itself.
 const IMMORTAL_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public"];
 
@@ -82,14 +79,14 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions) -> Step {
         expected_revision: Some(current.mod_revision),
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Deleted { revision, .. }) => deleted(scope, obj, revision),
+        Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj),
         Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre),
         other => scope.fail_storage(&scope.name, other),
     })
 }
 
 /// Answer a finished delete, after removing a namespace's contents.
-fn deleted(scope: Scope, mut obj: Object, revision: u64) -> Step {
+fn deleted(scope: Scope, mut obj: Object) -> Step {
     let r = scope.resource();
     let plural = r.plural.clone();
     if plural == "namespaces" {
@@ -99,10 +96,9 @@ fn deleted(scope: Scope, mut obj: Object, revision: u64) -> Step {
         let ns = scope.name.clone();
         return delete_namespace_contents(scope, ns, 0, move |scope| scope.respond(200, &Value::Object(obj)));
     }
-    if RETURNS_DELETED_OBJECT.contains(&plural.as_str()) {
+    if r.delete_returns_object() {
         return scope.respond(200, &Value::Object(obj));
     }
-    let _ = revision;
     let status = json!({
         "kind": "Status",
         "apiVersion": "v1",
