@@ -39,9 +39,9 @@ fn acceptance(version: &str) {
     assert!(cm.contains("resourceVersion:"), "{cm}");
     assert!(cm.contains("uid:"), "{cm}");
 
-    ok(&k(&["create", "-f", &fixture("deployment.yaml"), "-n", "x", "--validate=false"]));
+    ok(&k(&["create", "-f", &fixture("deployment.yaml"), "-n", "x"]));
     let changed = changed_deployment(&apiary.data_dir);
-    ok(&k(&["replace", "-f", &changed, "-n", "x", "--validate=false"]));
+    ok(&k(&["replace", "-f", &changed, "-n", "x"]));
     let deploy: Value = serde_json::from_str(&ok(&k(&["get", "deploy", "web", "-n", "x", "-o", "json"]))).unwrap();
     assert_eq!(deploy["metadata"]["generation"], 2, "{deploy}");
     assert_eq!(deploy["spec"]["replicas"], 3);

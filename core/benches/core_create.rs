@@ -43,7 +43,9 @@ fn deployment(name: &str) -> String {
 }
 
 fn configmap(name: &str) -> String {
-    format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}},"data":{{"key":"value"}}}}"#)
+    format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}},"data":{{"key":"value"}}}}"#
+    )
 }
 
 fn rss_kib() -> u64 {
@@ -59,12 +61,24 @@ fn rss_kib() -> u64 {
 
 fn median(mut rounds: Vec<Duration>) -> (Duration, Duration, Duration) {
     rounds.sort();
-    (rounds[rounds.len() / 2], rounds[0], rounds[rounds.len() - 1])
+    (
+        rounds[rounds.len() / 2],
+        rounds[0],
+        rounds[rounds.len() - 1],
+    )
 }
 
 fn main() {
     let server = Server::new(Config::default());
     let store = MemoryStore::new();
+    let before = rss_kib();
+    let start = Instant::now();
+    apiary_core::schema::warm();
+    println!(
+        "schemas built on first use: {:.2} ms; RSS {before} KiB before, {} KiB after",
+        start.elapsed().as_secs_f64() * 1e3,
+        rss_kib()
+    );
     let before = rss_kib();
     let start = Instant::now();
     for req in server.bootstrap_requests() {
@@ -78,7 +92,14 @@ fn main() {
     // The first create of a kind other than the bootstrap's namespaces.
     let before = rss_kib();
     let start = Instant::now();
-    let r = drive(&server, &store, post("/apis/apps/v1/namespaces/default/deployments", deployment("first")));
+    let r = drive(
+        &server,
+        &store,
+        post(
+            "/apis/apps/v1/namespaces/default/deployments",
+            deployment("first"),
+        ),
+    );
     let first = start.elapsed();
     assert_eq!(r.status(), 201, "{:?}", r.body());
     println!(
@@ -89,12 +110,22 @@ fn main() {
 
     let per_round = 5_000;
     for (label, path, make) in [
-        ("Deployment", "/apis/apps/v1/namespaces/default/deployments", deployment as fn(&str) -> String),
-        ("ConfigMap", "/api/v1/namespaces/default/configmaps", configmap),
+        (
+            "Deployment",
+            "/apis/apps/v1/namespaces/default/deployments",
+            deployment as fn(&str) -> String,
+        ),
+        (
+            "ConfigMap",
+            "/api/v1/namespaces/default/configmaps",
+            configmap,
+        ),
     ] {
         let mut rounds = Vec::new();
         for round in 0..9 {
-            let bodies: Vec<String> = (0..per_round).map(|i| make(&format!("b-{round}-{i}"))).collect();
+            let bodies: Vec<String> = (0..per_round)
+                .map(|i| make(&format!("b-{round}-{i}")))
+                .collect();
             let start = Instant::now();
             for body in bodies {
                 let r = drive(&server, &store, post(path, body));
@@ -111,4 +142,48 @@ fn main() {
             max.as_secs_f64() * 1e6
         );
     }
+
+    // The decode step alone, plain JSON parsing (what create did before schemas) against
+    // decoding against the schema, interleaved rounds.
+    let body = deployment("decode");
+    let gvk = ("apps", "v1", "Deployment");
+    let (mut plain, mut schema) = (Vec::new(), Vec::new());
+    for _ in 0..9 {
+        let start = Instant::now();
+        for _ in 0..per_round {
+            std::hint::black_box(
+                serde_json::from_slice::<serde_json::Value>(body.as_bytes()).unwrap(),
+            );
+        }
+        plain.push(start.elapsed() / per_round);
+        let start = Instant::now();
+        for _ in 0..per_round {
+            std::hint::black_box(
+                apiary_core::schema::decode(
+                    apiary_core::negotiation::Format::Json,
+                    body.as_bytes(),
+                    gvk,
+                    apiary_core::schema::FieldValidation::Warn,
+                )
+                .unwrap(),
+            );
+        }
+        schema.push(start.elapsed() / per_round);
+    }
+    let (p, s) = (median(plain).0, median(schema).0);
+    println!(
+        "decode the Deployment body: plain JSON {:.2} µs, against its schema {:.2} µs",
+        p.as_secs_f64() * 1e6,
+        s.as_secs_f64() * 1e6
+    );
+
+    // What an OpenAPI request pays on first use: the full definitions, descriptions and all.
+    let before = rss_kib();
+    let start = Instant::now();
+    let n = apiary_core::schema::definitions().len();
+    println!(
+        "full definitions ({n}) parsed on first use: {:.2} ms; RSS {before} KiB before, {} KiB after",
+        start.elapsed().as_secs_f64() * 1e3,
+        rss_kib()
+    );
 }

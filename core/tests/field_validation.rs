@@ -24,11 +24,15 @@ struct Reply {
 
 impl Reply {
     fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
     }
 
     fn message(&self) -> String {
-        self.json()["message"].as_str().unwrap_or_default().to_owned()
+        self.json()["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
     }
 }
 
@@ -159,7 +163,10 @@ fn headers_for(texts: &[&str]) -> Vec<String> {
 
 fn assert_clean(obj: &Value) {
     let spec = &obj["spec"];
-    assert!(spec.get("unknown1").is_none() && spec.get("unknownDupe").is_none(), "{spec}");
+    assert!(
+        spec.get("unknown1").is_none() && spec.get("unknownDupe").is_none(),
+        "{spec}"
+    );
     let container = &spec["template"]["spec"]["containers"][0];
     assert!(container.get("unknownNested").is_none(), "{container}");
     assert_eq!(container["imagePullPolicy"], "Never");
@@ -169,7 +176,11 @@ fn assert_clean(obj: &Value) {
 #[test]
 fn strict_create_fails_listing_every_unknown_and_duplicate_field() {
     let h = Harness::new();
-    let reply = h.json("POST", &format!("{DEPLOYMENTS}?fieldValidation=Strict"), &invalid_deployment("d"));
+    let reply = h.json(
+        "POST",
+        &format!("{DEPLOYMENTS}?fieldValidation=Strict"),
+        &invalid_deployment("d"),
+    );
     assert_eq!(reply.status, 400);
     let status = reply.json();
     assert_eq!(status["reason"], "BadRequest");
@@ -189,8 +200,17 @@ fn strict_create_fails_listing_every_unknown_and_duplicate_field() {
 fn warn_is_the_default_and_sends_one_warning_per_problem() {
     let h = Harness::new();
     for (name, query) in [("a", ""), ("b", "?fieldValidation=Warn")] {
-        let reply = h.json("POST", &format!("{DEPLOYMENTS}{query}"), &invalid_deployment(name));
-        assert_eq!(reply.status, 201, "{}", String::from_utf8_lossy(&reply.body));
+        let reply = h.json(
+            "POST",
+            &format!("{DEPLOYMENTS}{query}"),
+            &invalid_deployment(name),
+        );
+        assert_eq!(
+            reply.status,
+            201,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
         assert_eq!(reply.warnings, headers_for(&PROBLEMS));
         assert_clean(&reply.json());
         let stored = h.json("GET", &format!("{DEPLOYMENTS}/{name}"), "");
@@ -202,7 +222,11 @@ fn warn_is_the_default_and_sends_one_warning_per_problem() {
 #[test]
 fn ignore_drops_unknown_fields_silently() {
     let h = Harness::new();
-    let reply = h.json("POST", &format!("{DEPLOYMENTS}?fieldValidation=Ignore"), &invalid_deployment("d"));
+    let reply = h.json(
+        "POST",
+        &format!("{DEPLOYMENTS}?fieldValidation=Ignore"),
+        &invalid_deployment("d"),
+    );
     assert_eq!(reply.status, 201);
     assert!(reply.warnings.is_empty());
     assert_clean(&h.json("GET", &format!("{DEPLOYMENTS}/d"), "").json());
@@ -211,10 +235,17 @@ fn ignore_drops_unknown_fields_silently() {
 #[test]
 fn update_validates_as_create_does() {
     let h = Harness::new();
-    assert_eq!(h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status, 201);
+    assert_eq!(
+        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        201
+    );
     let url = format!("{DEPLOYMENTS}/d");
 
-    let strict = h.json("PUT", &format!("{url}?fieldValidation=Strict"), &invalid_deployment("d"));
+    let strict = h.json(
+        "PUT",
+        &format!("{url}?fieldValidation=Strict"),
+        &invalid_deployment("d"),
+    );
     assert_eq!(strict.status, 400);
     assert_eq!(
         strict.message(),
@@ -225,14 +256,26 @@ fn update_validates_as_create_does() {
     assert_eq!(warn.status, 200, "{}", String::from_utf8_lossy(&warn.body));
     assert_eq!(warn.warnings, headers_for(&PROBLEMS));
     assert_clean(&warn.json());
-    assert_eq!(warn.json()["metadata"]["generation"], 2, "paused changed the spec");
+    assert_eq!(
+        warn.json()["metadata"]["generation"],
+        2,
+        "paused changed the spec"
+    );
 
     // The same body again changes nothing; the warnings still come.
-    let again = h.json("PUT", &format!("{url}?fieldValidation=Warn"), &invalid_deployment("d"));
+    let again = h.json(
+        "PUT",
+        &format!("{url}?fieldValidation=Warn"),
+        &invalid_deployment("d"),
+    );
     assert_eq!(again.status, 200);
     assert_eq!(again.warnings, headers_for(&PROBLEMS));
 
-    let ignore = h.json("PUT", &format!("{url}?fieldValidation=Ignore"), &invalid_deployment("d"));
+    let ignore = h.json(
+        "PUT",
+        &format!("{url}?fieldValidation=Ignore"),
+        &invalid_deployment("d"),
+    );
     assert_eq!(ignore.status, 200);
     assert!(ignore.warnings.is_empty());
     assert_clean(&h.json("GET", &url, "").json());
@@ -241,7 +284,10 @@ fn update_validates_as_create_does() {
 #[test]
 fn warnings_come_with_a_failure_after_decoding() {
     let h = Harness::new();
-    assert_eq!(h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status, 201);
+    assert_eq!(
+        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        201
+    );
     let reply = h.json("POST", DEPLOYMENTS, &invalid_deployment("d"));
     assert_eq!(reply.status, 409);
     assert_eq!(reply.warnings, headers_for(&PROBLEMS));
@@ -250,7 +296,11 @@ fn warnings_come_with_a_failure_after_decoding() {
 #[test]
 fn unsupported_field_validation_values_are_invalid_options() {
     let h = Harness::new();
-    let create = h.json("POST", &format!("{DEPLOYMENTS}?fieldValidation=strict"), &valid_deployment("d"));
+    let create = h.json(
+        "POST",
+        &format!("{DEPLOYMENTS}?fieldValidation=strict"),
+        &valid_deployment("d"),
+    );
     assert_eq!(create.status, 422);
     let status = create.json();
     assert_eq!(status["reason"], "Invalid");
@@ -261,10 +311,20 @@ fn unsupported_field_validation_values_are_invalid_options() {
     assert_eq!(status["details"]["group"], "meta.k8s.io");
     assert_eq!(status["details"]["kind"], "CreateOptions");
     assert_eq!(status["details"]["causes"][0]["field"], "fieldValidation");
-    assert_eq!(status["details"]["causes"][0]["reason"], "FieldValueNotSupported");
+    assert_eq!(
+        status["details"]["causes"][0]["reason"],
+        "FieldValueNotSupported"
+    );
 
-    assert_eq!(h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status, 201);
-    let update = h.json("PUT", &format!("{DEPLOYMENTS}/d?fieldValidation=Bogus"), &valid_deployment("d"));
+    assert_eq!(
+        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        201
+    );
+    let update = h.json(
+        "PUT",
+        &format!("{DEPLOYMENTS}/d?fieldValidation=Bogus"),
+        &valid_deployment("d"),
+    );
     assert_eq!(update.status, 422);
     assert_eq!(
         update.message(),
@@ -286,7 +346,11 @@ fn wrong_types_are_bad_requests_naming_the_go_field() {
         );
     }
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}});
-    let reply = h.json("POST", "/api/v1/namespaces/default/configmaps", &cm.to_string());
+    let reply = h.json(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        &cm.to_string(),
+    );
     assert_eq!(reply.status, 400);
     assert_eq!(
         reply.message(),
@@ -303,7 +367,10 @@ fn wrong_types_are_bad_requests_naming_the_go_field() {
     // A wrong apiVersion is reported before the body's types.
     body["apiVersion"] = json!("apps/v2");
     let reply = h.json("POST", DEPLOYMENTS, &body.to_string());
-    assert_eq!(reply.message(), "the API version in the data (apps/v2) does not match the expected API version (apps/v1)");
+    assert_eq!(
+        reply.message(),
+        "the API version in the data (apps/v2) does not match the expected API version (apps/v1)"
+    );
 }
 
 #[test]
@@ -318,13 +385,31 @@ data:
   k: v
 extra: 1
 ";
-    let reply = h.send("POST", "/api/v1/namespaces/default/configmaps", "application/yaml", body);
-    assert_eq!(reply.status, 201, "{}", String::from_utf8_lossy(&reply.body));
+    let reply = h.send(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        "application/yaml",
+        body,
+    );
+    assert_eq!(
+        reply.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
     assert_eq!(
         reply.warnings,
-        headers_for(&[r#"line 5: key "name" already set in map"#, r#"unknown field "extra""#])
+        headers_for(&[
+            r#"line 5: key "name" already set in map"#,
+            r#"unknown field "extra""#
+        ])
     );
-    let strict = h.send("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", "application/yaml", body);
+    let strict = h.send(
+        "POST",
+        "/api/v1/namespaces/default/configmaps?fieldValidation=Strict",
+        "application/yaml",
+        body,
+    );
     assert_eq!(strict.status, 400);
     assert_eq!(
         strict.message(),
@@ -335,16 +420,29 @@ extra: 1
 #[test]
 fn status_updates_and_every_kind_decode_against_their_schema() {
     let h = Harness::new();
-    assert_eq!(h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status, 201);
+    assert_eq!(
+        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        201
+    );
     let status = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
         "status": {"replicas": 1, "readyReplica": 1}});
-    let reply = h.json("PUT", &format!("{DEPLOYMENTS}/d/status"), &status.to_string());
+    let reply = h.json(
+        "PUT",
+        &format!("{DEPLOYMENTS}/d/status"),
+        &status.to_string(),
+    );
     assert_eq!(reply.status, 200);
-    assert_eq!(reply.warnings, headers_for(&[r#"unknown field "status.readyReplica""#]));
+    assert_eq!(
+        reply.warnings,
+        headers_for(&[r#"unknown field "status.readyReplica""#])
+    );
     assert_eq!(reply.json()["status"], json!({"replicas": 1}));
 
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n", "colour": "red"}});
     let reply = h.json("POST", "/api/v1/namespaces", &ns.to_string());
     assert_eq!(reply.status, 201);
-    assert_eq!(reply.warnings, headers_for(&[r#"unknown field "metadata.colour""#]));
+    assert_eq!(
+        reply.warnings,
+        headers_for(&[r#"unknown field "metadata.colour""#])
+    );
 }

@@ -31,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
         1 => FieldValidation::Warn,
         _ => FieldValidation::Strict,
     };
-    let format = if control & 0x80 != 0 { Format::Yaml } else { Format::Json };
+    let format = if control & 0x80 != 0 {
+        Format::Yaml
+    } else {
+        Format::Json
+    };
     match decode(format, body, kind, validation) {
         Ok(decoded) => {
             if validation != FieldValidation::Warn {
@@ -40,7 +44,10 @@ fuzz_target!(|data: &[u8]| {
             let again = serde_json::to_vec(&decoded.object).expect("a decoded object serializes");
             match decode(Format::Json, &again, kind, FieldValidation::Strict) {
                 Ok(d) => assert_eq!(d.object, decoded.object),
-                Err(e) => panic!("kept {} but it fails again: {e:?}", String::from_utf8_lossy(&again)),
+                Err(e) => panic!(
+                    "kept {} but it fails again: {e:?}",
+                    String::from_utf8_lossy(&again)
+                ),
             }
         }
         Err(DecodeError::Strict(errors)) => {

@@ -19,7 +19,7 @@ use super::structure::{Schemas, Shape, Ty, TypeId};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// Most strict errors kept, as sigs.k8s.io/json keeps.
 const MAX_STRICT_ERRORS: usize = 100;
@@ -59,7 +59,11 @@ impl<'s> Cx<'s> {
     }
 
     /// Decode one value of definition `root` from `de`.
-    pub fn decode<'de, D: de::Deserializer<'de>>(&mut self, root: TypeId, de: D) -> Result<Value, D::Error> {
+    pub fn decode<'de, D: de::Deserializer<'de>>(
+        &mut self,
+        root: TypeId,
+        de: D,
+    ) -> Result<Value, D::Error> {
         Seed {
             cx: self,
             target: Target::Type(root),
@@ -258,7 +262,9 @@ impl Seed<'_, '_> {
                     Err(cx.fail(msg))
                 }
                 Shape::Quantity => {
-                    let msg = check_quantity(raw().trim()).err().unwrap_or(QUANTITY_FORMAT);
+                    let msg = check_quantity(raw().trim())
+                        .err()
+                        .unwrap_or(QUANTITY_FORMAT);
                     Err(cx.fail(msg.to_owned()))
                 }
                 Shape::Time | Shape::MicroTime => {
@@ -329,7 +335,9 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let element: &Ty = match self.target.resolve() {
             Target::Field(Ty::Array(t)) => t,
-            Target::Field(Ty::Any | Ty::Bytes) => return Value::deserialize(de::value::SeqAccessDeserializer::new(seq)),
+            Target::Field(Ty::Any | Ty::Bytes) => {
+                return Value::deserialize(de::value::SeqAccessDeserializer::new(seq))
+            }
             Target::Type(id) if matches!(self.cx.schemas.ty(id).shape, Shape::Any) => {
                 return Value::deserialize(de::value::SeqAccessDeserializer::new(seq));
             }
@@ -347,7 +355,7 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
         let mut out = Vec::new();
         loop {
             let len = cx.path.len();
-            cx.path.push_str(&format!("[{}]", out.len()));
+            let _ = write!(cx.path, "[{}]", out.len());
             let next = seq.next_element_seed(Seed {
                 cx: &mut *cx,
                 target: Target::Field(element),
@@ -364,7 +372,9 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         match self.target.resolve() {
             Target::Field(Ty::Map(values)) => decode_map(self.cx, values, map),
-            Target::Field(Ty::Any) => Value::deserialize(de::value::MapAccessDeserializer::new(map)),
+            Target::Field(Ty::Any) => {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
             Target::Type(id) => match &self.cx.schemas.ty(id).shape {
                 Shape::Struct(fields) => decode_struct(self.cx, id, fields, map),
                 Shape::Any => Value::deserialize(de::value::MapAccessDeserializer::new(map)),
@@ -386,14 +396,14 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
 fn decode_struct<'de, 's, A: MapAccess<'de>>(
     cx: &mut Cx<'s>,
     id: TypeId,
-    fields: &'s [(Box<str>, Ty)],
+    fields: &'s [(&'static str, Ty)],
     mut map: A,
 ) -> Result<Value, A::Error> {
     let mut out = Map::new();
     let outer_struct = cx.go_struct;
     while let Some(key) = map.next_key::<String>()? {
         let len = cx.push_key(&key);
-        match fields.binary_search_by(|(name, _)| (**name).cmp(key.as_str())) {
+        match fields.binary_search_by(|(name, _)| (*name).cmp(key.as_str())) {
             Ok(i) => {
                 let (name, ty) = &fields[i];
                 cx.fields.push(name);
@@ -425,7 +435,11 @@ fn decode_struct<'de, 's, A: MapAccess<'de>>(
     Ok(Value::Object(out))
 }
 
-fn decode_map<'de, 's, A: MapAccess<'de>>(cx: &mut Cx<'s>, values: &'s Ty, mut map: A) -> Result<Value, A::Error> {
+fn decode_map<'de, 's, A: MapAccess<'de>>(
+    cx: &mut Cx<'s>,
+    values: &'s Ty,
+    mut map: A,
+) -> Result<Value, A::Error> {
     let mut out = Map::new();
     while let Some(key) = map.next_key::<String>()? {
         let len = cx.push_key(&key);
@@ -476,7 +490,9 @@ pub fn go_quote(s: &str) -> String {
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
             '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
@@ -485,7 +501,8 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-const QUANTITY_FORMAT: &str = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_FORMAT: &str =
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const QUANTITY_NUMERIC: &str = "unable to parse numeric part of quantity";
 const QUANTITY_SUFFIX: &str = "unable to parse quantity's suffix";
 
@@ -533,9 +550,25 @@ pub(crate) fn check_quantity(s: &str) -> Result<(), &'static str> {
     let suffix = &s[suffix_start..];
     let known = matches!(
         suffix,
-        "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "n" | "u" | "m" | "k" | "M" | "G" | "T" | "P" | "E"
+        "" | "Ki"
+            | "Mi"
+            | "Gi"
+            | "Ti"
+            | "Pi"
+            | "Ei"
+            | "n"
+            | "u"
+            | "m"
+            | "k"
+            | "M"
+            | "G"
+            | "T"
+            | "P"
+            | "E"
     );
-    let exponent = suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) && suffix[1..].parse::<i64>().is_ok();
+    let exponent = suffix.len() > 1
+        && (suffix.starts_with('e') || suffix.starts_with('E'))
+        && suffix[1..].parse::<i64>().is_ok();
     if !known && !exponent {
         return Err(QUANTITY_SUFFIX);
     }
@@ -614,7 +647,8 @@ pub(crate) fn check_time(v: &str, micro: bool) -> Result<(), String> {
         ))
     };
     let range = |what: &str| Err(format!("parsing time {}: {what} out of range", go_quote(v)));
-    let digits = |s: &str, n: usize| s.len() >= n && s.as_bytes()[..n].iter().all(u8::is_ascii_digit);
+    let digits =
+        |s: &str, n: usize| s.len() >= n && s.as_bytes()[..n].iter().all(u8::is_ascii_digit);
     let mut rest = v;
 
     // 2006
@@ -703,7 +737,12 @@ pub(crate) fn check_time(v: &str, micro: bool) -> Result<(), String> {
         rest = r;
     } else {
         let b = rest.as_bytes();
-        if b.len() < 6 || b[3] != b':' || !(b[0] == b'+' || b[0] == b'-') || !digits(&rest[1..], 2) || !digits(&rest[4..], 2) {
+        if b.len() < 6
+            || b[3] != b':'
+            || !(b[0] == b'+' || b[0] == b'-')
+            || !digits(&rest[1..], 2)
+            || !digits(&rest[4..], 2)
+        {
             return cannot(rest, "Z07:00");
         }
         let hh: u32 = rest[1..3].parse().unwrap_or(0);
@@ -717,7 +756,11 @@ pub(crate) fn check_time(v: &str, micro: bool) -> Result<(), String> {
         }
     }
     if !rest.is_empty() {
-        return Err(format!("parsing time {}: extra text: {}", go_quote(v), go_quote(rest)));
+        return Err(format!(
+            "parsing time {}: extra text: {}",
+            go_quote(v),
+            go_quote(rest)
+        ));
     }
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     let days = match month {

@@ -33,21 +33,30 @@ pub use decode::go_quote;
 /// The OpenAPI v2 `definitions` object, as generated (pretty-printed JSON, sorted keys).
 pub const DEFINITIONS_JSON: &str = include_str!("definitions.json");
 
-/// What decoding needs of the definitions (types, properties, refs, kinds), minified:
-/// generated with `definitions.json`, read on the first write.
-pub(crate) const STRUCTURE_JSON: &str = include_str!("structure.json");
+/// What decoding needs of the definitions (types, properties, refs, kinds), one line per
+/// definition: generated with `definitions.json`, read on the first write.
+pub(crate) const STRUCTURE: &str = include_str!("structure.txt");
 
 /// The OpenAPI v2 `definitions`, parsed on first use: definition name → schema.
 pub fn definitions() -> &'static Map<String, Value> {
     static DEFINITIONS: OnceLock<Map<String, Value>> = OnceLock::new();
-    DEFINITIONS.get_or_init(|| serde_json::from_str(DEFINITIONS_JSON).expect("definitions.json is valid"))
+    DEFINITIONS
+        .get_or_init(|| serde_json::from_str(DEFINITIONS_JSON).expect("definitions.json is valid"))
+}
+
+/// Build what decoding needs now rather than on the first write (an adapter may call it
+/// off the request path, once the server is ready).
+pub fn warm() {
+    structure::Schemas::get();
 }
 
 /// The name of the definition of `kind` in `group`/`version` (`""` for the core group),
 /// if there is one: `io.k8s.api.apps.v1.Deployment`.
 pub fn definition_name(group: &str, version: &str, kind: &str) -> Option<&'static str> {
     let schemas = structure::Schemas::get();
-    schemas.kind(group, version, kind).map(|id| &*schemas.ty(id).name)
+    schemas
+        .kind(group, version, kind)
+        .map(|id| schemas.ty(id).name)
 }
 
 /// The `fieldValidation` query parameter of create, update and patch.
@@ -146,7 +155,8 @@ pub fn decode(
             let first = body.iter().find(|b| !b.is_ascii_whitespace());
             if first.is_some_and(|b| *b != b'{') {
                 // Syntax first, as Go checks the whole body before decoding.
-                serde_json::from_slice::<serde::de::IgnoredAny>(body).map_err(|e| DecodeError::Syntax(e.to_string()))?;
+                serde_json::from_slice::<serde::de::IgnoredAny>(body)
+                    .map_err(|e| DecodeError::Syntax(e.to_string()))?;
                 return Err(DecodeError::NotAnObject);
             }
             let mut de = serde_json::Deserializer::from_slice(body);
@@ -156,17 +166,20 @@ pub fn decode(
                 Err(e) => {
                     return Err(match cx.fatal.take() {
                         // A syntax error later in the body would have come first in Go.
-                        Some(fatal) => match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-                            Err(syntax) => DecodeError::Syntax(syntax.to_string()),
-                            Ok(_) => DecodeError::Type(fatal),
-                        },
+                        Some(fatal) => {
+                            match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+                                Err(syntax) => DecodeError::Syntax(syntax.to_string()),
+                                Ok(_) => DecodeError::Type(fatal),
+                            }
+                        }
                         None => DecodeError::Syntax(e.to_string()),
-                    })
+                    });
                 }
             }
         }
         Format::Yaml => {
-            let plain: Value = serde_yaml::from_slice(body).map_err(|e| DecodeError::Syntax(e.to_string()))?;
+            let plain: Value =
+                serde_yaml::from_slice(body).map_err(|e| DecodeError::Syntax(e.to_string()))?;
             if !plain.is_object() {
                 return Err(DecodeError::NotAnObject);
             }
@@ -174,14 +187,20 @@ pub fn decode(
                 if let Ok(text) = std::str::from_utf8(body) {
                     yaml_duplicates = yaml::duplicate_keys(text)
                         .into_iter()
-                        .map(|(line, key)| format!("line {line}: key {} already set in map", go_quote(&key)))
+                        .map(|(line, key)| {
+                            format!("line {line}: key {} already set in map", go_quote(&key))
+                        })
                         .collect();
                 }
             }
             // Decoded from the converted JSON, as upstream does: keys in sorted order.
             match cx.decode(root, &plain) {
                 Ok(v) => v,
-                Err(e) => return Err(DecodeError::Type(cx.fatal.take().unwrap_or_else(|| e.to_string()))),
+                Err(e) => {
+                    return Err(DecodeError::Type(
+                        cx.fatal.take().unwrap_or_else(|| e.to_string()),
+                    ))
+                }
             }
         }
     };
@@ -199,7 +218,10 @@ pub fn decode(
         FieldValidation::Strict => {
             let mut errors = Vec::new();
             if !yaml_duplicates.is_empty() {
-                errors.push(format!("yaml: unmarshal errors:\n  {}", yaml_duplicates.join("\n  ")));
+                errors.push(format!(
+                    "yaml: unmarshal errors:\n  {}",
+                    yaml_duplicates.join("\n  ")
+                ));
             }
             errors.extend(cx.strict);
             if errors.is_empty() {
@@ -244,7 +266,11 @@ pub fn warning_headers(texts: &[String]) -> Vec<String> {
         if t.chars().any(char::is_control) {
             continue;
         }
-        let text: String = if truncating { t.chars().take(ITEM).collect() } else { t.to_owned() };
+        let text: String = if truncating {
+            t.chars().take(ITEM).collect()
+        } else {
+            t.to_owned()
+        };
         let len = text.chars().count();
         if truncating && written >= TOTAL {
             break;

@@ -33,7 +33,10 @@ pub(crate) fn duplicate_keys(text: &str) -> Vec<(usize, String)> {
         let mut col = indent;
         let mut content = trimmed;
         let mut new_item = false;
-        while let Some(rest) = content.strip_prefix("- ").or_else(|| (content == "-").then_some("")) {
+        while let Some(rest) = content
+            .strip_prefix("- ")
+            .or_else(|| (content == "-").then_some(""))
+        {
             let skipped = content.len() - rest.len();
             let rest_trimmed = rest.trim_start_matches(' ');
             col += skipped + (rest.len() - rest_trimmed.len());

@@ -127,8 +127,8 @@ fn main() {
         text.len()
     );
 
-    let structure = serde_json::to_string(&structure(&definitions)).expect("serializable") + "\n";
-    let path = out_dir.join("structure.json");
+    let structure = structure(&definitions);
+    let path = out_dir.join("structure.txt");
     std::fs::write(&path, &structure).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
     eprintln!("wrote {} ({} bytes)", path.display(), structure.len());
 
@@ -440,39 +440,80 @@ fn upstream_fixups(defs: &mut Map<String, Value>) {
     }
 }
 
-/// The compact form the core decodes writes with: the same definitions with only what
-/// decoding needs (types, formats, properties, items, additionalProperties, refs and the
-/// group-version-kinds), minified. The core checks that it equals what it would derive from
-/// definitions.json.
-fn structure(defs: &Map<String, Value>) -> Value {
-    fn keep(v: &Value) -> Value {
-        let Value::Object(m) = v else { return v.clone() };
-        let mut out = Map::new();
-        for (k, v) in m {
-            match k.as_str() {
-                "type" | "format" | "$ref" => {
-                    out.insert(k.clone(), v.clone());
-                }
-                "items" | "additionalProperties" => {
-                    out.insert(k.clone(), keep(v));
-                }
-                _ => {}
+/// The compact form the core decodes writes with: one line per definition, in the order
+/// of definitions.json, with only what decoding needs:
+///
+/// ```text
+/// <name> TAB <group>/<version>/<kind>,... TAB <field>=<type> <field>=<type> ...
+/// ```
+///
+/// where a type is `s` string, `y` bytes (base64), `i` int32, `l` int64, `f` float, `b`
+/// bool, `*` anything, `@N` the definition on line N (from 0), `[T` an array of T and `{T` a
+/// map of T. The core checks that it equals what it derives from definitions.json.
+fn structure(defs: &Map<String, Value>) -> String {
+    let index: BTreeMap<&str, usize> = defs
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), i))
+        .collect();
+    fn ty(p: &Value, index: &BTreeMap<&str, usize>) -> String {
+        if let Some(r) = p.get("$ref").and_then(Value::as_str) {
+            let name = r.strip_prefix("#/definitions/").expect("local ref");
+            return format!("@{}", index[name]);
+        }
+        match (
+            p.get("type").and_then(Value::as_str),
+            p.get("format").and_then(Value::as_str),
+        ) {
+            (Some("string"), Some("byte")) => "y".into(),
+            (Some("string"), _) => "s".into(),
+            (Some("integer"), Some("int32")) => "i".into(),
+            (Some("integer"), _) => "l".into(),
+            (Some("number"), _) => "f".into(),
+            (Some("boolean"), _) => "b".into(),
+            (Some("array"), _) => {
+                format!("[{}", p.get("items").map_or("*".into(), |i| ty(i, index)))
             }
+            (Some("object"), _) => match p.get("additionalProperties") {
+                Some(v) => format!("{{{}", ty(v, index)),
+                None => "*".into(),
+            },
+            _ => "*".into(),
         }
-        Value::Object(out)
     }
-    let mut out = Map::new();
+    let mut out = String::new();
     for (name, def) in defs {
-        let mut d = Map::new();
-        if let Some(Value::Object(props)) = def.get("properties") {
-            d.insert("properties".into(), Value::Object(props.iter().map(|(k, v)| (k.clone(), keep(v))).collect()));
-        }
-        if let Some(gvk) = def.get("x-kubernetes-group-version-kind") {
-            d.insert("x-kubernetes-group-version-kind".into(), gvk.clone());
-        }
-        out.insert(name.clone(), Value::Object(d));
+        let gvks: Vec<String> = def
+            .get("x-kubernetes-group-version-kind")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|g| {
+                format!(
+                    "{}/{}/{}",
+                    g["group"].as_str().unwrap(),
+                    g["version"].as_str().unwrap(),
+                    g["kind"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let fields: Vec<String> = def
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(f, p)| {
+                assert!(!f.contains([' ', '=', '\t', '\n']), "field name {f}");
+                format!("{f}={}", ty(p, &index))
+            })
+            .collect();
+        out.push_str(&format!(
+            "{name}\t{}\t{}\n",
+            gvks.join(","),
+            fields.join(" ")
+        ));
     }
-    Value::Object(out)
+    out
 }
 
 fn property<'a>(

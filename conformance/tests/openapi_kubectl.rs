@@ -1,0 +1,72 @@
+//! kubectl's default validation against Apiary's OpenAPI documents and server-side
+//! field validation: manifests apply without `--validate=false`, unknown fields are
+//! refused or warned about, and `kubectl explain` reads the schemas.
+
+use apiary_conformance::harness::{ok, Apiary};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A copy of a fixture with one text replaced, for `replace -f`.
+fn changed(dir: &Path, name: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(fixture(name)).unwrap();
+    assert!(text.contains(from), "{name} lacks {from}");
+    let path = dir.join(format!("changed-{name}"));
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+    path.display().to_string()
+}
+
+fn manifests_apply_with_default_validation(version: &str) {
+    let apiary = Apiary::start();
+    let k = |args: &[&str]| apiary.kubectl(version, args);
+    let edits = [
+        ("deployment.yaml", "replicas: 2", "replicas: 4"),
+        ("service.yaml", "port: 80", "port: 81"),
+        ("configmap.yaml", "mode: fast", "mode: slow"),
+        ("pod.yaml", "echo hello", "echo bye"),
+        ("job.yaml", "backoffLimit: 2", "backoffLimit: 3"),
+    ];
+    for (name, from, to) in edits {
+        ok(&k(&["create", "-f", &fixture(name)]));
+        ok(&k(&["replace", "-f", &changed(&apiary.data_dir, name, from, to)]));
+    }
+    let cm = ok(&k(&["get", "cm", "settings", "-o", "jsonpath={.data.mode}"]));
+    assert_eq!(cm, "slow");
+
+    let strict = k(&["create", "-f", &fixture("deployment-unknown-field.yaml")]);
+    assert_eq!(strict.status.code(), Some(1), "{strict:?}");
+    let err = String::from_utf8_lossy(&strict.stderr);
+    assert!(err.contains("unknown field \"spec.foo\""), "{err}");
+    assert_eq!(k(&["get", "deploy", "odd"]).status.code(), Some(1), "nothing was created");
+
+    let warn = k(&["create", "--validate=warn", "-f", &fixture("deployment-unknown-field.yaml")]);
+    let err = String::from_utf8_lossy(&warn.stderr);
+    assert!(warn.status.success(), "{err}");
+    assert!(err.contains("unknown field \"spec.foo\""), "{err}");
+    let stored = ok(&k(&["get", "deploy", "odd", "-o", "json"]));
+    assert!(!stored.contains("\"foo\""), "unknown fields are dropped: {stored}");
+
+    let explained = ok(&k(&["explain", "deployment.spec.template.spec.containers"]));
+    assert!(explained.contains("image"), "{explained}");
+    assert!(explained.contains("FIELD"), "{explained}");
+    let recursive = ok(&k(&["explain", "pods", "--recursive"]));
+    for field in ["containers", "restartPolicy", "nodeName"] {
+        assert!(recursive.contains(field), "{field} missing:\n{recursive}");
+    }
+}
+
+#[test]
+fn kubectl_1_33_validates_against_apiary() {
+    manifests_apply_with_default_validation("1.33");
+}
+
+#[test]
+fn kubectl_1_27_validates_against_apiary() {
+    manifests_apply_with_default_validation("1.27");
+}
