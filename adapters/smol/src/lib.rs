@@ -10,6 +10,7 @@
 
 pub mod date;
 pub mod flags;
+pub mod memory;
 pub mod pki;
 pub mod serve;
 pub mod tls;
@@ -38,6 +39,7 @@ pub fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Command::Serve(options)) => {
+            memory::configure_allocator();
             init_logging(options.verbosity);
             run(options)
         }

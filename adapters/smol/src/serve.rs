@@ -3,6 +3,7 @@
 //! storage backend.
 
 use crate::date::imf_fixdate;
+use crate::memory;
 use crate::flags::Options;
 use crate::pki::{self, ServingNames};
 use crate::tls;
@@ -93,6 +94,8 @@ pub struct Apiary<S: Storage> {
     local_addr: SocketAddr,
     url: String,
     kubeconfig: PathBuf,
+    /// Requests answered since the last return of free memory to the OS.
+    answered: std::sync::atomic::AtomicU64,
 }
 
 impl<S: Storage> Apiary<S> {
@@ -154,6 +157,7 @@ impl<S: Storage> Apiary<S> {
             local_addr,
             url,
             kubeconfig,
+            answered: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -220,6 +224,8 @@ impl<S: Storage> Apiary<S> {
 
     /// Accept connections forever, serving each on `executor`.
     pub async fn serve(self: Arc<Self>, executor: &Arc<Executor<'static>>) {
+        let this = self.clone();
+        executor.spawn(async move { this.release_memory_periodically().await }).detach();
         let mut backoff = Duration::from_millis(5);
         loop {
             match self.listener.accept().await {
@@ -243,6 +249,18 @@ impl<S: Storage> Apiary<S> {
                     Timer::after(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(1));
                 }
+            }
+        }
+    }
+
+    /// Every [`memory::TRIM_INTERVAL`] in which requests were answered, hand the heap
+    /// pages they freed back to the OS.
+    async fn release_memory_periodically(&self) {
+        use std::sync::atomic::Ordering;
+        loop {
+            Timer::after(memory::TRIM_INTERVAL).await;
+            if self.answered.swap(0, Ordering::Relaxed) > 0 {
+                memory::release_free_memory();
             }
         }
     }
@@ -296,6 +314,7 @@ impl<S: Storage> Apiary<S> {
                     let step = self
                         .server
                         .handle(request, inputs(Some(remote), peer_certificates.clone()));
+                    let started = std::time::Instant::now();
                     let mut response = match AssertUnwindSafe(drive(&*self.storage, step))
                         .catch_unwind()
                         .await
@@ -315,6 +334,11 @@ impl<S: Storage> Apiary<S> {
                     }
                     let bytes = codec.encode_response(&response);
                     stream.write_all(&bytes).await?;
+                    drop((response, bytes));
+                    self.answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if memory::built_large_documents(&path, started.elapsed()) {
+                        memory::release_free_memory();
+                    }
                     if codec.should_close() {
                         return finish(&mut stream).await;
                     }

@@ -151,18 +151,15 @@ impl OpenApi {
     /// build time.
     pub fn v3(&self, now: SystemTime) -> &V3 {
         self.v3.get_or_init(|| {
-            let documents: BTreeMap<String, Encoded> = self
-                .v3_documents()
-                .into_iter()
-                .map(|(key, doc)| {
-                    let json = serde_json::to_vec(&doc).expect("a JSON value serializes");
-                    let encoded = Encoded {
-                        hash: sha512::hex_upper(&json),
-                        bytes: Bytes::from(json),
-                    };
-                    (key, encoded)
-                })
-                .collect();
+            let mut documents: BTreeMap<String, Encoded> = BTreeMap::new();
+            v3::each_document(&self.v2_document(), |key, doc| {
+                let json = serde_json::to_vec(&doc).expect("a JSON value serializes");
+                let encoded = Encoded {
+                    hash: sha512::hex_upper(&json),
+                    bytes: Bytes::from(json),
+                };
+                documents.insert(key, encoded);
+            });
             let paths: Map<String, Value> = documents
                 .iter()
                 .map(|(key, doc)| {

@@ -259,6 +259,16 @@ fn path_item(item: &Value, shared: &Map<String, Value>) -> Value {
 
 /// Every v3 document of a Swagger 2.0 document, by key (`api/v1`, `apis/apps/v1`, …).
 pub fn documents(v2: &Value) -> BTreeMap<String, Value> {
+    let mut all = BTreeMap::new();
+    each_document(v2, |key, doc| {
+        all.insert(key, doc);
+    });
+    all
+}
+
+/// Build the documents one at a time, handing each to `emit` before building the next,
+/// so that only one document is ever held at once.
+pub fn each_document(v2: &Value, mut emit: impl FnMut(String, Value)) {
     let empty = Map::new();
     let shared = v2
         .get("parameters")
@@ -286,32 +296,29 @@ pub fn documents(v2: &Value) -> BTreeMap<String, Value> {
         converted.insert(name.as_str(), (v, refs));
     }
     let security_schemes = v2.get("securityDefinitions").cloned().unwrap_or(json!({}));
-    paths_by_key
-        .into_iter()
-        .map(|(key, paths)| {
-            let paths = Value::Object(paths);
-            let mut pending = BTreeSet::new();
-            collect_references(&paths, &mut pending);
-            let mut schemas = Map::new();
-            while let Some(name) = pending.pop_first() {
-                if schemas.contains_key(&name) {
-                    continue;
-                }
-                if let Some((v, refs)) = converted.get(name.as_str()) {
-                    pending.extend(refs.iter().filter(|r| !schemas.contains_key(*r)).cloned());
-                    schemas.insert(name, v.clone());
-                }
+    for (key, paths) in paths_by_key {
+        let paths = Value::Object(paths);
+        let mut pending = BTreeSet::new();
+        collect_references(&paths, &mut pending);
+        let mut schemas = Map::new();
+        while let Some(name) = pending.pop_first() {
+            if schemas.contains_key(&name) {
+                continue;
             }
-            let doc = json!({
-                "components": {
-                    "schemas": Value::Object(schemas),
-                    "securitySchemes": security_schemes,
-                },
-                "info": { "title": "Kubernetes", "version": KUBERNETES_VERSION },
-                "openapi": "3.0.0",
-                "paths": paths,
-            });
-            (key, doc)
-        })
-        .collect()
+            if let Some((v, refs)) = converted.get(name.as_str()) {
+                pending.extend(refs.iter().filter(|r| !schemas.contains_key(*r)).cloned());
+                schemas.insert(name, v.clone());
+            }
+        }
+        let doc = json!({
+            "components": {
+                "schemas": Value::Object(schemas),
+                "securitySchemes": security_schemes,
+            },
+            "info": { "title": "Kubernetes", "version": KUBERNETES_VERSION },
+            "openapi": "3.0.0",
+            "paths": paths,
+        });
+        emit(key, doc);
+    }
 }

@@ -1,0 +1,126 @@
+//! What the benchmarks share: starting the release binary and a small HTTPS client
+//! that authenticates with the admin certificate Apiary wrote.
+
+use futures_rustls::rustls::pki_types::{pem::PemObject, CertificateDer, PrivateKeyDer, ServerName};
+use futures_rustls::rustls::{ClientConfig, RootCertStore};
+use futures_rustls::TlsConnector;
+use smol::io::{AsyncReadExt, AsyncWriteExt};
+use smol::net::TcpStream;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+/// A running release `apiary` on a free loopback port; killed when dropped.
+pub struct Server {
+    pub child: Child,
+    /// `127.0.0.1:<port>`
+    pub addr: String,
+}
+
+impl Server {
+    /// Start `apiary --storage memory` in `data_dir` and wait for its ready line.
+    pub fn start(data_dir: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_apiary"))
+            .args(["--storage", "memory", "--bind-address", "127.0.0.1", "--secure-port", "0", "--data-dir"])
+            .arg(data_dir)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("apiary starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let addr = loop {
+            let line = lines.next().expect("apiary exited before ready").expect("stderr line");
+            if let Some(rest) = line.split("apiary ready at https://").nth(1) {
+                break rest.split_whitespace().next().expect("address").to_owned();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, addr }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A resident-memory figure of a process from /proc (`VmRSS:` or `VmHWM:`), in KiB.
+pub fn memory_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+pub fn tls_config(pki: &Path) -> Arc<ClientConfig> {
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(pki.join("ca.crt")).expect("ca.crt") {
+        roots.add(cert.expect("CA certificate")).expect("CA is usable");
+    }
+    let certs: Vec<_> = CertificateDer::pem_file_iter(pki.join("admin.crt"))
+        .expect("admin.crt")
+        .map(|c| c.expect("admin certificate"))
+        .collect();
+    let key = PrivateKeyDer::from_pem_file(pki.join("admin.key")).expect("admin.key");
+    let provider = Arc::new(futures_rustls::rustls::crypto::ring::default_provider());
+    let config = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("protocol versions")
+        .with_root_certificates(roots)
+        .with_client_auth_cert(certs, key)
+        .expect("client auth");
+    Arc::new(config)
+}
+
+pub type Tls = futures_rustls::client::TlsStream<TcpStream>;
+
+pub async fn connect(addr: &str, config: &Arc<ClientConfig>) -> Tls {
+    let tcp = TcpStream::connect(addr).await.expect("connect");
+    tcp.set_nodelay(true).ok();
+    let name = ServerName::try_from("127.0.0.1").expect("server name");
+    TlsConnector::from(config.clone()).connect(name, tcp).await.expect("TLS handshake")
+}
+
+/// Send one request and read one Content-Length response; returns the status code.
+pub async fn round_trip(stream: &mut Tls, request: &[u8], buf: &mut Vec<u8>) -> u16 {
+    stream.write_all(request).await.expect("write");
+    stream.flush().await.expect("flush");
+    buf.clear();
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = std::str::from_utf8(&buf[..end]).expect("utf-8 head");
+            let status: u16 = head[9..12].parse().expect("status");
+            let len: usize = head
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse().ok())?
+                })
+                .expect("content-length");
+            while buf.len() < end + 4 + len {
+                let n = stream.read(&mut chunk).await.expect("read body");
+                assert!(n > 0, "server closed mid-body");
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            buf.drain(..end + 4);
+            return status;
+        }
+        let n = stream.read(&mut chunk).await.expect("read head");
+        assert!(n > 0, "server closed");
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
