@@ -9,7 +9,19 @@ use std::time::Duration;
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("conformance/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("conformance/ has a parent")
+        .to_path_buf()
+}
+
+/// The path of a file under conformance/tests/fixtures.
+pub fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 /// The `apiary` binary, built once per test process so tests always run the current code.
@@ -60,7 +72,13 @@ impl Apiary {
     /// Start with extra flags in the given data dir (kept after the process stops).
     pub fn start_in(data_dir: &Path, args: &[&str]) -> Apiary {
         let mut child = Command::new(apiary_binary())
-            .args(["--bind-address", "127.0.0.1", "--secure-port", "0", "--data-dir"])
+            .args([
+                "--bind-address",
+                "127.0.0.1",
+                "--secure-port",
+                "0",
+                "--data-dir",
+            ])
             .arg(data_dir)
             .args(args)
             .stdin(Stdio::null())
@@ -137,7 +155,10 @@ impl Drop for Apiary {
 pub fn kubectl_command(version: &str, kubeconfig: &Path) -> Command {
     let bin = format!("/usr/lib/google-cloud-sdk/bin/kubectl.{version}");
     let mut cmd = Command::new(bin);
-    let cache = kubeconfig.parent().unwrap_or(Path::new(".")).join(format!("kube-cache-{version}"));
+    let cache = kubeconfig
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(format!("kube-cache-{version}"));
     cmd.arg("--kubeconfig")
         .arg(kubeconfig)
         .arg("--cache-dir")

@@ -2,16 +2,8 @@
 //! field validation: manifests apply without `--validate=false`, unknown fields are
 //! refused or warned about, and `kubectl explain` reads the schemas.
 
-use apiary_conformance::harness::{ok, Apiary};
-use std::path::{Path, PathBuf};
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
+use apiary_conformance::harness::{fixture, ok, Apiary};
+use std::path::Path;
 
 /// A copy of a fixture with one text replaced, for `replace -f`.
 fn changed(dir: &Path, name: &str, from: &str, to: &str) -> String {
@@ -34,23 +26,45 @@ fn manifests_apply_with_default_validation(version: &str) {
     ];
     for (name, from, to) in edits {
         ok(&k(&["create", "-f", &fixture(name)]));
-        ok(&k(&["replace", "-f", &changed(&apiary.data_dir, name, from, to)]));
+        ok(&k(&[
+            "replace",
+            "-f",
+            &changed(&apiary.data_dir, name, from, to),
+        ]));
     }
-    let cm = ok(&k(&["get", "cm", "settings", "-o", "jsonpath={.data.mode}"]));
+    let cm = ok(&k(&[
+        "get",
+        "cm",
+        "settings",
+        "-o",
+        "jsonpath={.data.mode}",
+    ]));
     assert_eq!(cm, "slow");
 
     let strict = k(&["create", "-f", &fixture("deployment-unknown-field.yaml")]);
     assert_eq!(strict.status.code(), Some(1), "{strict:?}");
     let err = String::from_utf8_lossy(&strict.stderr);
     assert!(err.contains("unknown field \"spec.foo\""), "{err}");
-    assert_eq!(k(&["get", "deploy", "odd"]).status.code(), Some(1), "nothing was created");
+    assert_eq!(
+        k(&["get", "deploy", "odd"]).status.code(),
+        Some(1),
+        "nothing was created"
+    );
 
-    let warn = k(&["create", "--validate=warn", "-f", &fixture("deployment-unknown-field.yaml")]);
+    let warn = k(&[
+        "create",
+        "--validate=warn",
+        "-f",
+        &fixture("deployment-unknown-field.yaml"),
+    ]);
     let err = String::from_utf8_lossy(&warn.stderr);
     assert!(warn.status.success(), "{err}");
     assert!(err.contains("unknown field \"spec.foo\""), "{err}");
     let stored = ok(&k(&["get", "deploy", "odd", "-o", "json"]));
-    assert!(!stored.contains("\"foo\""), "unknown fields are dropped: {stored}");
+    assert!(
+        !stored.contains("\"foo\""),
+        "unknown fields are dropped: {stored}"
+    );
 
     let explained = ok(&k(&["explain", "deployment.spec.template.spec.containers"]));
     assert!(explained.contains("image"), "{explained}");

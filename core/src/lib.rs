@@ -24,6 +24,7 @@ pub mod schema;
 pub mod server;
 pub mod status;
 pub mod storage;
+pub mod time;
 pub mod validation;
 pub mod version;
 

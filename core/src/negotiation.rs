@@ -44,8 +44,12 @@ impl Output {
         match (self.format, self.shape) {
             (Format::Json, Shape::Object) => "application/json".to_owned(),
             (Format::Yaml, Shape::Object) => "application/yaml".to_owned(),
-            (Format::Json, Shape::Table(v)) => format!("application/json;as=Table;v={v};g=meta.k8s.io"),
-            (Format::Yaml, Shape::Table(v)) => format!("application/yaml;as=Table;v={v};g=meta.k8s.io"),
+            (Format::Json, Shape::Table(v)) => {
+                format!("application/json;as=Table;v={v};g=meta.k8s.io")
+            }
+            (Format::Yaml, Shape::Table(v)) => {
+                format!("application/yaml;as=Table;v={v};g=meta.k8s.io")
+            }
         }
     }
 
@@ -58,65 +62,128 @@ impl Output {
                 v
             }
             Format::Json => serde_json::to_vec(value).unwrap_or_default(),
-            Format::Yaml => serde_yaml::to_string(value).unwrap_or_default().into_bytes(),
+            Format::Yaml => serde_yaml::to_string(value)
+                .unwrap_or_default()
+                .into_bytes(),
         };
         Bytes::from(bytes)
     }
 }
 
-/// One entry of an Accept header.
-struct Accepted<'a> {
-    kind: &'a str,
-    q: f32,
-    params: Vec<(&'a str, &'a str)>,
+/// One media range of an `Accept` header: `kind/subtype;key=value;q=…`.
+pub struct MediaRange<'a> {
+    pub kind: &'a str,
+    pub subtype: &'a str,
+    pub quality: f64,
+    pub params: Vec<(&'a str, &'a str)>,
 }
 
-fn parse_accept(accept: &str) -> Vec<Accepted<'_>> {
-    let mut entries: Vec<Accepted<'_>> = accept
-        .split(',')
-        .filter_map(|item| {
-            let mut pieces = item.split(';').map(str::trim);
-            let kind = pieces.next().filter(|k| !k.is_empty())?;
-            let mut q = 1.0;
-            let mut params = Vec::new();
-            for p in pieces {
-                let (k, v) = p.split_once('=').unwrap_or((p, ""));
-                let (k, v) = (k.trim(), v.trim().trim_matches('"'));
-                if k == "q" {
-                    q = v.parse().unwrap_or(0.0);
-                } else {
-                    params.push((k, v));
-                }
+impl MediaRange<'_> {
+    /// A parameter's value.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| *v)
+    }
+
+    /// Whether this range admits `kind/subtype`.
+    pub fn matches(&self, kind: &str, subtype: &str) -> bool {
+        (self.kind == kind || self.kind == "*") && (self.subtype == subtype || self.subtype == "*")
+    }
+}
+
+/// Parses an `Accept` header like kube's content negotiation library: comma-separated
+/// ranges, `;`-separated `key=value` parameters, malformed ranges and parameters
+/// dropped, `q` taken as the quality (0 when unparsable).
+pub fn parse_accept(header: &str) -> Vec<MediaRange<'_>> {
+    let mut ranges: Vec<MediaRange<'_>> = Vec::new();
+    for part in header.split(',') {
+        let part = part.trim_matches(' ');
+        let mut pieces = part.split(';');
+        let media = pieces.next().unwrap_or("");
+        let mut halves = media.split('/');
+        let kind = halves.next().unwrap_or("").trim_matches(' ');
+        let subtype = match (halves.next(), halves.next()) {
+            (None, _) if kind == "*" => "*",
+            (Some(sub), None) => sub.trim_matches(' '),
+            _ => continue,
+        };
+        let mut range = MediaRange {
+            kind,
+            subtype,
+            quality: 1.0,
+            params: Vec::new(),
+        };
+        for param in pieces {
+            let Some((key, value)) = param.split_once('=') else {
+                continue;
+            };
+            let key = key.trim_matches(' ');
+            if key == "q" {
+                range.quality = value.parse::<f32>().map(f64::from).unwrap_or(0.0);
+            } else {
+                // A later duplicate overrides an earlier one, as in a map.
+                let value = value.trim_matches(' ');
+                range.params.retain(|(k, _)| *k != key);
+                range.params.push((key, value));
             }
-            Some(Accepted { kind, q, params })
-        })
-        .collect();
-    entries.sort_by(|a, b| b.q.partial_cmp(&a.q).unwrap_or(std::cmp::Ordering::Equal));
-    entries
+        }
+        ranges.push(range);
+    }
+    // kube's ordering: an insertion sort with this "less", which puts higher quality
+    // first and otherwise only moves concrete types ahead of wildcards.
+    let less = |a: &MediaRange<'_>, b: &MediaRange<'_>| {
+        a.quality > b.quality
+            || (a.kind != "*" && b.kind == "*")
+            || (a.subtype != "*" && b.subtype == "*")
+    };
+    for i in 1..ranges.len() {
+        let mut j = i;
+        while j > 0 && less(&ranges[j], &ranges[j - 1]) {
+            ranges.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    ranges
 }
 
 /// Choose the response encoding from the Accept header and the `pretty` parameter.
 /// `tables` says whether this endpoint can answer with a Table.
-pub fn negotiate_output(accept: Option<&str>, pretty: bool, tables: bool) -> Result<Output, ApiError> {
-    let accept = accept.map(str::trim).filter(|a| !a.is_empty()).unwrap_or("application/json");
-    for entry in parse_accept(accept) {
-        if entry.q <= 0.0 {
+pub fn negotiate_output(
+    accept: Option<&str>,
+    pretty: bool,
+    tables: bool,
+) -> Result<Output, ApiError> {
+    let accept = accept
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .unwrap_or("application/json");
+    for range in parse_accept(accept) {
+        if range.quality <= 0.0 {
             continue;
         }
-        let format = match entry.kind.to_ascii_lowercase().as_str() {
-            "application/json" | "application/*" | "*/*" => Format::Json,
-            "application/yaml" => Format::Yaml,
-            _ => continue,
+        let format = if range.matches("application", "json") {
+            Format::Json
+        } else if range.kind == "application" && range.subtype == "yaml" {
+            Format::Yaml
+        } else {
+            continue;
         };
-        let param = |name: &str| entry.params.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
-        let shape = match (param("as"), param("g"), param("v")) {
+        let shape = match (range.param("as"), range.param("g"), range.param("v")) {
             (None, _, _) => Shape::Object,
             (Some("Table"), Some("meta.k8s.io"), Some("v1")) if tables => Shape::Table("v1"),
-            (Some("Table"), Some("meta.k8s.io"), Some("v1beta1")) if tables => Shape::Table("v1beta1"),
+            (Some("Table"), Some("meta.k8s.io"), Some("v1beta1")) if tables => {
+                Shape::Table("v1beta1")
+            }
             _ => continue,
         };
-        let pretty = pretty || param("pretty") == Some("1") || param("pretty") == Some("true");
-        return Ok(Output { format, shape, pretty });
+        let pretty = pretty || matches!(range.param("pretty"), Some("1" | "true"));
+        return Ok(Output {
+            format,
+            shape,
+            pretty,
+        });
     }
     Err(ApiError::not_acceptable(SUPPORTED))
 }
@@ -126,7 +193,12 @@ pub fn negotiate_input(content_type: Option<&str>) -> Result<Format, ApiError> {
     let Some(ct) = content_type.map(str::trim).filter(|c| !c.is_empty()) else {
         return Ok(Format::Json);
     };
-    let kind = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let kind = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     match kind.as_str() {
         "application/json" => Ok(Format::Json),
         "application/yaml" => Ok(Format::Yaml),
@@ -154,15 +226,31 @@ mod tests {
     #[test]
     fn kubectl_get_asks_for_a_table_first() {
         let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(negotiate_output(Some(accept), false, true).unwrap().shape, Shape::Table("v1"));
-        assert_eq!(negotiate_output(Some(accept), false, false).unwrap(), Output::JSON);
+        assert_eq!(
+            negotiate_output(Some(accept), false, true).unwrap().shape,
+            Shape::Table("v1")
+        );
+        assert_eq!(
+            negotiate_output(Some(accept), false, false).unwrap(),
+            Output::JSON
+        );
     }
 
     #[test]
     fn protobuf_falls_back_to_json_and_nothing_acceptable_is_406() {
-        let out = negotiate_output(Some("application/vnd.kubernetes.protobuf, application/json"), false, false).unwrap();
+        let out = negotiate_output(
+            Some("application/vnd.kubernetes.protobuf, application/json"),
+            false,
+            false,
+        )
+        .unwrap();
         assert_eq!(out.format, Format::Json);
-        assert_eq!(negotiate_output(Some("application/yaml"), false, false).unwrap().format, Format::Yaml);
+        assert_eq!(
+            negotiate_output(Some("application/yaml"), false, false)
+                .unwrap()
+                .format,
+            Format::Yaml
+        );
         let err = negotiate_output(Some("text/html"), false, false).unwrap_err();
         assert_eq!(err.code, 406);
         assert_eq!(
@@ -175,8 +263,14 @@ mod tests {
     #[test]
     fn body_formats() {
         assert_eq!(negotiate_input(None).unwrap(), Format::Json);
-        assert_eq!(negotiate_input(Some("application/yaml; charset=utf-8")).unwrap(), Format::Yaml);
+        assert_eq!(
+            negotiate_input(Some("application/yaml; charset=utf-8")).unwrap(),
+            Format::Yaml
+        );
         assert_eq!(negotiate_input(Some("text/plain")).unwrap_err().code, 415);
-        assert_eq!(decode(Format::Yaml, b"a: 1\n").unwrap(), serde_json::json!({"a": 1}));
+        assert_eq!(
+            decode(Format::Yaml, b"a: 1\n").unwrap(),
+            serde_json::json!({"a": 1})
+        );
     }
 }

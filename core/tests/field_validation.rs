@@ -2,105 +2,19 @@
 //! the kinds' schemas on create and update, `fieldValidation=Strict|Warn|Ignore`, the exact
 //! Status messages, the `Warning` headers, and that unknown fields are never stored.
 
-use apiary_core::storage::{Completion, StorageOp};
-use apiary_core::{Config, Inputs, Server, Step};
-use apiary_memory::MemoryStore;
-use bytes::Bytes;
+mod support;
+
 use serde_json::{json, Value};
-use std::cell::Cell;
-use std::time::{Duration, UNIX_EPOCH};
+use support::Harness;
 
-struct Harness {
-    server: Server,
-    store: MemoryStore,
-    seed: Cell<u8>,
+/// Send a body of `content_type`.
+fn send(h: &Harness, method: &str, uri: &str, content_type: &str, body: &str) -> support::Reply {
+    h.send(method, uri, &[("content-type", content_type)], body)
 }
 
-struct Reply {
-    status: u16,
-    warnings: Vec<String>,
-    body: Bytes,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
-    }
-
-    fn message(&self) -> String {
-        self.json()["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
-    }
-}
-
-impl Harness {
-    fn new() -> Harness {
-        let h = Harness {
-            server: Server::new(Config::default()),
-            store: MemoryStore::new(),
-            seed: Cell::new(1),
-        };
-        for req in h.server.bootstrap_requests() {
-            let reply = h.drive(h.server.handle_as_system(req, h.inputs()));
-            assert_eq!(reply.status, 201);
-        }
-        h
-    }
-
-    fn inputs(&self) -> Inputs {
-        let seed = self.seed.get();
-        self.seed.set(seed.wrapping_add(1));
-        Inputs {
-            now: UNIX_EPOCH + Duration::from_secs(1_795_000_000),
-            entropy: [seed; 32],
-            peer_certificates: Vec::new(),
-            remote_addr: None,
-        }
-    }
-
-    fn drive(&self, mut step: Step) -> Reply {
-        loop {
-            step = match step {
-                Step::Respond(r) => {
-                    let warnings = r
-                        .headers()
-                        .get_all("warning")
-                        .iter()
-                        .map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
-                        .collect();
-                    return Reply {
-                        status: r.status().as_u16(),
-                        warnings,
-                        body: r.into_body(),
-                    };
-                }
-                Step::Storage(op, pending) => {
-                    let op: StorageOp = op;
-                    let done: Completion = self.store.apply(op);
-                    pending.resume(done)
-                }
-                #[allow(unreachable_patterns)]
-                _ => panic!("unexpected step"),
-            }
-        }
-    }
-
-    fn send(&self, method: &str, uri: &str, content_type: &str, body: &str) -> Reply {
-        let req = http::Request::builder()
-            .method(method)
-            .uri(uri)
-            .header("content-type", content_type)
-            .body(Bytes::from(body.to_owned()))
-            .unwrap();
-        self.drive(self.server.handle_as_system(req, self.inputs()))
-    }
-
-    fn json(&self, method: &str, uri: &str, body: &str) -> Reply {
-        self.send(method, uri, "application/json", body)
-    }
+/// Send a JSON body.
+fn send_json(h: &Harness, method: &str, uri: &str, body: &str) -> support::Reply {
+    send(h, method, uri, "application/json", body)
 }
 
 const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
@@ -176,7 +90,8 @@ fn assert_clean(obj: &Value) {
 #[test]
 fn strict_create_fails_listing_every_unknown_and_duplicate_field() {
     let h = Harness::new();
-    let reply = h.json(
+    let reply = send_json(
+        &h,
         "POST",
         &format!("{DEPLOYMENTS}?fieldValidation=Strict"),
         &invalid_deployment("d"),
@@ -193,14 +108,18 @@ fn strict_create_fails_listing_every_unknown_and_duplicate_field() {
         )
     );
     assert!(reply.warnings.is_empty());
-    assert_eq!(h.json("GET", &format!("{DEPLOYMENTS}/d"), "").status, 404);
+    assert_eq!(
+        send_json(&h, "GET", &format!("{DEPLOYMENTS}/d"), "").status,
+        404
+    );
 }
 
 #[test]
 fn warn_is_the_default_and_sends_one_warning_per_problem() {
     let h = Harness::new();
     for (name, query) in [("a", ""), ("b", "?fieldValidation=Warn")] {
-        let reply = h.json(
+        let reply = send_json(
+            &h,
             "POST",
             &format!("{DEPLOYMENTS}{query}"),
             &invalid_deployment(name),
@@ -213,7 +132,7 @@ fn warn_is_the_default_and_sends_one_warning_per_problem() {
         );
         assert_eq!(reply.warnings, headers_for(&PROBLEMS));
         assert_clean(&reply.json());
-        let stored = h.json("GET", &format!("{DEPLOYMENTS}/{name}"), "");
+        let stored = send_json(&h, "GET", &format!("{DEPLOYMENTS}/{name}"), "");
         assert!(stored.warnings.is_empty(), "a read never warns");
         assert_clean(&stored.json());
     }
@@ -222,26 +141,28 @@ fn warn_is_the_default_and_sends_one_warning_per_problem() {
 #[test]
 fn ignore_drops_unknown_fields_silently() {
     let h = Harness::new();
-    let reply = h.json(
+    let reply = send_json(
+        &h,
         "POST",
         &format!("{DEPLOYMENTS}?fieldValidation=Ignore"),
         &invalid_deployment("d"),
     );
     assert_eq!(reply.status, 201);
     assert!(reply.warnings.is_empty());
-    assert_clean(&h.json("GET", &format!("{DEPLOYMENTS}/d"), "").json());
+    assert_clean(&send_json(&h, "GET", &format!("{DEPLOYMENTS}/d"), "").json());
 }
 
 #[test]
 fn update_validates_as_create_does() {
     let h = Harness::new();
     assert_eq!(
-        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        send_json(&h, "POST", DEPLOYMENTS, &valid_deployment("d")).status,
         201
     );
     let url = format!("{DEPLOYMENTS}/d");
 
-    let strict = h.json(
+    let strict = send_json(
+        &h,
         "PUT",
         &format!("{url}?fieldValidation=Strict"),
         &invalid_deployment("d"),
@@ -252,7 +173,7 @@ fn update_validates_as_create_does() {
         format!("Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: {}", PROBLEMS.join(", "))
     );
 
-    let warn = h.json("PUT", &url, &invalid_deployment("d"));
+    let warn = send_json(&h, "PUT", &url, &invalid_deployment("d"));
     assert_eq!(warn.status, 200, "{}", String::from_utf8_lossy(&warn.body));
     assert_eq!(warn.warnings, headers_for(&PROBLEMS));
     assert_clean(&warn.json());
@@ -263,7 +184,8 @@ fn update_validates_as_create_does() {
     );
 
     // The same body again changes nothing; the warnings still come.
-    let again = h.json(
+    let again = send_json(
+        &h,
         "PUT",
         &format!("{url}?fieldValidation=Warn"),
         &invalid_deployment("d"),
@@ -271,24 +193,25 @@ fn update_validates_as_create_does() {
     assert_eq!(again.status, 200);
     assert_eq!(again.warnings, headers_for(&PROBLEMS));
 
-    let ignore = h.json(
+    let ignore = send_json(
+        &h,
         "PUT",
         &format!("{url}?fieldValidation=Ignore"),
         &invalid_deployment("d"),
     );
     assert_eq!(ignore.status, 200);
     assert!(ignore.warnings.is_empty());
-    assert_clean(&h.json("GET", &url, "").json());
+    assert_clean(&send_json(&h, "GET", &url, "").json());
 }
 
 #[test]
 fn warnings_come_with_a_failure_after_decoding() {
     let h = Harness::new();
     assert_eq!(
-        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        send_json(&h, "POST", DEPLOYMENTS, &valid_deployment("d")).status,
         201
     );
-    let reply = h.json("POST", DEPLOYMENTS, &invalid_deployment("d"));
+    let reply = send_json(&h, "POST", DEPLOYMENTS, &invalid_deployment("d"));
     assert_eq!(reply.status, 409);
     assert_eq!(reply.warnings, headers_for(&PROBLEMS));
 }
@@ -296,7 +219,8 @@ fn warnings_come_with_a_failure_after_decoding() {
 #[test]
 fn unsupported_field_validation_values_are_invalid_options() {
     let h = Harness::new();
-    let create = h.json(
+    let create = send_json(
+        &h,
         "POST",
         &format!("{DEPLOYMENTS}?fieldValidation=strict"),
         &valid_deployment("d"),
@@ -317,10 +241,11 @@ fn unsupported_field_validation_values_are_invalid_options() {
     );
 
     assert_eq!(
-        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        send_json(&h, "POST", DEPLOYMENTS, &valid_deployment("d")).status,
         201
     );
-    let update = h.json(
+    let update = send_json(
+        &h,
         "PUT",
         &format!("{DEPLOYMENTS}/d?fieldValidation=Bogus"),
         &valid_deployment("d"),
@@ -338,7 +263,12 @@ fn wrong_types_are_bad_requests_naming_the_go_field() {
     let mut body: Value = serde_json::from_str(&valid_deployment("d")).unwrap();
     body["spec"]["replicas"] = json!("3");
     for query in ["", "?fieldValidation=Ignore", "?fieldValidation=Strict"] {
-        let reply = h.json("POST", &format!("{DEPLOYMENTS}{query}"), &body.to_string());
+        let reply = send_json(
+            &h,
+            "POST",
+            &format!("{DEPLOYMENTS}{query}"),
+            &body.to_string(),
+        );
         assert_eq!(reply.status, 400);
         assert_eq!(
             reply.message(),
@@ -346,7 +276,8 @@ fn wrong_types_are_bad_requests_naming_the_go_field() {
         );
     }
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}});
-    let reply = h.json(
+    let reply = send_json(
+        &h,
         "POST",
         "/api/v1/namespaces/default/configmaps",
         &cm.to_string(),
@@ -358,7 +289,12 @@ fn wrong_types_are_bad_requests_naming_the_go_field() {
     );
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
         "spec": {"containers": [{"name": "a", "image": "i", "resources": {"limits": {"cpu": "lots"}}}]}});
-    let reply = h.json("POST", "/api/v1/namespaces/default/pods", &pod.to_string());
+    let reply = send_json(
+        &h,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        &pod.to_string(),
+    );
     assert_eq!(reply.status, 400);
     assert_eq!(
         reply.message(),
@@ -366,7 +302,7 @@ fn wrong_types_are_bad_requests_naming_the_go_field() {
     );
     // A wrong apiVersion is reported before the body's types.
     body["apiVersion"] = json!("apps/v2");
-    let reply = h.json("POST", DEPLOYMENTS, &body.to_string());
+    let reply = send_json(&h, "POST", DEPLOYMENTS, &body.to_string());
     assert_eq!(
         reply.message(),
         "the API version in the data (apps/v2) does not match the expected API version (apps/v1)"
@@ -385,7 +321,8 @@ data:
   k: v
 extra: 1
 ";
-    let reply = h.send(
+    let reply = send(
+        &h,
         "POST",
         "/api/v1/namespaces/default/configmaps",
         "application/yaml",
@@ -404,7 +341,8 @@ extra: 1
             r#"unknown field "extra""#
         ])
     );
-    let strict = h.send(
+    let strict = send(
+        &h,
         "POST",
         "/api/v1/namespaces/default/configmaps?fieldValidation=Strict",
         "application/yaml",
@@ -421,12 +359,13 @@ extra: 1
 fn status_updates_and_every_kind_decode_against_their_schema() {
     let h = Harness::new();
     assert_eq!(
-        h.json("POST", DEPLOYMENTS, &valid_deployment("d")).status,
+        send_json(&h, "POST", DEPLOYMENTS, &valid_deployment("d")).status,
         201
     );
     let status = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
         "status": {"replicas": 1, "readyReplica": 1}});
-    let reply = h.json(
+    let reply = send_json(
+        &h,
         "PUT",
         &format!("{DEPLOYMENTS}/d/status"),
         &status.to_string(),
@@ -439,7 +378,7 @@ fn status_updates_and_every_kind_decode_against_their_schema() {
     assert_eq!(reply.json()["status"], json!({"replicas": 1}));
 
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n", "colour": "red"}});
-    let reply = h.json("POST", "/api/v1/namespaces", &ns.to_string());
+    let reply = send_json(&h, "POST", "/api/v1/namespaces", &ns.to_string());
     assert_eq!(reply.status, 201);
     assert_eq!(
         reply.warnings,

@@ -1,99 +1,11 @@
 //! The whole server driven synchronously over the memory backend: every REST verb and
 //! every error path a client can see, with the exact Status bodies.
 
-use apiary_core::storage::{Completion, StorageOp};
-use apiary_core::{Config, Inputs, Server, Step};
-use apiary_memory::MemoryStore;
+mod support;
+
 use bytes::Bytes;
 use serde_json::{json, Value};
-use std::cell::Cell;
-use std::time::{Duration, UNIX_EPOCH};
-
-struct Harness {
-    server: Server,
-    store: MemoryStore,
-    clock: Cell<u64>,
-    seed: Cell<u8>,
-}
-
-struct Reply {
-    status: u16,
-    content_type: String,
-    body: Bytes,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
-    }
-}
-
-impl Harness {
-    fn new() -> Harness {
-        let h = Harness {
-            server: Server::new(Config::default()),
-            store: MemoryStore::new(),
-            clock: Cell::new(1_795_000_000),
-            seed: Cell::new(1),
-        };
-        for req in h.server.bootstrap_requests() {
-            let inputs = h.inputs();
-            let reply = h.drive(h.server.handle_as_system(req, inputs));
-            assert_eq!(reply.status, 201);
-        }
-        h.server.health().set(apiary_core::health::BOOTSTRAP_HOOK, true);
-        h
-    }
-
-    fn inputs(&self) -> Inputs {
-        let seed = self.seed.get();
-        self.seed.set(seed.wrapping_add(1));
-        Inputs {
-            now: UNIX_EPOCH + Duration::from_secs(self.clock.get()),
-            entropy: [seed; 32],
-            peer_certificates: Vec::new(),
-            remote_addr: None,
-        }
-    }
-
-    fn drive(&self, mut step: Step) -> Reply {
-        loop {
-            step = match step {
-                Step::Respond(r) => {
-                    let content_type = r
-                        .headers()
-                        .get("content-type")
-                        .map(|v| v.to_str().unwrap().to_owned())
-                        .unwrap_or_default();
-                    return Reply {
-                        status: r.status().as_u16(),
-                        content_type,
-                        body: r.into_body(),
-                    };
-                }
-                Step::Storage(op, pending) => {
-                    let op: StorageOp = op;
-                    let done: Completion = self.store.apply(op);
-                    pending.resume(done)
-                }
-            }
-        }
-    }
-
-    fn send(&self, method: &str, uri: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut req = http::Request::builder().method(method).uri(uri);
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
-        let req = req.body(Bytes::from(body.to_owned())).unwrap();
-        self.drive(self.server.handle_as_system(req, self.inputs()))
-    }
-
-    fn call(&self, method: &str, uri: &str, body: Value) -> Reply {
-        let body = if body.is_null() { String::new() } else { body.to_string() };
-        self.send(method, uri, &[("content-type", "application/json")], &body)
-    }
-}
+use support::Harness;
 
 fn cm(name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}})

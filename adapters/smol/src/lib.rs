@@ -8,7 +8,6 @@
 //!   that runs the core's [`Step`](apiary_core::Step)s against a storage backend.
 //! - [`main`]: what the binary does, from the command line to the exit code.
 
-pub mod date;
 pub mod flags;
 pub mod memory;
 pub mod pki;

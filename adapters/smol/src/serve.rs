@@ -2,7 +2,6 @@
 //! HTTP/1.1 codec and drive each request through the core's state machine against the
 //! storage backend.
 
-use crate::date::imf_fixdate;
 use crate::memory;
 use crate::flags::Options;
 use crate::pki::{self, ServingNames};
@@ -327,7 +326,7 @@ impl<S: Storage> Apiary<S> {
                     };
                     if !response.headers().contains_key(http::header::DATE) {
                         if let Ok(date) =
-                            http::HeaderValue::from_str(&imf_fixdate(SystemTime::now()))
+                            http::HeaderValue::from_str(&apiary_core::time::imf_fixdate(SystemTime::now()))
                         {
                             response.headers_mut().insert(http::header::DATE, date);
                         }

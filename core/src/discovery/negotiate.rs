@@ -12,6 +12,8 @@
 //! and `*/*` ranges can select aggregation here; a protobuf or YAML range is skipped
 //! and the search goes on, as it would in kube for a type it cannot write.
 
+use crate::negotiation::{parse_accept, MediaRange};
+
 /// Which version of the aggregated discovery API a client asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AggregatedVersion {
@@ -54,68 +56,6 @@ pub fn negotiate_aggregated(accept: &str) -> Option<AggregatedVersion> {
         .iter()
         .filter(|range| writes_json(range))
         .find_map(aggregated_version)
-}
-
-struct MediaRange<'a> {
-    kind: &'a str,
-    subtype: &'a str,
-    quality: f64,
-    params: Vec<(&'a str, &'a str)>,
-}
-
-/// Parses an `Accept` header like kube's content negotiation library: comma-separated
-/// ranges, `;`-separated `key=value` parameters, malformed ranges and parameters
-/// dropped, `q` taken as the quality (0 when unparsable).
-fn parse_accept(header: &str) -> Vec<MediaRange<'_>> {
-    let mut ranges: Vec<MediaRange<'_>> = Vec::new();
-    for part in header.split(',') {
-        let part = part.trim_matches(' ');
-        let mut pieces = part.split(';');
-        let media = pieces.next().unwrap_or("");
-        let mut halves = media.split('/');
-        let kind = halves.next().unwrap_or("").trim_matches(' ');
-        let subtype = match (halves.next(), halves.next()) {
-            (None, _) if kind == "*" => "*",
-            (Some(sub), None) => sub.trim_matches(' '),
-            _ => continue,
-        };
-        let mut range = MediaRange {
-            kind,
-            subtype,
-            quality: 1.0,
-            params: Vec::new(),
-        };
-        for param in pieces {
-            let Some((key, value)) = param.split_once('=') else {
-                continue;
-            };
-            let key = key.trim_matches(' ');
-            if key == "q" {
-                range.quality = value.parse::<f32>().map(f64::from).unwrap_or(0.0);
-            } else {
-                // A later duplicate overrides an earlier one, as in a map.
-                let value = value.trim_matches(' ');
-                range.params.retain(|(k, _)| *k != key);
-                range.params.push((key, value));
-            }
-        }
-        ranges.push(range);
-    }
-    // kube's ordering: an insertion sort with this "less", which puts higher quality
-    // first and otherwise only moves concrete types ahead of wildcards.
-    let less = |a: &MediaRange<'_>, b: &MediaRange<'_>| {
-        a.quality > b.quality
-            || (a.kind != "*" && b.kind == "*")
-            || (a.subtype != "*" && b.subtype == "*")
-    };
-    for i in 1..ranges.len() {
-        let mut j = i;
-        while j > 0 && less(&ranges[j], &ranges[j - 1]) {
-            ranges.swap(j, j - 1);
-            j -= 1;
-        }
-    }
-    ranges
 }
 
 /// Whether the range admits `application/json`, the only type discovery is written in.

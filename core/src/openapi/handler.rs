@@ -19,11 +19,13 @@
 //! other methods (kube-apiserver serves these documents to any method).
 
 use super::OpenApi;
+use crate::negotiation::parse_accept;
 use crate::query::Query;
+use crate::time;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, Response, StatusCode};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// The gnostic protobuf media type of `/openapi/v2`, as responses name it.
 pub const PROTOBUF_V2_CONTENT_TYPE: &str =
@@ -148,7 +150,7 @@ fn v3_document(
                     header::CACHE_CONTROL,
                     HeaderValue::from_static("public, immutable"),
                 );
-                out.insert(header::EXPIRES, http_date(a_year_after(now), "UTC"));
+                out.insert(header::EXPIRES, http_date(time::a_year_after(now), "UTC"));
             }
             return serve_content(method, headers, out, v3.built, doc.bytes.clone());
         }
@@ -249,126 +251,7 @@ fn scan_etag(s: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// One media range of an `Accept` header.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Clause {
-    pub(crate) kind: String,
-    pub(crate) subtype: String,
-    pub(crate) quality: f64,
-}
-
-impl Clause {
-    /// Whether the range covers `kind/subtype` (exact, case-sensitive names or `*`).
-    fn matches(&self, kind: &str, subtype: &str) -> bool {
-        (self.kind == kind || self.kind == "*") && (self.subtype == subtype || self.subtype == "*")
-    }
-}
-
-/// The media ranges of an `Accept` header as kube-openapi orders them (goautoneg):
-/// higher quality first, and a range with a concrete type or subtype before a
-/// wildcard one. Ranges that are not `type/subtype` (or a lone `*`) are dropped; an
-/// unparsable quality counts as 0.
-pub(crate) fn parse_accept(header: &str) -> Vec<Clause> {
-    let mut clauses = Vec::new();
-    for part in header.split(',') {
-        let part = part.trim_matches(' ');
-        let mut pieces = part.split(';');
-        let media = pieces.next().unwrap_or("");
-        let halves: Vec<&str> = media.split('/').collect();
-        let kind = halves[0].trim_matches(' ').to_owned();
-        let subtype = match halves.len() {
-            1 if kind == "*" => "*".to_owned(),
-            2 => halves[1].trim_matches(' ').to_owned(),
-            _ => continue,
-        };
-        let mut quality = 1.0;
-        for param in pieces {
-            if let Some((name, value)) = param.split_once('=') {
-                if name.trim_matches(' ') == "q" {
-                    quality = value.parse::<f32>().map(f64::from).unwrap_or(0.0);
-                }
-            }
-        }
-        clauses.push(Clause {
-            kind,
-            subtype,
-            quality,
-        });
-    }
-    // goautoneg's ordering, applied as Go's sort does for short lists (an insertion
-    // sort), so ties and its non-transitive cases come out the same.
-    let less = |a: &Clause, b: &Clause| {
-        a.quality > b.quality
-            || (a.kind != "*" && b.kind == "*")
-            || (a.subtype != "*" && b.subtype == "*")
-    };
-    for i in 1..clauses.len() {
-        let mut j = i;
-        while j > 0 && less(&clauses[j], &clauses[j - 1]) {
-            clauses.swap(j, j - 1);
-            j -= 1;
-        }
-    }
-    clauses
-}
-
-/// One calendar year later, as Go's `AddDate(1, 0, 0)` (29 February becomes 1 March).
-fn a_year_after(t: SystemTime) -> SystemTime {
-    let secs = t
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let next = days_from_civil(y + 1, m, d);
-    UNIX_EPOCH + Duration::from_secs((next * 86_400 + rem).max(0) as u64)
-}
-
-/// An HTTP date (`Mon, 02 Jan 2006 15:04:05 GMT`); `zone` is the name written at the
-/// end (`GMT` for `Last-Modified`, `UTC` where Go formats a UTC time as RFC 1123).
+/// An HTTP date header value; see [`crate::time::http_date`].
 pub(crate) fn http_date(t: SystemTime, zone: &str) -> HeaderValue {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let secs = t
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let text = format!(
-        "{}, {d:02} {} {y:04} {:02}:{:02}:{:02} {zone}",
-        DAYS[days.rem_euclid(7) as usize],
-        MONTHS[(m - 1) as usize],
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-    );
-    HeaderValue::from_str(&text).expect("ASCII date")
-}
-
-/// Days since 1970-01-01 → (year, month 1–12, day 1–31), proleptic Gregorian.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-/// (year, month, day) → days since 1970-01-01; days past the month's end roll over.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    HeaderValue::from_str(&time::http_date(t, zone)).expect("ASCII date")
 }

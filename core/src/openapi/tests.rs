@@ -1,6 +1,7 @@
-use super::handler::{http_date, matches_any, parse_accept};
+use super::handler::{http_date, matches_any};
 use super::spec::operation_id_part;
 use super::*;
+use crate::negotiation::parse_accept;
 use serde_json::json;
 use std::time::{Duration, UNIX_EPOCH};
 

@@ -494,7 +494,7 @@ fn time(msg: &Message, chunks: &[&[u8]], micro: bool) -> Result<Value, DecodeErr
 fn rfc3339(seconds: i64, nanos: i64, micro: bool) -> Option<String> {
     let days = seconds.div_euclid(86_400);
     let secs = seconds.rem_euclid(86_400);
-    let (y, mo, d) = civil_from_days(days);
+    let (y, mo, d) = crate::time::civil_from_days(days);
     if !(0..=9999).contains(&y) {
         return None;
     }
@@ -507,21 +507,6 @@ fn rfc3339(seconds: i64, nanos: i64, micro: bool) -> Option<String> {
     } else {
         format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
     })
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Far outside 0..=9999 either way; keeps the arithmetic below from overflowing.
-    let z = days.clamp(-1_000_000_000, 1_000_000_000) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// Go's `time.Duration.String()`: `1h2m3.5s`, `1.5ms`, `0s`.

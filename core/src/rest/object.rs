@@ -4,7 +4,6 @@
 use crate::registry::Resource;
 use crate::storage::KeyValue;
 use serde_json::{Map, Value};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A decoded object: a JSON map with `metadata` in it.
 pub type Object = Map<String, Value>;
@@ -51,53 +50,7 @@ pub fn meta_str<'a>(obj: &'a Object, field: &str) -> &'a str {
         .unwrap_or("")
 }
 
-/// RFC 3339 with second precision, as metav1.Time serializes.
-pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// Parse the RFC 3339 form written by [`rfc3339`] back into seconds since the epoch.
-pub fn parse_rfc3339(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let days = days_from_civil(num(0..4)?, num(5..7)?, num(8..10)?);
-    let secs = days * 86_400 + num(11..13)? * 3600 + num(14..16)? * 60 + num(17..19)?;
-    u64::try_from(secs).ok()
-}
-
-// Howard Hinnant's civil-from-days algorithm, for dates without a time crate.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+pub use crate::time::{parse_rfc3339, rfc3339};
 
 /// A version-4 UUID from 16 random bytes.
 pub fn uuid_v4(bytes: &[u8; 16]) -> String {
@@ -156,18 +109,6 @@ pub fn spec_changed(old: &Object, new: &Object) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_round_trip() {
-        let t = UNIX_EPOCH + Duration::from_secs(1_795_392_000 + 3_723);
-        let s = rfc3339(t);
-        assert_eq!(s, "2026-11-23T01:02:03Z");
-        assert_eq!(parse_rfc3339(&s), Some(1_795_392_000 + 3_723));
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(parse_rfc3339("2000-02-29T00:00:00Z"), Some(951_782_400));
-        assert_eq!(parse_rfc3339("nope"), None);
-    }
 
     #[test]
     fn uuids_are_version_4() {

@@ -1,0 +1,120 @@
+//! The whole server driven synchronously over the memory backend, as the integration
+//! tests use it: bootstrap, a fixed clock, fresh entropy per request.
+
+#![allow(dead_code)]
+
+use apiary_core::{Config, Inputs, Server, Step};
+use apiary_memory::MemoryStore;
+use bytes::Bytes;
+use serde_json::Value;
+use std::cell::Cell;
+use std::time::{Duration, UNIX_EPOCH};
+
+pub struct Harness {
+    pub server: Server,
+    pub store: MemoryStore,
+    /// Seconds since the epoch that requests see as now.
+    pub clock: Cell<u64>,
+    seed: Cell<u8>,
+}
+
+/// A response, taken apart.
+pub struct Reply {
+    pub status: u16,
+    pub content_type: String,
+    pub warnings: Vec<String>,
+    pub body: Bytes,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// The `message` of a Status body.
+    pub fn message(&self) -> String {
+        self.json()["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+impl Harness {
+    /// A server over an empty memory store, with the default namespaces created and the
+    /// bootstrap post-start hook marked done.
+    pub fn new() -> Harness {
+        let h = Harness {
+            server: Server::new(Config::default()),
+            store: MemoryStore::new(),
+            clock: Cell::new(1_795_000_000),
+            seed: Cell::new(1),
+        };
+        for req in h.server.bootstrap_requests() {
+            let reply = h.drive(h.server.handle_as_system(req, h.inputs()));
+            assert_eq!(reply.status, 201);
+        }
+        h.server
+            .health()
+            .set(apiary_core::health::BOOTSTRAP_HOOK, true);
+        h
+    }
+
+    pub fn inputs(&self) -> Inputs {
+        let seed = self.seed.get();
+        self.seed.set(seed.wrapping_add(1));
+        Inputs {
+            now: UNIX_EPOCH + Duration::from_secs(self.clock.get()),
+            entropy: [seed; 32],
+            peer_certificates: Vec::new(),
+            remote_addr: None,
+        }
+    }
+
+    /// Run a request to its response against the memory store.
+    pub fn drive(&self, mut step: Step) -> Reply {
+        loop {
+            step = match step {
+                Step::Respond(r) => {
+                    let header = |name: &str| -> Vec<String> {
+                        r.headers()
+                            .get_all(name)
+                            .iter()
+                            .map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
+                            .collect()
+                    };
+                    let content_type = header("content-type").pop().unwrap_or_default();
+                    let warnings = header("warning");
+                    return Reply {
+                        status: r.status().as_u16(),
+                        content_type,
+                        warnings,
+                        body: r.into_body(),
+                    };
+                }
+                Step::Storage(op, pending) => pending.resume(self.store.apply(op)),
+            }
+        }
+    }
+
+    /// Send a request as the server itself (no authentication).
+    pub fn send(&self, method: &str, uri: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut req = http::Request::builder().method(method).uri(uri);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let req = req.body(Bytes::from(body.to_owned())).unwrap();
+        self.drive(self.server.handle_as_system(req, self.inputs()))
+    }
+
+    /// Send a JSON body (none for `Value::Null`).
+    pub fn call(&self, method: &str, uri: &str, body: Value) -> Reply {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        self.send(method, uri, &[("content-type", "application/json")], &body)
+    }
+}
