@@ -23,6 +23,7 @@ fn drive(server: &Server, store: &MemoryStore, req: http::Request<Bytes>) -> htt
         step = match step {
             Step::Respond(r) => return r,
             Step::Storage(op, pending) => pending.resume(store.apply(op)),
+            Step::Watch(..) => unreachable!("the benchmark sends no watches"),
             #[allow(unreachable_patterns)]
             _ => panic!("unexpected step"),
         }

@@ -15,6 +15,7 @@ fn drive(server: &Server, store: &MemoryStore, req: http::Request<Bytes>, inputs
         step = match step {
             Step::Respond(r) => return r,
             Step::Storage(op, pending) => pending.resume(store.apply(op)),
+            Step::Watch(..) => unreachable!("the benchmark sends no watches"),
         }
     }
 }

@@ -27,5 +27,6 @@ pub mod storage;
 pub mod time;
 pub mod validation;
 pub mod version;
+pub mod watch;
 
-pub use server::{Config, Inputs, Pending, Server, Step};
+pub use server::{Config, Inputs, Pending, Server, Step, WatchRequest};

@@ -38,6 +38,18 @@ pub enum Step {
     Respond(http::Response<Bytes>),
     /// Run this against the storage backend, then [`Pending::resume`] with the result.
     Storage(StorageOp, Pending),
+    /// A long-running watch: open this backend watch, write the stream's head and
+    /// frames as chunks, feed it every backend event, and end it when it says so, when
+    /// its timeout passes, or when the client goes away.
+    Watch(WatchRequest, Box<crate::watch::WatchStream>),
+}
+
+/// The backend watch a [`Step::Watch`] needs: every change under `prefix` after
+/// revision `after`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchRequest {
+    pub prefix: String,
+    pub after: crate::storage::Revision,
 }
 
 /// A request paused while the adapter runs its storage operation: one owned value
@@ -80,6 +92,9 @@ pub struct Config {
     pub max_request_body_bytes: usize,
     /// The address clients reach this server at, reported in discovery.
     pub advertise_address: Option<SocketAddr>,
+    /// A watch without `timeoutSeconds` ends after a random time between this and twice
+    /// this (kube-apiserver's `--min-request-timeout`).
+    pub min_request_timeout: std::time::Duration,
 }
 
 impl Default for Config {
@@ -88,6 +103,7 @@ impl Default for Config {
             storage_prefix: "/registry".to_owned(),
             max_request_body_bytes: 3 << 20,
             advertise_address: None,
+            min_request_timeout: std::time::Duration::from_secs(1800),
         }
     }
 }

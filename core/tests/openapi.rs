@@ -745,3 +745,149 @@ fn v3_caching_and_redirects() {
     assert_eq!(r.status(), 200);
     assert_eq!(header(&r, "content-type"), Some("application/json"));
 }
+
+/// Every schema in `v` with an `enum` keyword, by path (`…/properties/<name>` maps are
+/// walked as maps of schemas, so a property called `enum` is not one).
+fn enum_keywords(v: &Value, at: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == "properties" {
+                    for (name, s) in x.as_object().into_iter().flatten() {
+                        enum_keywords(s, &format!("{at}.{name}"), out);
+                    }
+                } else {
+                    if k == "enum" {
+                        out.push(at.to_owned());
+                    }
+                    enum_keywords(x, &format!("{at}/{k}"), out);
+                }
+            }
+        }
+        Value::Array(xs) => xs.iter().for_each(|x| enum_keywords(x, at, out)),
+        _ => {}
+    }
+}
+
+/// The schema an enum table row applies to, in `schemas`.
+fn enum_target<'a>(schemas: &'a Value, definition: &str, field: &str) -> &'a Value {
+    use apiary_core::schema::enums::{place, Place};
+    let (property, place) = place(field);
+    let schema = &schemas[definition]["properties"][property];
+    match place {
+        Place::Property => schema,
+        Place::Items => &schema["items"],
+        Place::Values => &schema["additionalProperties"],
+    }
+}
+
+#[test]
+fn v3_enumerated_fields_carry_their_values() {
+    use apiary_core::schema::enums::ENUMS;
+    let core = json_of(&get(
+        "/openapi/v3/api/v1",
+        &[("accept", "application/json")],
+    ));
+    let schemas = &core["components"]["schemas"];
+    let image_pull_policy =
+        &schemas["io.k8s.api.core.v1.Container"]["properties"]["imagePullPolicy"];
+    assert_eq!(
+        image_pull_policy["enum"],
+        json!(["Always", "IfNotPresent", "Never"])
+    );
+    assert_eq!(image_pull_policy["type"], "string");
+    assert!(image_pull_policy["description"].is_string());
+    let spec = &schemas["io.k8s.api.core.v1.ServiceSpec"]["properties"];
+    assert_eq!(
+        spec["type"]["enum"],
+        json!(["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"])
+    );
+    // On array items and map values, as upstream places them.
+    assert_eq!(
+        spec["ipFamilies"]["items"]["enum"],
+        json!(["", "IPv4", "IPv6"])
+    );
+    assert!(spec["ipFamilies"].get("enum").is_none());
+    let pvc_status = &schemas["io.k8s.api.core.v1.PersistentVolumeClaimStatus"]["properties"];
+    assert_eq!(
+        pvc_status["accessModes"]["items"]["enum"],
+        json!([
+            "ReadOnlyMany",
+            "ReadWriteMany",
+            "ReadWriteOnce",
+            "ReadWriteOncePod"
+        ])
+    );
+    assert_eq!(
+        pvc_status["allocatedResourceStatuses"]["additionalProperties"]["enum"],
+        json!([
+            "ControllerResizeInProgress",
+            "ControllerResizeInfeasible",
+            "NodeResizeInProgress",
+            "NodeResizeInfeasible",
+            "NodeResizePending"
+        ])
+    );
+
+    // Every row whose definition a document carries is applied there, and nothing else
+    // has an enum: api/v1 and apps/v1 (which carries the core types of its pod
+    // templates), and every other document.
+    let root = json_of(&get("/openapi/v3", &[]));
+    let mut applied = BTreeSet::new();
+    for key in root["paths"].as_object().unwrap().keys() {
+        let doc = json_of(&get(&format!("/openapi/v3/{key}"), &[]));
+        let schemas = &doc["components"]["schemas"];
+        let mut expected = Vec::new();
+        for &(definition, field, values) in ENUMS {
+            if schemas.get(definition).is_none() {
+                continue;
+            }
+            let target = enum_target(schemas, definition, field);
+            assert_eq!(target["enum"], json!(values), "{key}: {definition}.{field}");
+            assert_eq!(target["type"], "string", "{key}: {definition}.{field}");
+            applied.insert((definition, field));
+            expected.push((definition, field));
+        }
+        let mut found = Vec::new();
+        enum_keywords(schemas, "", &mut found);
+        assert_eq!(found.len(), expected.len(), "{key}: {found:?}");
+        if key == "apis/apps/v1" {
+            for (definition, field) in [
+                ("io.k8s.api.apps.v1.DeploymentStrategy", "type"),
+                ("io.k8s.api.apps.v1.StatefulSetSpec", "podManagementPolicy"),
+                ("io.k8s.api.core.v1.Container", "imagePullPolicy"),
+                ("io.k8s.api.core.v1.PodSpec", "restartPolicy"),
+                ("io.k8s.api.core.v1.PodSpec", "dnsPolicy"),
+                ("io.k8s.api.core.v1.ContainerPort", "protocol"),
+                (
+                    "io.k8s.api.core.v1.PersistentVolumeClaimSpec",
+                    "accessModes[]",
+                ),
+            ] {
+                assert!(
+                    expected.contains(&(definition, field)),
+                    "apps/v1 lacks {definition}.{field}"
+                );
+            }
+            assert_eq!(
+                schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["restartPolicy"]["enum"],
+                json!(["Always", "Never", "OnFailure"])
+            );
+        }
+    }
+    // Every row reaches some document.
+    assert_eq!(applied.len(), ENUMS.len());
+}
+
+#[test]
+fn v2_has_no_enums() {
+    let doc = v2_json();
+    let mut found = Vec::new();
+    enum_keywords(&doc["definitions"], "", &mut found);
+    assert!(found.is_empty(), "{found:?}");
+    assert!(
+        doc["definitions"]["io.k8s.api.core.v1.Container"]["properties"]["imagePullPolicy"]
+            .get("enum")
+            .is_none()
+    );
+}

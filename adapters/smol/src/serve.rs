@@ -2,14 +2,15 @@
 //! HTTP/1.1 codec and drive each request through the core's state machine against the
 //! storage backend.
 
-use crate::memory;
 use crate::flags::Options;
+use crate::memory;
 use crate::pki::{self, ServingNames};
 use crate::tls;
 use apiary_core::health::BOOTSTRAP_HOOK;
 use apiary_core::http1::{Connection, Event, Limits};
 use apiary_core::storage::Storage;
-use apiary_core::{Config, Inputs, Server, Step};
+use apiary_core::watch::WatchStream;
+use apiary_core::{Config, Inputs, Server, Step, WatchRequest};
 use bytes::Bytes;
 use futures_rustls::TlsAcceptor;
 use smol::future::{self, FutureExt as _};
@@ -47,13 +48,22 @@ impl fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
-/// Run a request to its response: perform each storage operation the core asks for
-/// and resume it with the outcome, until it answers.
-pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> http::Response<Bytes> {
+/// Where a request ends up once its storage steps are done.
+pub enum Driven {
+    /// A whole response.
+    Respond(http::Response<Bytes>),
+    /// A watch to stream.
+    Watch(WatchRequest, Box<WatchStream>),
+}
+
+/// Run a request until it answers or becomes a watch: perform each storage operation
+/// the core asks for and resume it with the outcome.
+pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> Driven {
     loop {
         step = match step {
-            Step::Respond(response) => return response,
+            Step::Respond(response) => return Driven::Respond(response),
             Step::Storage(op, pending) => pending.resume(storage.run(op).await),
+            Step::Watch(request, stream) => return Driven::Watch(request, stream),
         };
     }
 }
@@ -197,7 +207,10 @@ impl<S: Storage> Apiary<S> {
                 let step = self
                     .server
                     .handle_as_system(request, inputs(None, Vec::new()));
-                let response = drive(&*self.storage, step).await;
+                let response = match drive(&*self.storage, step).await {
+                    Driven::Respond(response) => response,
+                    Driven::Watch(..) => unreachable!("bootstrap requests are creates"),
+                };
                 let status = response.status();
                 if status.is_success() || status == http::StatusCode::CONFLICT {
                     tracing::debug!(%method, %uri, status = status.as_u16(), "bootstrap request done");
@@ -224,7 +237,9 @@ impl<S: Storage> Apiary<S> {
     /// Accept connections forever, serving each on `executor`.
     pub async fn serve(self: Arc<Self>, executor: &Arc<Executor<'static>>) {
         let this = self.clone();
-        executor.spawn(async move { this.release_memory_periodically().await }).detach();
+        executor
+            .spawn(async move { this.release_memory_periodically().await })
+            .detach();
         let mut backoff = Duration::from_millis(5);
         loop {
             match self.listener.accept().await {
@@ -318,23 +333,39 @@ impl<S: Storage> Apiary<S> {
                         .catch_unwind()
                         .await
                     {
-                        Ok(response) => response,
+                        Ok(Driven::Respond(response)) => response,
+                        Ok(Driven::Watch(request, watch)) => {
+                            self.answered
+                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let client = WatchClient {
+                                stream: &mut stream,
+                                codec: &mut codec,
+                                buf: &mut buf,
+                                eof: &mut eof,
+                            };
+                            self.pump_watch(client, request, watch).await?;
+                            if codec.should_close() {
+                                return finish(&mut stream).await;
+                            }
+                            continue;
+                        }
                         Err(_) => {
                             tracing::error!(%remote, %path, "request handler panicked");
                             panic_response()
                         }
                     };
                     if !response.headers().contains_key(http::header::DATE) {
-                        if let Ok(date) =
-                            http::HeaderValue::from_str(&apiary_core::time::imf_fixdate(SystemTime::now()))
-                        {
+                        if let Ok(date) = http::HeaderValue::from_str(
+                            &apiary_core::time::imf_fixdate(SystemTime::now()),
+                        ) {
                             response.headers_mut().insert(http::header::DATE, date);
                         }
                     }
                     let bytes = codec.encode_response(&response);
                     stream.write_all(&bytes).await?;
                     drop((response, bytes));
-                    self.answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.answered
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     if memory::built_large_documents(&path, started.elapsed()) {
                         memory::release_free_memory();
                     }
@@ -378,6 +409,108 @@ impl<S: Storage> Apiary<S> {
                 Event::Closed => return finish(&mut stream).await,
             }
         }
+    }
+}
+
+/// The client side of a connection while it carries a watch.
+struct WatchClient<'a, T> {
+    stream: &'a mut T,
+    codec: &'a mut Connection,
+    buf: &'a mut Vec<u8>,
+    eof: &'a mut bool,
+}
+
+/// What woke a watch up.
+enum Wake {
+    Event(Option<Result<apiary_core::storage::WatchEvent, apiary_core::storage::StorageError>>),
+    Bookmark,
+    Deadline,
+    Client(io::Result<usize>),
+}
+
+impl<S: Storage> Apiary<S> {
+    /// Stream a watch: the head, the initial frames, then a frame per backend event and a
+    /// bookmark per interval, until the stream ends, its timeout passes or the client
+    /// goes away. Bytes the client sends meanwhile are kept for the next request.
+    async fn pump_watch<T>(
+        &self,
+        client: WatchClient<'_, T>,
+        request: WatchRequest,
+        mut watch: Box<WatchStream>,
+    ) -> io::Result<()>
+    where
+        T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin,
+    {
+        use apiary_core::storage::WatchStream as _;
+        use smol::stream::StreamExt as _;
+        let WatchClient {
+            stream,
+            codec,
+            buf,
+            eof,
+        } = client;
+        stream
+            .write_all(&codec.encode_stream_head(&watch.head()))
+            .await?;
+        for frame in watch.take_initial() {
+            stream.write_all(&codec.encode_chunk(&frame)).await?;
+        }
+        let mut events = match self.storage.watch(&request.prefix, request.after).await {
+            Ok(events) => Some(events),
+            Err(e) => {
+                let frame = watch.on_error(e);
+                stream.write_all(&codec.encode_chunk(&frame)).await?;
+                None
+            }
+        };
+        stream.flush().await?;
+        let mut deadline = Timer::after(watch.timeout());
+        let mut bookmarks = watch.bookmark_interval().map(Timer::interval);
+        while let Some(backend) = events.as_mut().filter(|_| !watch.is_done()) {
+            let event = async { Wake::Event(backend.next().await) };
+            let expired = async {
+                (&mut deadline).await;
+                Wake::Deadline
+            };
+            let bookmark = async {
+                match bookmarks.as_mut() {
+                    Some(timer) => {
+                        timer.next().await;
+                        Wake::Bookmark
+                    }
+                    None => future::pending().await,
+                }
+            };
+            let closed = *eof;
+            let read = async {
+                if closed {
+                    future::pending().await
+                } else {
+                    Wake::Client(stream.read(buf).await)
+                }
+            };
+            let frame = match event.or(expired).or(bookmark).or(read).await {
+                Wake::Event(Some(event)) => watch.on_event(event, SystemTime::now()),
+                Wake::Event(None) | Wake::Deadline => break,
+                Wake::Bookmark => watch.bookmark(),
+                Wake::Client(Ok(0)) | Wake::Client(Err(_)) => {
+                    // The client is gone; nobody is left to read the end of the stream.
+                    *eof = true;
+                    codec.feed_eof();
+                    return Ok(());
+                }
+                Wake::Client(Ok(n)) => {
+                    codec.feed(&buf[..n]);
+                    None
+                }
+            };
+            if let Some(frame) = frame {
+                stream.write_all(&codec.encode_chunk(&frame)).await?;
+                stream.flush().await?;
+            }
+        }
+        stream.write_all(&codec.encode_stream_end()).await?;
+        stream.flush().await
     }
 }
 

@@ -10,8 +10,9 @@ mod delete;
 mod get;
 mod list;
 pub mod object;
-mod table;
+pub(crate) mod table;
 mod update;
+mod watch;
 
 use crate::negotiation::{self, Output};
 use crate::query::Query;
@@ -213,6 +214,8 @@ pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
     match step {
         Step::Respond(r) => Step::Respond(with_warnings(r, &warnings)),
         Step::Storage(op, pending) => Step::storage(op, move |done| warned(pending.resume(done), warnings)),
+        // Writes never become watches.
+        watch @ Step::Watch(..) => watch,
     }
 }
 
@@ -258,6 +261,7 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         "update" => update::update(scope),
         "delete" => delete::delete(scope),
         "deletecollection" if sub.is_empty() => delete::delete_collection(scope),
+        "watch" if sub.is_empty() => watch::watch(scope),
         verb @ ("watch" | "patch") => {
             let e = ApiError::method_not_supported(&r.group, &r.plural, verb);
             scope.fail(e)

@@ -159,7 +159,7 @@ pub fn human_duration(secs: u64) -> String {
 }
 
 /// A Table of `objects`.
-pub(super) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
+pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
     let r = scope.resource();
     let extras = extra_columns(&r.plural);
     let now = scope

@@ -16,6 +16,7 @@
 //! warnings under `Warn` (the default) and ignored under `Ignore`.
 
 mod decode;
+pub mod enums;
 pub mod list_extensions;
 mod structure;
 mod yaml;

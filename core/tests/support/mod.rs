@@ -3,7 +3,8 @@
 
 #![allow(dead_code)]
 
-use apiary_core::{Config, Inputs, Server, Step};
+use apiary_core::watch::WatchStream;
+use apiary_core::{Config, Inputs, Server, Step, WatchRequest};
 use apiary_memory::MemoryStore;
 use bytes::Bytes;
 use serde_json::Value;
@@ -94,8 +95,49 @@ impl Harness {
                     };
                 }
                 Step::Storage(op, pending) => pending.resume(self.store.apply(op)),
+                Step::Watch(request, stream) => return self.watch_now(request, stream),
             }
         }
+    }
+
+    /// A watch's response as it stands now: its head, the initial frames and every event
+    /// already in the store after the watch's revision; then the watch is ended.
+    fn watch_now(&self, request: WatchRequest, mut stream: Box<WatchStream>) -> Reply {
+        let head = stream.head();
+        let mut body = Vec::new();
+        for frame in stream.take_initial() {
+            body.extend_from_slice(&frame);
+        }
+        match self.store.open_watch(&request.prefix, request.after) {
+            Ok(mut events) => {
+                while let Some(event) = events.try_next() {
+                    let now = UNIX_EPOCH + Duration::from_secs(self.clock.get());
+                    if let Some(frame) = stream.on_event(event, now) {
+                        body.extend_from_slice(&frame);
+                    }
+                    if stream.is_done() {
+                        break;
+                    }
+                }
+            }
+            Err(e) => body.extend_from_slice(&stream.on_error(e)),
+        }
+        Reply {
+            status: head.status.as_u16(),
+            content_type: head.headers["content-type"].to_str().unwrap().to_owned(),
+            warnings: Vec::new(),
+            body: Bytes::from(body),
+        }
+    }
+
+    /// The JSON frames of a watch response.
+    pub fn frames(reply: &Reply) -> Vec<Value> {
+        reply
+            .body
+            .split(|b| *b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect()
     }
 
     /// Send a request as the server itself (no authentication).

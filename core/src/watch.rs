@@ -1,0 +1,228 @@
+//! A watch as the client sees it: a chunked `application/json;stream=watch` response of
+//! `{"type": …, "object": …}` frames, one per line.
+//!
+//! The adapter drives a [`WatchStream`]: it writes [`WatchStream::head`], then the
+//! frames of [`WatchStream::take_initial`], then feeds every backend event to
+//! [`WatchStream::on_event`] and writes what comes back, asks for
+//! [`WatchStream::bookmark`]s on [`WatchStream::bookmark_interval`], and ends the
+//! response when the stream [`is_done`](WatchStream::is_done), its
+//! [`timeout`](WatchStream::timeout) passes, or the client goes away.
+
+use crate::negotiation::Shape;
+use crate::rest::object::{self, Object};
+use crate::rest::Scope;
+use crate::status::ApiError;
+use crate::storage::{KeyValue, Revision, StorageError, WatchEvent};
+use bytes::Bytes;
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::time::{Duration, SystemTime};
+
+/// The event types of a watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+}
+
+impl EventType {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+            Self::Bookmark => "BOOKMARK",
+            Self::Error => "ERROR",
+        }
+    }
+}
+
+/// How often a watch that allows bookmarks gets one.
+pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
+/// One open watch.
+pub struct WatchStream {
+    scope: Scope,
+    /// Only this key, for a watch of one object.
+    exact_key: Option<String>,
+    /// Frames to write before any backend event.
+    initial: VecDeque<Bytes>,
+    /// The newest revision the client has been told about.
+    revision: Revision,
+    timeout: Duration,
+    bookmarks: bool,
+    done: bool,
+}
+
+impl WatchStream {
+    pub(crate) fn new(
+        scope: Scope,
+        exact_key: Option<String>,
+        revision: Revision,
+        timeout: Duration,
+        bookmarks: bool,
+    ) -> WatchStream {
+        WatchStream {
+            scope,
+            exact_key,
+            initial: VecDeque::new(),
+            revision,
+            timeout,
+            bookmarks,
+            done: false,
+        }
+    }
+
+    /// The response head: 200 with the stream's content type.
+    pub fn head(&self) -> http::response::Parts {
+        let content_type = match self.scope.output.shape {
+            Shape::Table(v) => {
+                format!("application/json;as=Table;v={v};g=meta.k8s.io;stream=watch")
+            }
+            Shape::Object => "application/json;stream=watch".to_owned(),
+        };
+        let (parts, ()) = http::Response::builder()
+            .status(200)
+            .header(http::header::CONTENT_TYPE, content_type)
+            .body(())
+            .expect("valid head")
+            .into_parts();
+        parts
+    }
+
+    /// How long the watch may run before the server ends it.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// How often to ask for a [`WatchStream::bookmark`], if the client wants them.
+    pub fn bookmark_interval(&self) -> Option<Duration> {
+        self.bookmarks.then_some(BOOKMARK_INTERVAL)
+    }
+
+    /// Whether the watch has ended (after an ERROR event).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The frames to write before the first backend event (the initial state).
+    pub fn take_initial(&mut self) -> Vec<Bytes> {
+        self.initial.drain(..).collect()
+    }
+
+    pub(crate) fn push_initial(&mut self, kind: EventType, obj: &Object) {
+        let frame = self.frame(kind, obj);
+        self.initial.push_back(frame);
+    }
+
+    pub(crate) fn push_initial_bookmark(&mut self, initial_events_end: bool) {
+        let frame = self.bookmark_frame(initial_events_end);
+        self.initial.push_back(frame);
+    }
+
+    /// A backend event (or the backend watch's failure), observed at `now`: the frame to
+    /// write, if the client is to see it.
+    pub fn on_event(
+        &mut self,
+        event: Result<WatchEvent, StorageError>,
+        now: SystemTime,
+    ) -> Option<Bytes> {
+        if self.done {
+            return None;
+        }
+        let event = match event {
+            Ok(e) => e,
+            Err(e) => return Some(self.on_error(e)),
+        };
+        self.revision = self.revision.max(event.revision());
+        let (kind, kv, revision) = match &event {
+            WatchEvent::Put { kv, prev: None } => (EventType::Added, kv, kv.mod_revision),
+            WatchEvent::Put { kv, prev: Some(_) } => (EventType::Modified, kv, kv.mod_revision),
+            WatchEvent::Delete { prev, revision } => (EventType::Deleted, prev, *revision),
+        };
+        if self.exact_key.as_deref().is_some_and(|k| k != kv.key) {
+            return None;
+        }
+        let obj = match decode(kv, revision) {
+            Ok(obj) => obj,
+            Err(e) => return Some(self.error_frame(&ApiError::internal(e))),
+        };
+        self.scope.inputs.now = now;
+        Some(self.frame(kind, &obj))
+    }
+
+    /// The backend watch could not be opened or broke: an ERROR frame, and the end.
+    pub fn on_error(&mut self, error: StorageError) -> Bytes {
+        let status = match error {
+            StorageError::Compacted {
+                requested,
+                compacted,
+            } => ApiError::gone(format!(
+                "too old resource version: {requested} ({compacted})"
+            )),
+            other => self.scope.storage_error("", other),
+        };
+        self.error_frame(&status)
+    }
+
+    /// A BOOKMARK frame carrying the newest revision the client has seen.
+    pub fn bookmark(&mut self) -> Option<Bytes> {
+        (self.bookmarks && !self.done).then(|| self.bookmark_frame(false))
+    }
+
+    fn bookmark_frame(&self, initial_events_end: bool) -> Bytes {
+        let r = self.scope.resource();
+        let mut meta = json!({"resourceVersion": self.revision.to_string()});
+        if initial_events_end {
+            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let obj = json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": meta});
+        encode_frame(EventType::Bookmark, &obj)
+    }
+
+    fn error_frame(&mut self, error: &ApiError) -> Bytes {
+        self.done = true;
+        encode_frame(EventType::Error, &error.to_value())
+    }
+
+    fn frame(&self, kind: EventType, obj: &Object) -> Bytes {
+        match self.scope.output.shape {
+            Shape::Table(version) => {
+                let rv = object::meta_str(obj, "resourceVersion").to_owned();
+                let t = crate::rest::table::table(
+                    &self.scope,
+                    version,
+                    std::slice::from_ref(obj),
+                    &rv,
+                    None,
+                );
+                encode_frame(kind, &t)
+            }
+            Shape::Object => encode_frame(kind, &Value::Object(obj.clone())),
+        }
+    }
+}
+
+/// The object of an event, with the resourceVersion of the event's write.
+fn decode(kv: &KeyValue, revision: Revision) -> Result<Object, String> {
+    let mut obj = object::from_storage(kv)?;
+    object::meta_mut(&mut obj).insert(
+        "resourceVersion".into(),
+        Value::String(revision.to_string()),
+    );
+    Ok(obj)
+}
+
+/// One line of a JSON watch stream.
+fn encode_frame(kind: EventType, object: &Value) -> Bytes {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    serde_json::to_writer(&mut out, object).expect("JSON values serialize");
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
+}
