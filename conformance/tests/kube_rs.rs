@@ -71,3 +71,59 @@ async fn typed_api_round_trips_a_config_map() {
     api.delete("from-kube-rs", &DeleteParams::default()).await.expect("delete");
     assert!(api.get_opt("from-kube-rs").await.expect("get_opt").is_none());
 }
+
+/// kube-rs's watcher sees every change to a ConfigMap, in both of its initial-list
+/// modes: list-then-watch, and the streaming list (sendInitialEvents with the
+/// initial-events-end bookmark).
+async fn watcher_sees_changes(config: kube::runtime::watcher::Config) {
+    use futures::StreamExt;
+    use kube::runtime::watcher::{self, Event};
+
+    let apiary = Apiary::start();
+    let api: Api<ConfigMap> = Api::namespaced(client(&apiary).await, "default");
+    let cm = |v: &str| -> ConfigMap {
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "w"}, "data": {"k": v}})).unwrap()
+    };
+    api.create(&PostParams::default(), &cm("1")).await.expect("create");
+
+    let mut events = watcher::watcher(api.clone(), config).boxed();
+    macro_rules! next {
+        () => {
+            tokio::time::timeout(std::time::Duration::from_secs(30), events.next())
+                .await
+                .expect("an event within 30 s")
+                .expect("the watcher goes on")
+                .expect("no watch error")
+        };
+    }
+    // The initial list: Init, the existing object, InitDone.
+    assert!(matches!(next!(), Event::Init));
+    match next!() {
+        Event::InitApply(o) => assert_eq!(o.data.unwrap()["k"], "1"),
+        other => panic!("expected the existing object, got {other:?}"),
+    }
+    assert!(matches!(next!(), Event::InitDone));
+
+    let mut current = api.get("w").await.unwrap();
+    current.data = Some([("k".to_owned(), "2".to_owned())].into());
+    api.replace("w", &PostParams::default(), &current).await.expect("replace");
+    match next!() {
+        Event::Apply(o) => assert_eq!(o.data.unwrap()["k"], "2"),
+        other => panic!("expected the update, got {other:?}"),
+    }
+    api.delete("w", &DeleteParams::default()).await.expect("delete");
+    match next!() {
+        Event::Delete(o) => assert_eq!(o.metadata.name.as_deref(), Some("w")),
+        other => panic!("expected the delete, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn watcher_with_list_then_watch() {
+    watcher_sees_changes(kube::runtime::watcher::Config::default()).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn watcher_with_streaming_list() {
+    watcher_sees_changes(kube::runtime::watcher::Config::default().streaming_lists()).await;
+}
