@@ -46,6 +46,9 @@ pub struct Options {
     pub etcd_prefix: String,
     /// `--max-request-body-bytes`: the largest request body accepted.
     pub max_request_body_bytes: usize,
+    /// `--min-request-timeout`: the shortest time, in seconds, a watch without
+    /// `timeoutSeconds` runs (it runs a random time between this and twice this).
+    pub min_request_timeout: u64,
     /// `-v`/`--v`: log verbosity, as klog counts it.
     pub verbosity: u32,
 }
@@ -136,9 +139,9 @@ const FLAGS: &[Flag] = &[
         section: Section::Generic,
         kind: "ip",
         default: None,
-        usage: "The IP address on which to advertise the apiserver to members of the cluster. \
-                This address must be reachable by the rest of the cluster. If blank, the \
-                --bind-address will be used, unless it is unspecified (0.0.0.0 or ::).",
+        usage: "The address clients are told to use: reported in discovery, covered by the \
+                serving certificate and written to admin.kubeconfig. Defaults to \
+                --bind-address, or loopback when that is 0.0.0.0 or ::.",
     },
     Flag {
         name: "bind-address",
@@ -146,8 +149,8 @@ const FLAGS: &[Flag] = &[
         section: Section::SecureServing,
         kind: "ip",
         default: Some("127.0.0.1"),
-        usage: "The IP address on which to listen for the --secure-port port. Use 0.0.0.0 \
-                (all IPv4 interfaces) or :: (all interfaces) to be reachable from other hosts.",
+        usage: "The address to listen on. 0.0.0.0 (every IPv4 interface) or :: (every \
+                interface) makes apiary reachable from other hosts.",
     },
     Flag {
         name: "cert-dir",
@@ -165,8 +168,8 @@ const FLAGS: &[Flag] = &[
         section: Section::SecureServing,
         kind: "int",
         default: Some("6443"),
-        usage: "The port on which to serve HTTPS with authentication and authorization. \
-                0 picks a free port; the ready line and the kubeconfig show the port chosen.",
+        usage: "The HTTPS port. 0 picks a free port; the ready line and the kubeconfig show \
+                the port chosen.",
     },
     Flag {
         name: "data-dir",
@@ -183,7 +186,7 @@ const FLAGS: &[Flag] = &[
         section: Section::Storage,
         kind: "string",
         default: Some("/registry"),
-        usage: "The prefix to prepend to all resource paths in storage.",
+        usage: "The key prefix every object is stored under.",
     },
     Flag {
         name: "storage",
@@ -201,6 +204,16 @@ const FLAGS: &[Flag] = &[
         default: Some("3145728"),
         usage: "The largest request body, in bytes, the server accepts; larger requests are \
                 rejected with 413.",
+    },
+    Flag {
+        name: "min-request-timeout",
+        short: None,
+        section: Section::Generic,
+        kind: "int",
+        default: Some("1800"),
+        usage: "How many seconds, at least, a watch without timeoutSeconds stays open: each \
+                such watch ends after a random time between this and twice this, so that \
+                clients do not all reconnect at once.",
     },
     Flag {
         name: "v",
@@ -548,6 +561,20 @@ where
         }
     };
 
+    let min_request_timeout = {
+        let value = get("min-request-timeout").unwrap_or_default();
+        match value.parse::<u64>() {
+            Ok(n) if n > 0 => Some(n),
+            _ => {
+                problems.push(format!(
+                    "invalid value {value:?} for --min-request-timeout: must be a positive \
+                     number of seconds"
+                ));
+                None
+            }
+        }
+    };
+
     let verbosity = {
         let value = get("v").unwrap_or_default();
         match value.parse::<u32>() {
@@ -573,6 +600,7 @@ where
         data_dir: data_dir.expect("validated"),
         etcd_prefix: etcd_prefix.expect("validated"),
         max_request_body_bytes: max_request_body_bytes.expect("validated"),
+        min_request_timeout: min_request_timeout.expect("validated"),
         verbosity: verbosity.expect("validated"),
     }))
 }

@@ -151,6 +151,7 @@ impl<S: Storage> Apiary<S> {
             storage_prefix: options.etcd_prefix.clone(),
             max_request_body_bytes: options.max_request_body_bytes,
             advertise_address: advertise,
+            min_request_timeout: Duration::from_secs(options.min_request_timeout),
             ..Config::default()
         };
         let server = Server::new(config);
