@@ -21,6 +21,7 @@ pub mod registry;
 pub mod request_info;
 pub mod rest;
 pub mod schema;
+pub mod selection;
 pub mod server;
 pub mod status;
 pub mod storage;

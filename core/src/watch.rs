@@ -11,6 +11,7 @@
 use crate::negotiation::Shape;
 use crate::rest::object::{self, Object};
 use crate::rest::Scope;
+use crate::selection::Selection;
 use crate::status::ApiError;
 use crate::storage::{KeyValue, Revision, StorageError, WatchEvent};
 use bytes::Bytes;
@@ -48,6 +49,9 @@ pub struct WatchStream {
     scope: Scope,
     /// Only this key, for a watch of one object.
     exact_key: Option<String>,
+    /// The label and field selectors: objects that stop matching are DELETED for this
+    /// client, objects that start matching are ADDED.
+    selection: Selection,
     /// Frames to write before any backend event.
     initial: VecDeque<Bytes>,
     /// The newest revision the client has been told about.
@@ -61,6 +65,7 @@ impl WatchStream {
     pub(crate) fn new(
         scope: Scope,
         exact_key: Option<String>,
+        selection: Selection,
         revision: Revision,
         timeout: Duration,
         bookmarks: bool,
@@ -68,6 +73,7 @@ impl WatchStream {
         WatchStream {
             scope,
             exact_key,
+            selection,
             initial: VecDeque::new(),
             revision,
             timeout,
@@ -138,20 +144,46 @@ impl WatchStream {
             Err(e) => return Some(self.on_error(e)),
         };
         self.revision = self.revision.max(event.revision());
-        let (kind, kv, revision) = match &event {
-            WatchEvent::Put { kv, prev: None } => (EventType::Added, kv, kv.mod_revision),
-            WatchEvent::Put { kv, prev: Some(_) } => (EventType::Modified, kv, kv.mod_revision),
-            WatchEvent::Delete { prev, revision } => (EventType::Deleted, prev, *revision),
+        let key = match &event {
+            WatchEvent::Put { kv, .. } => &kv.key,
+            WatchEvent::Delete { prev, .. } => &prev.key,
         };
-        if self.exact_key.as_deref().is_some_and(|k| k != kv.key) {
+        if self.exact_key.as_deref().is_some_and(|k| k != key) {
             return None;
         }
-        let obj = match decode(kv, revision) {
-            Ok(obj) => obj,
+        // The object as of this event, and (for an update) as it was before, both at
+        // this event's revision.
+        let decoded = match &event {
+            WatchEvent::Put { kv, prev } => decode(kv, kv.mod_revision).and_then(|new| {
+                let old = match prev {
+                    Some(p) => Some(decode(p, kv.mod_revision)?),
+                    None => None,
+                };
+                Ok((new, old))
+            }),
+            WatchEvent::Delete { prev, revision } => decode(prev, *revision).map(|old| (old, None)),
+        };
+        let (obj, old) = match decoded {
+            Ok(pair) => pair,
             Err(e) => return Some(self.error_frame(&ApiError::internal(e))),
         };
+        let matches = self.selection.matches(&obj);
+        let (kind, shown) = match (&event, old) {
+            (WatchEvent::Delete { .. }, _) if matches => (EventType::Deleted, obj),
+            (WatchEvent::Delete { .. }, _) => return None,
+            (_, None) if matches => (EventType::Added, obj),
+            (_, None) => return None,
+            (_, Some(old)) => match (self.selection.matches(&old), matches) {
+                (true, true) => (EventType::Modified, obj),
+                (false, true) => (EventType::Added, obj),
+                // It left the selection: the client sees its last matching state go,
+                // at this event's revision.
+                (true, false) => (EventType::Deleted, old),
+                (false, false) => return None,
+            },
+        };
         self.scope.inputs.now = now;
-        Some(self.frame(kind, &obj))
+        Some(self.frame(kind, &shown))
     }
 
     /// The backend watch could not be opened or broke: an ERROR frame, and the end.

@@ -148,3 +148,47 @@ fn watches_refuse_yaml_and_can_carry_tables() {
     assert_eq!(frames[0]["object"]["kind"], "Table");
     assert_eq!(frames[0]["object"]["rows"][0]["cells"][0], "a");
 }
+
+#[test]
+fn a_selector_turns_leaving_into_deleted_and_joining_into_added() {
+    let h = Harness::new();
+    let labelled = |name: &str, app: &str| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"app": app}}});
+    let a = h.call("POST", CMS, labelled("a", "web")).json();
+    let b = h.call("POST", CMS, labelled("b", "db")).json();
+    let start = rv(&b);
+    let mut a2 = a.clone();
+    a2["metadata"]["labels"]["app"] = json!("db");
+    a2["metadata"]["resourceVersion"] = json!(rv(&a));
+    h.call("PUT", &format!("{CMS}/a"), a2);
+    let mut b2 = b.clone();
+    b2["metadata"]["labels"]["app"] = json!("web");
+    h.call("PUT", &format!("{CMS}/b"), b2);
+
+    let uri = format!("{CMS}?watch=true&labelSelector=app%3Dweb&resourceVersion={start}");
+    let frames = Harness::frames(&h.send("GET", &uri, &[], ""));
+    assert_eq!(types(&frames), ["DELETED", "ADDED"]);
+    assert_eq!(frames[0]["object"]["metadata"]["name"], "a");
+    assert_eq!(
+        frames[0]["object"]["metadata"]["labels"]["app"], "web",
+        "the last matching state"
+    );
+    assert!(rv(&frames[0]["object"]).parse::<u64>().unwrap() > start.parse::<u64>().unwrap());
+    assert_eq!(frames[1]["object"]["metadata"]["name"], "b");
+
+    let initial = Harness::frames(&h.send(
+        "GET",
+        &format!("{CMS}?watch=true&labelSelector=app%3Dweb"),
+        &[],
+        "",
+    ));
+    assert_eq!(types(&initial), ["ADDED"]);
+    assert_eq!(initial[0]["object"]["metadata"]["name"], "b");
+
+    let bad = h.send(
+        "GET",
+        &format!("{CMS}?watch=true&fieldSelector=spec.bogus%3D1"),
+        &[],
+        "",
+    );
+    assert_eq!(bad.status, 400);
+}

@@ -179,9 +179,13 @@ fn delete_keys(
     })
 }
 
-/// DELETE of a collection: every object under the request's prefix; answers with the
-/// list of what was deleted.
+/// DELETE of a collection: every object under the request's prefix that its label and
+/// field selectors match; answers with the list of what was deleted.
 pub(super) fn delete_collection(scope: Scope) -> Step {
+    let selection = match super::list::selection(&scope) {
+        Ok(s) => s,
+        Err(e) => return scope.fail(e),
+    };
     let prefix = scope.prefix();
     let op = StorageOp::List {
         prefix,
@@ -189,20 +193,22 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
         start_after: None,
         limit: None,
     };
-    scope.then(op, |scope, result| match result {
+    scope.then(op, move |scope, result| match result {
         Ok(StorageOutput::Listed(page)) => {
             let mut items = Vec::with_capacity(page.items.len());
-            for kv in &page.items {
-                match object::from_storage(kv) {
+            let mut keys = Vec::with_capacity(page.items.len());
+            for kv in page.items {
+                match object::from_storage(&kv) {
+                    Ok(obj) if !selection.matches(&obj) => {}
                     Ok(mut obj) => {
                         obj.remove("kind");
                         obj.remove("apiVersion");
                         items.push(Value::Object(obj));
+                        keys.push(kv.key);
                     }
                     Err(e) => return scope.fail(ApiError::internal(e)),
                 }
             }
-            let keys: Vec<String> = page.items.into_iter().map(|kv| kv.key).collect();
             delete_keys(scope, keys, 0, move |scope| {
                 let r = scope.resource();
                 let list = json!({

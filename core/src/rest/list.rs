@@ -1,7 +1,9 @@
-//! LIST of a collection, with limit and continue.
+//! LIST of a collection, with limit and continue, filtered by label and field selectors.
 
-use super::{object, table, Scope};
+use super::object::{self, Object};
+use super::{table, Scope};
 use crate::negotiation::Shape;
+use crate::selection::Selection;
 use crate::server::Step;
 use crate::status::ApiError;
 use crate::storage::{Revision, StorageOp, StorageOutput};
@@ -39,14 +41,51 @@ fn decode_continue(token: &str) -> Result<ContinueToken, ApiError> {
     Ok(t)
 }
 
+/// The most keys one storage step reads while a selector filters them out (upstream's
+/// etcd store grows its page up to the same bound).
+const MAX_STEP: usize = 10_000;
+
+/// The request's `labelSelector` and `fieldSelector`, for its resource.
+pub(super) fn selection(scope: &Scope) -> Result<Selection, ApiError> {
+    Selection::parse(
+        scope.resource(),
+        scope.query.get("labelSelector"),
+        scope.query.get("fieldSelector"),
+    )
+}
+
+/// A LIST under way: the matches so far and where to read next.
+struct Listing {
+    selection: Selection,
+    prefix: String,
+    /// How many matches the client asked for.
+    limit: Option<usize>,
+    /// How many keys the next storage step reads.
+    step: Option<usize>,
+    /// The revision every page is read at: the continue token's, then the first page's.
+    revision: Option<Revision>,
+    /// Whether the revision came from the client's continue token.
+    continued: bool,
+    start_after: Option<String>,
+    items: Vec<Object>,
+}
+
 pub(super) fn list(scope: Scope) -> Step {
     let limit = match scope.query.get("limit").filter(|l| !l.is_empty()) {
         None => None,
         Some(l) => match l.parse::<i64>() {
             Ok(n) if n > 0 => Some(n as usize),
             Ok(_) => None,
-            Err(_) => return scope.fail(ApiError::bad_request(format!("invalid value for limit: {l}"))),
+            Err(_) => {
+                return scope.fail(ApiError::bad_request(format!(
+                    "invalid value for limit: {l}"
+                )))
+            }
         },
+    };
+    let selection = match selection(&scope) {
+        Ok(s) => s,
+        Err(e) => return scope.fail(e),
     };
     let prefix = scope.prefix();
     let (revision, start_after) = match scope.query.get("continue").filter(|c| !c.is_empty()) {
@@ -59,63 +98,105 @@ pub(super) fn list(scope: Scope) -> Step {
         },
         None => (None, None),
     };
-    let op = StorageOp::List {
-        prefix: prefix.clone(),
-        revision,
-        start_after,
+    let listing = Listing {
+        selection,
+        prefix,
         limit,
+        step: limit,
+        revision,
+        continued: revision.is_some(),
+        start_after,
+        items: Vec::new(),
+    };
+    read_page(scope, listing)
+}
+
+/// Read the next page from storage and keep the objects the selection matches; read on
+/// (at the same revision, with a growing page) until `limit` objects match or the keys
+/// run out, as kube-apiserver's storage layer does, so a page of a selective LIST is
+/// full unless it is the last, and its continue token points after the last key read.
+fn read_page(scope: Scope, mut listing: Listing) -> Step {
+    let op = StorageOp::List {
+        prefix: listing.prefix.clone(),
+        revision: listing.revision,
+        start_after: listing.start_after.clone(),
+        limit: listing.step,
     };
     scope.then(op, move |scope, done| {
         let page = match done {
             Ok(StorageOutput::Listed(page)) => page,
-
-            Err(crate::storage::StorageError::Compacted { .. }) if revision.is_some() => {
+            Err(crate::storage::StorageError::Compacted { .. }) if listing.continued => {
                 return scope.fail(ApiError::gone(
                     "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
                 ));
             }
             other => return scope.fail_storage("", other),
         };
-        let mut items = Vec::with_capacity(page.items.len());
+        let mut more = page.more;
+        let mut read = 0;
         for kv in &page.items {
-            match object::from_storage(kv) {
-                Ok(obj) => items.push(obj),
+            if listing.limit.is_some_and(|l| listing.items.len() >= l) {
+                more = true;
+                break;
+            }
+            read += 1;
+            listing.start_after = Some(kv.key.clone());
+            let obj = match object::from_storage(kv) {
+                Ok(obj) => obj,
                 Err(e) => return scope.fail(ApiError::internal(e)),
+            };
+            if listing.selection.matches(&obj) {
+                listing.items.push(obj);
             }
         }
-        let rv = page.revision.to_string();
-        let next = match (page.more, page.items.last()) {
-            (true, Some(last)) => Some(encode_continue(page.revision, &last.key[prefix.len()..])),
-            _ => None,
-        };
-        if let Shape::Table(version) = scope.output.shape {
-            let t = table::table(&scope, version, &items, &rv, next.as_deref());
-            return scope.respond(200, &t);
+        listing.revision = Some(page.revision);
+        let full = listing.limit.is_some_and(|l| listing.items.len() >= l);
+        if more && listing.limit.is_some() && !full && read > 0 {
+            listing.step = listing.step.map(|s| if s < MAX_STEP { (s * 2).min(MAX_STEP) } else { s });
+            return read_page(scope, listing);
         }
-        let mut meta = Map::new();
-        meta.insert("resourceVersion".into(), Value::String(rv));
-        if let Some(token) = next {
-            meta.insert("continue".into(), Value::String(token));
-            meta.insert("remainingItemCount".into(), json!(page.remaining));
-        }
-        let items: Vec<Value> = items
-            .into_iter()
-            .map(|mut obj| {
-                // Items of a built-in list carry no type information of their own.
-                obj.remove("kind");
-                obj.remove("apiVersion");
-                Value::Object(obj)
-            })
-            .collect();
-        let r = scope.resource();
-        let list = json!({
-            "kind": r.list_kind(),
-            "apiVersion": r.api_version(),
-            "metadata": meta,
-            "items": items,
-        });
-        scope.respond(200, &list)
+        // What remains after the page; unknown (and not reported) under a selector.
+        let remaining = page.remaining + (page.items.len() - read) as u64;
+        respond(scope, listing, page.revision, more, remaining)
     })
+}
+
+fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remaining: u64) -> Step {
+    let rv = revision.to_string();
+    let next = match (more, listing.start_after.as_deref()) {
+        (true, Some(last)) => Some(encode_continue(revision, &last[listing.prefix.len()..])),
+        _ => None,
+    };
+    let items = listing.items;
+    if let Shape::Table(version) = scope.output.shape {
+        let t = table::table(&scope, version, &items, &rv, next.as_deref());
+        return scope.respond(200, &t);
+    }
+    let mut meta = Map::new();
+    meta.insert("resourceVersion".into(), Value::String(rv));
+    if let Some(token) = next {
+        meta.insert("continue".into(), Value::String(token));
+        if listing.selection.is_everything() {
+            meta.insert("remainingItemCount".into(), json!(remaining));
+        }
+    }
+    let items: Vec<Value> = items
+        .into_iter()
+        .map(|mut obj| {
+            // Items of a built-in list carry no type information of their own.
+            obj.remove("kind");
+            obj.remove("apiVersion");
+            Value::Object(obj)
+        })
+        .collect();
+    let r = scope.resource();
+    let list = json!({
+        "kind": r.list_kind(),
+        "apiVersion": r.api_version(),
+        "metadata": meta,
+        "items": items,
+    });
+    scope.respond(200, &list)
 }
 
 #[cfg(test)]

@@ -82,11 +82,22 @@ pub(super) fn watch(scope: Scope) -> Step {
         Ok(o) => o,
         Err(e) => return scope.fail(e),
     };
+    let selection = match super::list::selection(&scope) {
+        Ok(s) => s,
+        Err(e) => return scope.fail(e),
+    };
     let exact_key = (!scope.name.is_empty()).then(|| scope.key(&scope.name));
     let prefix = scope.prefix();
     if !opts.initial_events {
         let after = opts.resource_version.unwrap_or(0);
-        let stream = WatchStream::new(scope, exact_key, after, opts.timeout, opts.bookmarks);
+        let stream = WatchStream::new(
+            scope,
+            exact_key,
+            selection,
+            after,
+            opts.timeout,
+            opts.bookmarks,
+        );
         return Step::Watch(WatchRequest { prefix, after }, Box::new(stream));
     }
     let op = StorageOp::List {
@@ -106,12 +117,20 @@ pub(super) fn watch(scope: Scope) -> Step {
                 continue;
             }
             match object::from_storage(kv) {
-                Ok(obj) => objects.push(obj),
+                Ok(obj) if selection.matches(&obj) => objects.push(obj),
+                Ok(_) => {}
                 Err(e) => return scope.fail(ApiError::internal(e)),
             }
         }
         let after = page.revision;
-        let mut stream = WatchStream::new(scope, exact_key, after, opts.timeout, opts.bookmarks);
+        let mut stream = WatchStream::new(
+            scope,
+            exact_key,
+            selection,
+            after,
+            opts.timeout,
+            opts.bookmarks,
+        );
         for obj in &objects {
             stream.push_initial(EventType::Added, obj);
         }

@@ -51,7 +51,9 @@ impl Requirement {
         match self.operator {
             Operator::Exists => label(&self.key).is_some(),
             Operator::DoesNotExist => label(&self.key).is_none(),
-            Operator::Equals | Operator::DoubleEquals | Operator::In => label(&self.key).is_some_and(has),
+            Operator::Equals | Operator::DoubleEquals | Operator::In => {
+                label(&self.key).is_some_and(has)
+            }
             Operator::NotEquals | Operator::NotIn => !label(&self.key).is_some_and(has),
             Operator::GreaterThan | Operator::LessThan => {
                 let (Some(have), [want]) = (label(&self.key), self.values.as_slice()) else {
@@ -97,6 +99,37 @@ impl LabelSelector {
     /// Whether labels (looked up with `label`) satisfy every requirement.
     pub fn matches<'a>(&self, label: impl Fn(&str) -> Option<&'a str> + Copy) -> bool {
         self.requirements.iter().all(|r| r.matches(label))
+    }
+}
+
+/// The selector in its canonical text (upstream's `String()`): requirements by key,
+/// values sorted; it parses back to the same selector.
+impl std::fmt::Display for LabelSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, r) in self.requirements.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{r}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for Requirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let values = self.values.join(",");
+        match self.operator {
+            Operator::Exists => write!(f, "{}", self.key),
+            Operator::DoesNotExist => write!(f, "!{}", self.key),
+            Operator::Equals => write!(f, "{}={values}", self.key),
+            Operator::DoubleEquals => write!(f, "{}=={values}", self.key),
+            Operator::NotEquals => write!(f, "{}!={values}", self.key),
+            Operator::In => write!(f, "{} in ({values})", self.key),
+            Operator::NotIn => write!(f, "{} notin ({values})", self.key),
+            Operator::GreaterThan => write!(f, "{}>{values}", self.key),
+            Operator::LessThan => write!(f, "{}<{values}", self.key),
+        }
     }
 }
 
@@ -328,14 +361,20 @@ impl Parser {
                         Token::Comma => {
                             let (t2, l2) = self.lookahead(Context::Values);
                             if t2 != Token::Identifier && t2 != Token::DoesNotExist {
-                                return Err(format!("found '{l2}', expected: identifier after ','"));
+                                return Err(format!(
+                                    "found '{l2}', expected: identifier after ','"
+                                ));
                             }
                         }
                         _ => return Err(format!("found '{l}', expected: ',' or 'end of string'")),
                     }
                 }
                 Token::EndOfString => return Ok(requirements),
-                _ => return Err(format!("found '{literal}', expected: !, identifier, or 'end of string'")),
+                _ => {
+                    return Err(format!(
+                        "found '{literal}', expected: !, identifier, or 'end of string'"
+                    ))
+                }
             }
         }
     }
@@ -410,7 +449,9 @@ impl Parser {
                 self.consume(Context::Values);
                 Ok(BTreeSet::from([String::new()]))
             }
-            _ => Err(format!("found '{literal}', expected: ',', ')' or identifier")),
+            _ => Err(format!(
+                "found '{literal}', expected: ',', ')' or identifier"
+            )),
         }
     }
 
@@ -438,7 +479,10 @@ impl Parser {
                         return Ok(set);
                     }
                     if next == Token::Comma {
-                        set.insert(String::new()); // ",,"
+                        // ",,": upstream takes the second comma here too, so "(a,,)"
+                        // then meets ")" where it wants a value.
+                        self.consume(Context::Values);
+                        set.insert(String::new());
                     }
                 }
                 _ => return Err(format!("found '{literal}', expected: ',', or identifier")),
@@ -462,7 +506,11 @@ impl Parser {
 
 /// A requirement checked as upstream's `NewRequirement` checks it (the key was checked
 /// already); several problems are reported together as an aggregate.
-fn new_requirement(key: String, operator: Operator, values: Vec<String>) -> Result<Requirement, String> {
+fn new_requirement(
+    key: String,
+    operator: Operator,
+    values: Vec<String>,
+) -> Result<Requirement, String> {
     let mut errs = Vec::new();
     match operator {
         Operator::In | Operator::NotIn if values.is_empty() => errs.push(
@@ -500,7 +548,11 @@ fn new_requirement(key: String, operator: Operator, values: Vec<String>) -> Resu
         }
     }
     if errs.is_empty() {
-        Ok(Requirement { key, operator, values })
+        Ok(Requirement {
+            key,
+            operator,
+            values,
+        })
     } else {
         Err(aggregate(errs))
     }
@@ -509,7 +561,11 @@ fn new_requirement(key: String, operator: Operator, values: Vec<String>) -> Resu
 /// A field error as `field.Invalid(path, value, detail).Error()` prints it.
 fn invalid(path: &str, value: &str, problems: &[impl AsRef<str>]) -> String {
     let detail: Vec<&str> = problems.iter().map(AsRef::as_ref).collect();
-    format!("{path}: Invalid value: {}: {}", go_quote(value), detail.join("; "))
+    format!(
+        "{path}: Invalid value: {}: {}",
+        go_quote(value),
+        detail.join("; ")
+    )
 }
 
 /// Go's `%#v` of a `[]string`.
@@ -547,7 +603,10 @@ const LABEL_MAX: usize = 63;
 /// apimachinery's `RegexError`: the message, examples, and the pattern.
 fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     let examples: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
-    format!("{msg} (e.g. {}regex used for validation is '{fmt}')", examples.join(" or "))
+    format!(
+        "{msg} (e.g. {}regex used for validation is '{fmt}')",
+        examples.join(" or ")
+    )
 }
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, anchored.
@@ -558,7 +617,9 @@ fn is_qualified_name_part(s: &str) -> bool {
         [] => false,
         [one] => one.is_ascii_alphanumeric(),
         [first, middle @ .., last] => {
-            first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() && middle.iter().all(inner)
+            first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && middle.iter().all(inner)
         }
     }
 }
@@ -566,7 +627,13 @@ fn is_qualified_name_part(s: &str) -> bool {
 /// Problems with `key` as a label key (apimachinery's `IsQualifiedName`); empty when valid.
 pub fn label_key_errors(key: &str) -> Vec<String> {
     let mut errs = Vec::new();
-    let name_regex = || regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"]);
+    let name_regex = || {
+        regex_error(
+            QUALIFIED_NAME_MSG,
+            QUALIFIED_NAME_FMT,
+            &["MyName", "my.name", "123-abc"],
+        )
+    };
     let parts: Vec<&str> = key.split('/').collect();
     let name = match parts.as_slice() {
         [name] => *name,
@@ -574,7 +641,11 @@ pub fn label_key_errors(key: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_owned());
             } else {
-                errs.extend(dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
+                errs.extend(
+                    dns1123_subdomain(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
             }
             *name
         }
@@ -589,7 +660,9 @@ pub fn label_key_errors(key: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".to_owned());
     } else if name.len() > LABEL_MAX {
-        errs.push(format!("name part must be no more than {LABEL_MAX} characters"));
+        errs.push(format!(
+            "name part must be no more than {LABEL_MAX} characters"
+        ));
     }
     if !is_qualified_name_part(name) {
         errs.push(format!("name part {}", name_regex()));
@@ -604,7 +677,11 @@ pub fn label_value_errors(value: &str) -> Vec<String> {
         errs.push(format!("must be no more than {LABEL_MAX} characters"));
     }
     if !value.is_empty() && !is_qualified_name_part(value) {
-        errs.push(regex_error(LABEL_VALUE_MSG, LABEL_VALUE_FMT, &["MyValue", "my_value", "12345"]));
+        errs.push(regex_error(
+            LABEL_VALUE_MSG,
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
     }
     errs
 }
@@ -647,20 +724,29 @@ mod tests {
             ("a in (c,b)", req("a", In, &["b", "c"])),
             ("a notin (b)", req("a", NotIn, &["b"])),
             ("a>5", req("a", GreaterThan, &["5"])),
-            ("a<-5", req("a", LessThan, &["-5"])),
+            ("a<5", req("a", LessThan, &["5"])),
             ("a=", req("a", Equals, &[""])),
             ("a in ()", req("a", In, &[""])),
             ("a in (,b)", req("a", In, &["", "b"])),
             ("a in (b,)", req("a", In, &["", "b"])),
             ("a in (b,,c)", req("a", In, &["", "b", "c"])),
+            ("a in (b,,,)", req("a", In, &["", "b"])),
+            ("a in (,,,b)", req("a", In, &["", "b"])),
             ("a in (b,b)", req("a", In, &["b"])),
-            ("example.com/a-b_c.d=x.y-z_1", req("example.com/a-b_c.d", Equals, &["x.y-z_1"])),
+            (
+                "example.com/a-b_c.d=x.y-z_1",
+                req("example.com/a-b_c.d", Equals, &["x.y-z_1"]),
+            ),
             // `in` and `notin` are plain words where keys and values stand.
             ("in in (in,notin)", req("in", In, &["in", "notin"])),
             ("notin=in", req("notin", Equals, &["in"])),
         ];
         for (text, want) in cases {
-            assert_eq!(parse(text).requirements(), std::slice::from_ref(want), "{text}");
+            assert_eq!(
+                parse(text).requirements(),
+                std::slice::from_ref(want),
+                "{text}"
+            );
         }
     }
 
@@ -678,23 +764,73 @@ mod tests {
     fn grammar_errors_have_upstream_wording() {
         let ops = "in, notin, =, ==, !=, gt, lt";
         let cases: &[(&str, String)] = &[
-            (",", "found ',', expected: !, identifier, or 'end of string'".into()),
-            ("=a", "found '=', expected: !, identifier, or 'end of string'".into()),
+            (
+                ",",
+                "found ',', expected: !, identifier, or 'end of string'".into(),
+            ),
+            (
+                "=a",
+                "found '=', expected: !, identifier, or 'end of string'".into(),
+            ),
             ("a,", "found '', expected: identifier after ','".into()),
             ("a,,b", "found ',', expected: identifier after ','".into()),
-            ("a=b c", "found 'c', expected: ',' or 'end of string'".into()),
+            (
+                "a=b c",
+                "found 'c', expected: ',' or 'end of string'".into(),
+            ),
             ("!a=b", "found '=', expected: ',' or 'end of string'".into()),
-            ("a b", format!("unable to parse requirement: found 'b', expected: {ops}")),
-            ("a (", format!("unable to parse requirement: found '(', expected: {ops}")),
-            ("!!a", "unable to parse requirement: found '!', expected: identifier".into()),
-            ("a in b", "unable to parse requirement: found 'b' expected: '('".into()),
-            ("a in (b", "unable to parse requirement: found '', expected: ',' or ')'".into()),
-            ("a in (b c)", "unable to parse requirement: found 'c', expected: ',' or ')'".into()),
-            ("a in (=)", "unable to parse requirement: found '=', expected: ',', ')' or identifier".into()),
-            ("a in (,=)", "unable to parse requirement: found '=', expected: ',', or identifier".into()),
-            ("a in (", "unable to parse requirement: found '', expected: ',', ')' or identifier".into()),
-            ("a=(", "unable to parse requirement: found '(', expected: identifier".into()),
-            ("a===b", "unable to parse requirement: found '=', expected: identifier".into()),
+            (
+                "a b",
+                format!("unable to parse requirement: found 'b', expected: {ops}"),
+            ),
+            (
+                "a (",
+                format!("unable to parse requirement: found '(', expected: {ops}"),
+            ),
+            (
+                "!!a",
+                "unable to parse requirement: found '!', expected: identifier".into(),
+            ),
+            (
+                "a in b",
+                "unable to parse requirement: found 'b' expected: '('".into(),
+            ),
+            (
+                "a in (b",
+                "unable to parse requirement: found '', expected: ',' or ')'".into(),
+            ),
+            (
+                "a in (b c)",
+                "unable to parse requirement: found 'c', expected: ',' or ')'".into(),
+            ),
+            (
+                "a in (b,,)",
+                "unable to parse requirement: found ')', expected: ',', or identifier".into(),
+            ),
+            (
+                "a in (,,)",
+                "unable to parse requirement: found ')', expected: ',', or identifier".into(),
+            ),
+            (
+                "a in (=)",
+                "unable to parse requirement: found '=', expected: ',', ')' or identifier".into(),
+            ),
+            (
+                "a in (,=)",
+                "unable to parse requirement: found '=', expected: ',', or identifier".into(),
+            ),
+            (
+                "a in (",
+                "unable to parse requirement: found '', expected: ',', ')' or identifier".into(),
+            ),
+            (
+                "a=(",
+                "unable to parse requirement: found '(', expected: identifier".into(),
+            ),
+            (
+                "a===b",
+                "unable to parse requirement: found '=', expected: identifier".into(),
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(&err(text), want, "{text:?}");
@@ -704,7 +840,10 @@ mod tests {
     #[test]
     fn key_and_value_errors_have_upstream_wording() {
         let name = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-        assert_eq!(err("-a=b"), format!("unable to parse requirement: <nil>: Invalid value: \"-a\": {name}"));
+        assert_eq!(
+            err("-a=b"),
+            format!("unable to parse requirement: <nil>: Invalid value: \"-a\": {name}")
+        );
         assert_eq!(
             err("/a"),
             "unable to parse requirement: <nil>: Invalid value: \"/a\": prefix part must be non-empty"
@@ -718,7 +857,9 @@ mod tests {
         assert!(err("a/b/c").starts_with(
             "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of"
         ));
-        assert!(err("a/b/c").ends_with(" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"));
+        assert!(err("a/b/c").ends_with(
+            " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ));
         let long = "k".repeat(64);
         assert!(err(&long).contains("name part must be no more than 63 characters"));
 
@@ -744,17 +885,26 @@ mod tests {
             err("n>x"),
             "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer"
         );
+        // A negative number is an integer but not a label value.
+        assert!(err("n>-1").starts_with(
+            "unable to parse requirement: values[0][n]: Invalid value: \"-1\": a valid label"
+        ));
         assert_eq!(
             err("n<"),
             "unable to parse requirement: values[0]: Invalid value: \"\": for 'Gt', 'Lt' operators, the value must be an integer"
         );
         // A key is quoted as Go quotes it.
-        assert!(err("a\"b").starts_with("unable to parse requirement: <nil>: Invalid value: \"a\\\"b\": name part"));
+        assert!(err("a\"b").starts_with(
+            "unable to parse requirement: <nil>: Invalid value: \"a\\\"b\": name part"
+        ));
     }
 
     #[test]
     fn nul_bytes_end_the_input_where_a_token_would_start() {
-        assert_eq!(parse("a \0=b").requirements(), [req("a", Operator::Exists, &[])]);
+        assert_eq!(
+            parse("a \0=b").requirements(),
+            [req("a", Operator::Exists, &[])]
+        );
         assert_eq!(
             err("a\0b"),
             "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"
@@ -775,10 +925,39 @@ mod tests {
         assert!(matches("app in (db,web)", &l) && !matches("nope in (db,web)", &l));
         assert!(matches("app notin (db)", &l) && matches("nope notin (db)", &l));
         assert!(!matches("app notin (web)", &l));
-        assert!(matches("n>6", &l) && !matches("n>7", &l) && matches("n<8", &l) && !matches("nope>1", &l));
-        assert!(!matches("app>1", &l), "a label that is not an integer never compares");
+        assert!(
+            matches("n>6", &l)
+                && !matches("n>7", &l)
+                && matches("n<8", &l)
+                && !matches("nope>1", &l)
+        );
+        assert!(
+            !matches("app>1", &l),
+            "a label that is not an integer never compares"
+        );
         assert!(matches("empty=", &l) && matches("empty in ()", &l) && !matches("nope=", &l));
         assert!(matches("app=web,tier=front", &l) && !matches("app=web,tier=back", &l));
+    }
+
+    #[test]
+    fn printed_selectors_parse_back() {
+        for text in [
+            "",
+            "a",
+            "!a",
+            "a=b",
+            "a==b",
+            "a!=",
+            "b in (y,x,)",
+            "b notin ()",
+            "n>1",
+            "n<2",
+            "z,!y,x=1",
+        ] {
+            let s = parse(text);
+            assert_eq!(parse(&s.to_string()), s, "{text} -> {s}");
+        }
+        assert_eq!(parse("z=1, b in (y,x)").to_string(), "b in (x,y),z=1");
     }
 
     #[test]
