@@ -7,7 +7,11 @@ use crate::server::Step;
 use serde_json::Value;
 
 pub(super) fn get(scope: Scope) -> Step {
-    scope.with_current(|scope, kv| {
+    let read_at = match super::read_at::for_get(&scope) {
+        Ok(r) => r,
+        Err(e) => return scope.fail(e),
+    };
+    scope.with_current_checked(read_at, |scope, kv| {
         match object::from_storage(&kv) {
             Ok(obj) => match scope.output.shape {
                 Shape::Table(version) => {

@@ -56,6 +56,8 @@ pub(super) fn selection(scope: &Scope) -> Result<Selection, ApiError> {
 
 /// A LIST under way: the matches so far and where to read next.
 struct Listing {
+    /// The resourceVersion semantics the client asked for.
+    read_at: super::read_at::ReadAt,
     selection: Selection,
     prefix: String,
     /// How many matches the client asked for.
@@ -87,6 +89,10 @@ pub(super) fn list(scope: Scope) -> Step {
         Ok(s) => s,
         Err(e) => return scope.fail(e),
     };
+    let read_at = match super::read_at::for_list(&scope) {
+        Ok(r) => r,
+        Err(e) => return scope.fail(e),
+    };
     let prefix = scope.prefix();
     let (revision, start_after) = match scope.query.get("continue").filter(|c| !c.is_empty()) {
         Some(token) => match decode_continue(token) {
@@ -96,15 +102,16 @@ pub(super) fn list(scope: Scope) -> Step {
             }
             Err(e) => return scope.fail(e),
         },
-        None => (None, None),
+        None => (read_at.revision(), None),
     };
     let listing = Listing {
+        read_at,
         selection,
         prefix,
         limit,
         step: limit,
         revision,
-        continued: revision.is_some(),
+        continued: start_after.is_some(),
         start_after,
         items: Vec::new(),
     };
@@ -132,6 +139,9 @@ fn read_page(scope: Scope, mut listing: Listing) -> Step {
             }
             other => return scope.fail_storage("", other),
         };
+        if let Err(e) = listing.read_at.check(page.revision) {
+            return scope.fail(e);
+        }
         let mut more = page.more;
         let mut read = 0;
         for kv in &page.items {

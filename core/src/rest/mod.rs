@@ -10,6 +10,7 @@ mod delete;
 mod get;
 mod list;
 pub mod object;
+mod read_at;
 pub(crate) mod table;
 mod update;
 mod watch;
@@ -95,12 +96,10 @@ impl Scope {
             StorageError::AlreadyExists { .. } => ApiError::already_exists(&r.group, &r.plural, name),
             StorageError::NotFound { .. } => ApiError::not_found(&r.group, &r.plural, name),
             StorageError::Conflict { .. } => ApiError::modified(&r.group, &r.plural, name),
-            StorageError::Compacted { requested, compacted } => ApiError::gone(format!(
-                "The resourceVersion for the provided list is too old. (requested {requested}, compacted to {compacted})"
-            )),
-            StorageError::FutureRevision { requested, current } => ApiError::gone(format!(
-                "Too large resource version: {requested}, current: {current}"
-            )),
+            StorageError::Compacted { .. } => {
+                ApiError::gone("The resourceVersion for the provided list is too old.")
+            }
+            StorageError::FutureRevision { requested, current } => read_at::too_large(requested, current),
             StorageError::Unavailable(why) => ApiError::service_unavailable(why),
             StorageError::Internal(why) => ApiError::internal(why),
         }
@@ -118,14 +117,26 @@ impl Scope {
     /// Read the object this request names and continue with it; a missing object is
     /// answered with NotFound.
     pub fn with_current(self, next: impl FnOnce(Scope, KeyValue) -> Step + Send + 'static) -> Step {
+        self.with_current_checked(read_at::ReadAt::Latest, next)
+    }
+
+    /// [`Scope::with_current`], failing when the store is older than `read_at` asks.
+    pub fn with_current_checked(
+        self,
+        read_at: read_at::ReadAt,
+        next: impl FnOnce(Scope, KeyValue) -> Step + Send + 'static,
+    ) -> Step {
         let key = self.key(&self.name);
         self.then(StorageOp::Get { key }, move |scope, done| match done {
-            Ok(StorageOutput::Got { kv: Some(current), .. }) => next(scope, current),
-            Ok(StorageOutput::Got { kv: None, .. }) => {
-                let r = scope.resource();
-                let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
-                scope.fail(e)
-            }
+            Ok(StorageOutput::Got { kv, revision }) => match (read_at.check(revision), kv) {
+                (Err(e), _) => scope.fail(e),
+                (Ok(()), Some(current)) => next(scope, current),
+                (Ok(()), None) => {
+                    let r = scope.resource();
+                    let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
+                    scope.fail(e)
+                }
+            },
             other => scope.fail_storage(&scope.name.clone(), other),
         })
     }
