@@ -509,6 +509,7 @@ impl<S: Storage> Apiary<S> {
                 stream.write_all(&codec.encode_chunk(&frame)).await?;
                 stream.flush().await?;
             }
+
         }
         stream.write_all(&codec.encode_stream_end()).await?;
         stream.flush().await

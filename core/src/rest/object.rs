@@ -89,7 +89,9 @@ pub fn to_storage(obj: &Object) -> bytes::Bytes {
     let meta = meta_mut(&mut obj);
     meta.remove("resourceVersion");
     meta.remove("selfLink");
-    bytes::Bytes::from(serde_json::to_vec(&obj).expect("JSON values serialize"))
+    let json = serde_json::to_vec(&obj).expect("JSON values serialize");
+    // Exact-size: stores keep these bytes for as long as the object lives.
+    bytes::Bytes::from(json.into_boxed_slice())
 }
 
 /// Whether two objects differ outside `metadata` and `status`: a spec change.

@@ -1,0 +1,316 @@
+//! LIST of 10,000 ConfigMaps of about 1 KiB each (stored JSON) in one namespace, through
+//! the core alone: no sockets, no TLS, the memory backend answering storage steps
+//! inline. There is no watch cache yet, so every LIST reads the memory store; the same
+//! figures will measure the cache once it serves lists.
+//!
+//! Prints, as medians over several rounds:
+//! - the time to produce the whole response body of one unpaged LIST (and of one with
+//!   `resourceVersion=0`, which a watch cache would serve), with the part spent in the
+//!   storage step, and the body's size;
+//! - the time to page through all of them with `limit=500` (following `continue`);
+//! - the memory store's resident cost per object: the growth of this process's RSS
+//!   (VmRSS in /proc/self/status) over creating the objects, as a ratio of the total
+//!   JSON bytes stored (the issue's target for the cache is ≤ 2×), through the core and
+//!   for the store's data structures alone.
+//!
+//! Run: `cargo bench -p apiary-core --bench core_list`
+
+use apiary_core::storage::{StorageOp, StorageOutput};
+use apiary_core::{Config, Inputs, Server, Step};
+use apiary_memory::MemoryStore;
+use bytes::Bytes;
+use std::time::{Duration, Instant, SystemTime};
+
+const OBJECTS: usize = 10_000;
+/// The size each object's stored JSON is padded to.
+const OBJECT_BYTES: usize = 1024;
+const ROUNDS: usize = 7;
+const PAGE: usize = 500;
+const PREFIX: &str = "/registry/configmaps/default/";
+
+/// Run a request through the core; returns the response and the time spent in storage.
+fn drive(
+    server: &Server,
+    store: &MemoryStore,
+    req: http::Request<Bytes>,
+) -> (http::Response<Bytes>, Duration) {
+    let inputs = Inputs {
+        now: SystemTime::now(),
+        entropy: [7; 32],
+        peer_certificates: Vec::new(),
+        remote_addr: None,
+    };
+    let mut in_storage = Duration::ZERO;
+    let mut step = server.handle_as_system(req, inputs);
+    loop {
+        step = match step {
+            Step::Respond(r) => return (r, in_storage),
+            Step::Storage(op, pending) => {
+                let start = Instant::now();
+                let done = store.apply(op);
+                in_storage += start.elapsed();
+                pending.resume(done)
+            }
+            Step::Watch(..) => unreachable!("the benchmark sends no watches"),
+        }
+    }
+}
+
+fn bootstrap() -> (Server, MemoryStore) {
+    let server = Server::new(Config::default());
+    let store = MemoryStore::new();
+    for req in server.bootstrap_requests() {
+        drive(&server, &store, req);
+    }
+    (server, store)
+}
+
+fn name(i: usize) -> String {
+    format!("cm-{i:05}")
+}
+
+fn configmap(name: &str, padding: usize) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","labels":{{"app":"bench"}}}},"data":{{"payload":"{}"}}}}"#,
+        "x".repeat(padding)
+    )
+}
+
+fn create(server: &Server, store: &MemoryStore, body: String) {
+    let req = http::Request::post("/api/v1/namespaces/default/configmaps")
+        .header("content-type", "application/json")
+        .body(Bytes::from(body))
+        .unwrap();
+    let (r, _) = drive(server, store, req);
+    assert_eq!(r.status(), 201, "{:?}", r.body());
+}
+
+fn get(path: &str) -> http::Request<Bytes> {
+    http::Request::get(path)
+        .header("accept", "application/json")
+        .body(Bytes::new())
+        .unwrap()
+}
+
+/// The stored values under the namespace's prefix: how many and their total bytes.
+fn stored(store: &MemoryStore) -> (usize, usize) {
+    let op = StorageOp::List {
+        prefix: PREFIX.to_owned(),
+        revision: None,
+        start_after: None,
+        limit: None,
+    };
+    match store.apply(op) {
+        Ok(StorageOutput::Listed(page)) => (
+            page.items.len(),
+            page.items.iter().map(|kv| kv.value.len()).sum(),
+        ),
+        other => panic!("list failed: {other:?}"),
+    }
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// Return free heap pages to the OS, so RSS counts what is held rather than what glibc
+/// keeps around from freed request bodies.
+fn trim() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: malloc_trim only walks glibc's own heap; any pad value is valid.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
+/// Median, min and max.
+fn stats(mut rounds: Vec<Duration>) -> (Duration, Duration, Duration) {
+    rounds.sort();
+    (
+        rounds[rounds.len() / 2],
+        rounds[0],
+        rounds[rounds.len() - 1],
+    )
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// How many items a list body holds, and its `metadata.continue`, if any.
+fn page_of(body: &[u8]) -> (usize, Option<String>) {
+    let v: serde_json::Value = serde_json::from_slice(body).expect("list body is JSON");
+    let items = v["items"].as_array().map_or(0, Vec::len);
+    (items, v["metadata"]["continue"].as_str().map(str::to_owned))
+}
+
+fn main() {
+    // Size the padding on a throwaway server so the stored JSON of each object is
+    // OBJECT_BYTES (names all have the same length). This also warms the core (schemas,
+    // lazily built tables) before the memory is measured.
+    let padding = {
+        let (server, store) = bootstrap();
+        create(&server, &store, configmap(&name(0), 0));
+        let (_, bytes) = stored(&store);
+        OBJECT_BYTES
+            .checked_sub(bytes)
+            .expect("an empty ConfigMap fits in OBJECT_BYTES")
+    };
+
+    let (server, store) = bootstrap();
+    trim();
+    let rss_before = rss_kib();
+    let start = Instant::now();
+    for i in 0..OBJECTS {
+        create(&server, &store, configmap(&name(i), padding));
+    }
+    let created_in = start.elapsed();
+    let rss_untrimmed = rss_kib();
+    trim();
+    let rss_after = rss_kib();
+    let (count, json_bytes) = stored(&store);
+    assert_eq!(count, OBJECTS);
+    let ratio = |after: u64| (after.saturating_sub(rss_before) * 1024) as f64 / json_bytes as f64;
+    println!(
+        "created {OBJECTS} ConfigMaps in {:.0} ms ({:.1} µs each); stored JSON {json_bytes} bytes ({:.0} bytes/object)",
+        ms(created_in),
+        created_in.as_secs_f64() * 1e6 / OBJECTS as f64,
+        json_bytes as f64 / OBJECTS as f64
+    );
+    println!(
+        "memory store resident cost: RSS {rss_before} KiB before, {rss_after} KiB after ({rss_untrimmed} KiB before malloc_trim) \
+         → {:.2}× the JSON size ({:.2}× untrimmed), {:.0} bytes/object",
+        ratio(rss_after),
+        ratio(rss_untrimmed),
+        (rss_after.saturating_sub(rss_before) * 1024) as f64 / OBJECTS as f64
+    );
+
+    // The store's data structures alone: the same number of values of the same size
+    // written straight into a fresh store, no request processing in between (what is
+    // left over from requests — heap fragmentation — is not counted here).
+    {
+        let template = {
+            let op = StorageOp::Get {
+                key: format!("{PREFIX}{}", name(0)),
+            };
+            match store.apply(op) {
+                Ok(StorageOutput::Got { kv: Some(kv), .. }) => kv.value,
+                other => panic!("get failed: {other:?}"),
+            }
+        };
+        let direct = MemoryStore::new();
+        trim();
+        let before = rss_kib();
+        for i in 0..OBJECTS {
+            let op = StorageOp::Create {
+                key: format!("{PREFIX}{}", name(i)),
+                value: Bytes::copy_from_slice(&template),
+            };
+            assert!(direct.apply(op).is_ok());
+        }
+        trim();
+        let after = rss_kib();
+        let delta = after.saturating_sub(before) * 1024;
+        println!(
+            "memory store alone (values written directly): RSS +{} KiB for {} bytes of values → {:.2}×, {:.0} bytes/object",
+            after.saturating_sub(before),
+            template.len() * OBJECTS,
+            delta as f64 / (template.len() * OBJECTS) as f64,
+            delta as f64 / OBJECTS as f64
+        );
+    }
+
+    // Unpaged LIST: the whole body in one response.
+    for (label, path) in [
+        ("LIST (no limit)", "/api/v1/namespaces/default/configmaps"),
+        (
+            "LIST resourceVersion=0",
+            "/api/v1/namespaces/default/configmaps?resourceVersion=0",
+        ),
+    ] {
+        let mut rounds = Vec::new();
+        let mut storage = Vec::new();
+        let mut body_len = 0;
+        for _ in 0..ROUNDS {
+            let start = Instant::now();
+            let (r, in_storage) = drive(&server, &store, get(path));
+            let took = start.elapsed();
+            assert_eq!(r.status(), 200);
+            body_len = r.body().len();
+            drop(r);
+            rounds.push(took);
+            storage.push(in_storage);
+        }
+        let (median, min, max) = stats(rounds);
+        let (storage_median, _, _) = stats(storage);
+        println!(
+            "core {label} of {OBJECTS} ConfigMaps: median {:.2} ms over {ROUNDS} rounds (min {:.2}, max {:.2}), \
+             of which storage {:.2} ms; body {body_len} bytes ({:.2} MiB)",
+            ms(median),
+            ms(min),
+            ms(max),
+            ms(storage_median),
+            body_len as f64 / (1024.0 * 1024.0)
+        );
+    }
+
+    // Paged LIST: limit=500, following continue tokens to the end.
+    let mut rounds = Vec::new();
+    let mut storage = Vec::new();
+    let mut pages = 0;
+    for _ in 0..ROUNDS {
+        let mut token: Option<String> = None;
+        let mut items = 0usize;
+        let mut in_storage = Duration::ZERO;
+        let mut parse = Duration::ZERO;
+        pages = 0;
+        let start = Instant::now();
+        loop {
+            let path = match &token {
+                None => format!("/api/v1/namespaces/default/configmaps?limit={PAGE}"),
+                Some(t) => {
+                    format!("/api/v1/namespaces/default/configmaps?limit={PAGE}&continue={t}")
+                }
+            };
+            let (r, s) = drive(&server, &store, get(&path));
+            assert_eq!(r.status(), 200);
+            in_storage += s;
+            pages += 1;
+            // Reading the token back is the client's work; keep it out of the figure.
+            let p = Instant::now();
+            let (n, next) = page_of(r.body());
+            items += n;
+            token = next;
+            parse += p.elapsed();
+            if token.is_none() {
+                break;
+            }
+        }
+        assert_eq!(items, OBJECTS, "paging returned every object once");
+        rounds.push(start.elapsed() - parse);
+        storage.push(in_storage);
+    }
+    let (median, min, max) = stats(rounds);
+    let (storage_median, _, _) = stats(storage);
+    println!(
+        "core LIST limit={PAGE}, all {pages} pages: median {:.2} ms over {ROUNDS} rounds (min {:.2}, max {:.2}), \
+         of which storage {:.2} ms; {:.3} ms/page",
+        ms(median),
+        ms(min),
+        ms(max),
+        ms(storage_median),
+        ms(median) / pages as f64
+    );
+}
