@@ -509,7 +509,6 @@ impl<S: Storage> Apiary<S> {
                 stream.write_all(&codec.encode_chunk(&frame)).await?;
                 stream.flush().await?;
             }
-
         }
         stream.write_all(&codec.encode_stream_end()).await?;
         stream.flush().await
