@@ -880,14 +880,17 @@ fn v3_enumerated_fields_carry_their_values() {
 }
 
 #[test]
-fn v2_has_no_enums() {
+fn v2_carries_the_same_enums() {
     let doc = v2_json();
     let mut found = Vec::new();
     enum_keywords(&doc["definitions"], "", &mut found);
-    assert!(found.is_empty(), "{found:?}");
-    assert!(
-        doc["definitions"]["io.k8s.api.core.v1.Container"]["properties"]["imagePullPolicy"]
-            .get("enum")
-            .is_none()
+    assert_eq!(
+        found.len(),
+        apiary_core::schema::enums::ENUMS.len(),
+        "{found:?}"
+    );
+    assert_eq!(
+        doc["definitions"]["io.k8s.api.core.v1.Container"]["properties"]["imagePullPolicy"]["enum"],
+        json!(["Always", "IfNotPresent", "Never"])
     );
 }

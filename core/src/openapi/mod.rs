@@ -103,6 +103,12 @@ impl OpenApi {
 
     /// The schema definitions, parsed.
     pub fn definitions(&self) -> Map<String, Value> {
+        let mut definitions = self.parsed_definitions();
+        crate::schema::enums::apply(&mut definitions);
+        definitions
+    }
+
+    fn parsed_definitions(&self) -> Map<String, Value> {
         match serde_json::from_str::<Value>(self.definitions) {
             Ok(Value::Object(mut m)) => match m.remove("definitions") {
                 Some(Value::Object(inner)) if m.is_empty() => inner,

@@ -12,12 +12,9 @@
 //! - parameters are written inline with a `schema` holding their type, bodies become
 //!   `requestBody` with one entry per accepted media type, and responses list one
 //!   entry per produced media type;
-//! - `IntOrString` and `Quantity` are `oneOf` their alternatives rather than strings;
-//! - enumerated string fields carry their `enum` values ([`crate::schema::enums`]), on
-//!   the property, its `items` or its `additionalProperties` as upstream places them.
+//! - `IntOrString` and `Quantity` are `oneOf` their alternatives rather than strings.
 
 use super::spec::KUBERNETES_VERSION;
-use crate::schema::enums::{self, Place, ENUMS};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -102,33 +99,7 @@ fn definition(name: &str, v: &Value) -> Value {
             o.insert("oneOf".into(), alternatives);
         }
     }
-    add_enums(name, &mut out);
     out
-}
-
-/// The `enum` of each enumerated field of definition `name`, where upstream's v3
-/// documents put it. A field whose schema is not a string there (another set of
-/// definitions) is left alone.
-fn add_enums(name: &str, definition: &mut Value) {
-    for &(_, field, values) in ENUMS.iter().filter(|(d, ..)| *d == name) {
-        let (property, place) = enums::place(field);
-        let Some(schema) = definition
-            .get_mut("properties")
-            .and_then(|p| p.get_mut(property))
-        else {
-            continue;
-        };
-        let target = match place {
-            Place::Property => Some(schema),
-            Place::Items => schema.get_mut("items"),
-            Place::Values => schema.get_mut("additionalProperties"),
-        };
-        if let Some(Value::Object(o)) = target {
-            if o.get("type").and_then(Value::as_str) == Some("string") {
-                o.insert("enum".into(), json!(values));
-            }
-        }
-    }
 }
 
 /// Every `#/components/schemas/` name referenced inside `v`.

@@ -135,6 +135,38 @@ pub const ENUMS: &[(&str, &str, &[&str])] = &[
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule", "reason", &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]),
 ];
 
+/// Add every enum of the table to `definitions` (an OpenAPI v2 `definitions` map), as
+/// kube-apiserver publishes them with its OpenAPIEnums feature (on by default).
+pub fn apply(definitions: &mut serde_json::Map<String, serde_json::Value>) {
+    for (name, definition) in definitions.iter_mut() {
+        add_enums(name, definition);
+    }
+}
+
+/// The `enum` of each enumerated field of definition `name`, where upstream puts it. A
+/// field whose schema is not a string there (another set of definitions) is left alone.
+fn add_enums(name: &str, definition: &mut serde_json::Value) {
+    for &(_, field, values) in ENUMS.iter().filter(|(d, ..)| *d == name) {
+        let (property, place) = place(field);
+        let Some(schema) = definition
+            .get_mut("properties")
+            .and_then(|p| p.get_mut(property))
+        else {
+            continue;
+        };
+        let target = match place {
+            Place::Property => Some(schema),
+            Place::Items => schema.get_mut("items"),
+            Place::Values => schema.get_mut("additionalProperties"),
+        };
+        if let Some(serde_json::Value::Object(o)) = target {
+            if o.get("type").and_then(serde_json::Value::as_str) == Some("string") {
+                o.insert("enum".into(), serde_json::json!(values));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
