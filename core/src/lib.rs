@@ -25,6 +25,7 @@ pub mod selection;
 pub mod server;
 pub mod status;
 pub mod storage;
+pub mod stored_json;
 pub mod time;
 pub mod validation;
 pub mod version;

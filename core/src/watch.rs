@@ -151,6 +151,9 @@ impl WatchStream {
         if self.exact_key.as_deref().is_some_and(|k| k != key) {
             return None;
         }
+        if let Some(frame) = self.spliced_frame(&event) {
+            return Some(frame);
+        }
         // The object as of this event, and (for an update) as it was before, both at
         // this event's revision.
         let decoded = match &event {
@@ -184,6 +187,30 @@ impl WatchStream {
         };
         self.scope.inputs.now = now;
         Some(self.frame(kind, &shown))
+    }
+
+    /// The frame of `event` built from the stored bytes without parsing them, when this
+    /// watch needs nothing from the object: plain JSON objects, no selector.
+    fn spliced_frame(&self, event: &WatchEvent) -> Option<Bytes> {
+        if self.scope.output.shape != Shape::Object
+            || self.scope.output.pretty
+            || !self.selection.is_everything()
+        {
+            return None;
+        }
+        let (kind, kv, revision) = match event {
+            WatchEvent::Put { kv, prev: None } => (EventType::Added, kv, kv.mod_revision),
+            WatchEvent::Put { kv, prev: Some(_) } => (EventType::Modified, kv, kv.mod_revision),
+            WatchEvent::Delete { prev, revision } => (EventType::Deleted, prev, *revision),
+        };
+        let object = crate::stored_json::serve(&kv.value, revision, false)?;
+        let mut out = Vec::with_capacity(object.len() + 40);
+        out.extend_from_slice(b"{\"type\":\"");
+        out.extend_from_slice(kind.as_str().as_bytes());
+        out.extend_from_slice(b"\",\"object\":");
+        out.extend_from_slice(&object);
+        out.extend_from_slice(b"}\n");
+        Some(Bytes::from(out))
     }
 
     /// The backend watch could not be opened or broke: an ERROR frame, and the end.
