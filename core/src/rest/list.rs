@@ -69,7 +69,16 @@ struct Listing {
     /// Whether the revision came from the client's continue token.
     continued: bool,
     start_after: Option<String>,
-    items: Vec<Object>,
+    items: Vec<Item>,
+    /// Whether items can be served from their stored bytes without parsing: plain
+    /// JSON objects, no selector.
+    spliced: bool,
+}
+
+/// One object of the list, parsed or already encoded as a list item.
+enum Item {
+    Parsed(Object),
+    Encoded(Vec<u8>),
 }
 
 pub(super) fn list(scope: Scope) -> Step {
@@ -104,6 +113,7 @@ pub(super) fn list(scope: Scope) -> Step {
         },
         None => (read_at.revision(), None),
     };
+    let selection_is_everything = selection.is_everything();
     let listing = Listing {
         read_at,
         selection,
@@ -114,6 +124,7 @@ pub(super) fn list(scope: Scope) -> Step {
         continued: start_after.is_some(),
         start_after,
         items: Vec::new(),
+        spliced: scope.output == crate::negotiation::Output::JSON && selection_is_everything,
     };
     read_page(scope, listing)
 }
@@ -151,12 +162,18 @@ fn read_page(scope: Scope, mut listing: Listing) -> Step {
             }
             read += 1;
             listing.start_after = Some(kv.key.clone());
+            if listing.spliced {
+                if let Some(item) = crate::stored_json::serve(&kv.value, kv.mod_revision, true) {
+                    listing.items.push(Item::Encoded(item));
+                    continue;
+                }
+            }
             let obj = match object::from_storage(kv) {
                 Ok(obj) => obj,
                 Err(e) => return scope.fail(ApiError::internal(e)),
             };
             if listing.selection.matches(&obj) {
-                listing.items.push(obj);
+                listing.items.push(Item::Parsed(obj));
             }
         }
         listing.revision = Some(page.revision);
@@ -177,9 +194,9 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
         (true, Some(last)) => Some(encode_continue(revision, &last[listing.prefix.len()..])),
         _ => None,
     };
-    let items = listing.items;
     if let Shape::Table(version) = scope.output.shape {
-        let t = table::table(&scope, version, &items, &rv, next.as_deref());
+        let objects: Vec<Object> = listing.items.into_iter().filter_map(Item::parsed).collect();
+        let t = table::table(&scope, version, &objects, &rv, next.as_deref());
         return scope.respond(200, &t);
     }
     let mut meta = Map::new();
@@ -190,16 +207,16 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
             meta.insert("remainingItemCount".into(), json!(remaining));
         }
     }
-    let items: Vec<Value> = items
-        .into_iter()
-        .map(|mut obj| {
-            // Items of a built-in list carry no type information of their own.
-            obj.remove("kind");
-            obj.remove("apiVersion");
-            Value::Object(obj)
-        })
-        .collect();
     let r = scope.resource();
+    if listing.spliced {
+        return encoded_list(&scope, &Value::Object(meta), listing.items);
+    }
+    let items: Vec<Value> = listing
+        .items
+        .into_iter()
+        .filter_map(Item::parsed)
+        .map(|obj| Value::Object(as_item(obj)))
+        .collect();
     let list = json!({
         "kind": r.list_kind(),
         "apiVersion": r.api_version(),
@@ -207,6 +224,61 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
         "items": items,
     });
     scope.respond(200, &list)
+}
+
+impl Item {
+    fn parsed(self) -> Option<Object> {
+        match self {
+            Item::Parsed(obj) => Some(obj),
+            Item::Encoded(_) => None,
+        }
+    }
+}
+
+/// Items of a built-in list carry no type information of their own.
+fn as_item(mut obj: Object) -> Object {
+    obj.remove("kind");
+    obj.remove("apiVersion");
+    obj
+}
+
+/// The list as compact JSON, written around items that are already encoded.
+fn encoded_list(scope: &Scope, meta: &Value, items: Vec<Item>) -> Step {
+    let r = scope.resource();
+    let size: usize = items
+        .iter()
+        .map(|i| match i {
+            Item::Encoded(b) => b.len() + 1,
+            Item::Parsed(_) => 1024,
+        })
+        .sum();
+    let mut body = Vec::with_capacity(size + 256);
+    body.extend_from_slice(b"{\"apiVersion\":");
+    serde_json::to_writer(&mut body, &r.api_version()).expect("strings serialize");
+    body.extend_from_slice(b",\"items\":[");
+    for (n, item) in items.into_iter().enumerate() {
+        if n > 0 {
+            body.push(b',');
+        }
+        match item {
+            Item::Encoded(bytes) => body.extend_from_slice(&bytes),
+            Item::Parsed(obj) => {
+                serde_json::to_writer(&mut body, &as_item(obj)).expect("JSON values serialize")
+            }
+        }
+    }
+    body.extend_from_slice(b"],\"kind\":");
+    serde_json::to_writer(&mut body, &r.list_kind()).expect("strings serialize");
+    body.extend_from_slice(b",\"metadata\":");
+    serde_json::to_writer(&mut body, meta).expect("JSON values serialize");
+    body.push(b'}');
+    Step::Respond(
+        http::Response::builder()
+            .status(200)
+            .header(http::header::CONTENT_TYPE, scope.output.content_type())
+            .body(bytes::Bytes::from(body))
+            .expect("valid response"),
+    )
 }
 
 #[cfg(test)]
