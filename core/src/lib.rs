@@ -30,5 +30,6 @@ pub mod time;
 pub mod validation;
 pub mod version;
 pub mod watch;
+pub mod watch_cache;
 
 pub use server::{Config, Inputs, Pending, Server, Step, WatchRequest};

@@ -50,6 +50,8 @@ pub enum Step {
 pub struct WatchRequest {
     pub prefix: String,
     pub after: crate::storage::Revision,
+    /// The prefix of the whole resource: its watch cache's.
+    pub resource_prefix: String,
 }
 
 /// A request paused while the adapter runs its storage operation: one owned value
@@ -119,25 +121,63 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) registry: Registry,
     pub(crate) health: HealthChecks,
+    /// One watch cache per resource, fed by the adapter's reflectors.
+    pub(crate) watch_caches: Vec<Arc<crate::watch_cache::WatchCache>>,
 }
 
 /// Paths anyone may read without credentials.
 fn is_public(path: &str) -> bool {
     path == "/version"
-        || ["/healthz", "/livez", "/readyz"]
-            .iter()
-            .any(|p| path == *p || path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
+        || ["/healthz", "/livez", "/readyz"].iter().any(|p| {
+            path == *p
+                || path
+                    .strip_prefix(p)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
 }
 
 impl Server {
     pub fn new(config: Config) -> Server {
         Server {
-            shared: Arc::new(Shared {
-                config,
-                registry: Registry::builtin(),
-                health: HealthChecks::default(),
+            shared: Arc::new({
+                let registry = Registry::builtin();
+                let watch_caches = registry
+                    .resources()
+                    .iter()
+                    .map(|r| {
+                        let prefix = crate::storage::resource_prefix(
+                            &config.storage_prefix,
+                            &r.group,
+                            &r.plural,
+                            None,
+                        );
+                        Arc::new(crate::watch_cache::WatchCache::new(prefix))
+                    })
+                    .collect();
+                Shared {
+                    config,
+                    registry,
+                    health: HealthChecks::default(),
+                    watch_caches,
+                }
             }),
         }
+    }
+
+    /// The watch caches, one per resource: the adapter feeds each from one backend watch.
+    pub fn watch_caches(&self) -> &[Arc<crate::watch_cache::WatchCache>] {
+        &self.shared.watch_caches
+    }
+
+    /// The watch cache of the resource stored under `resource_prefix`.
+    pub fn watch_cache(
+        &self,
+        resource_prefix: &str,
+    ) -> Option<&Arc<crate::watch_cache::WatchCache>> {
+        self.shared
+            .watch_caches
+            .iter()
+            .find(|c| c.prefix() == resource_prefix)
     }
 
     /// The server's health checks, for the adapter to mark as the server comes up.
@@ -149,7 +189,10 @@ impl Server {
     pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let user = authn::authenticate(&inputs.peer_certificates);
         if user.is_anonymous() && !is_public(request.uri().path()) {
-            return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON));
+            return Step::Respond(rest::error_response(
+                &ApiError::unauthorized(),
+                Output::JSON,
+            ));
         }
         self.route(request, inputs)
     }
@@ -161,7 +204,9 @@ impl Server {
         ["default", "kube-system", "kube-public", "kube-node-lease"]
             .iter()
             .map(|ns| {
-                let body = format!(r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{ns}"}}}}"#);
+                let body = format!(
+                    r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{ns}"}}}}"#
+                );
                 http::Request::post("/api/v1/namespaces")
                     .header(http::header::CONTENT_TYPE, "application/json")
                     .body(Bytes::from(body))
@@ -181,15 +226,27 @@ impl Server {
         let (parts, body) = request.into_parts();
         let query = Query::parse(parts.uri.query());
         let info = request_info::resolve(&parts.method, parts.uri.path(), parts.uri.query());
-        let header = |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
+        let header =
+            |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
         let accept = header(http::header::ACCEPT);
         if !info.is_resource_request {
-            return Step::Respond(nonresource::handle(&self.shared, &parts.method, &info.path, &query, accept, &parts.headers, inputs.now));
+            return Step::Respond(nonresource::handle(
+                &self.shared,
+                &parts.method,
+                &info.path,
+                &query,
+                accept,
+                &parts.headers,
+                inputs.now,
+            ));
         }
         let Some(index) = self.shared.registry.resources().iter().position(|r| {
             r.group == info.api_group && r.version == info.api_version && r.plural == info.resource
         }) else {
-            return Step::Respond(rest::error_response(&ApiError::no_such_path(), Output::JSON));
+            return Step::Respond(rest::error_response(
+                &ApiError::no_such_path(),
+                Output::JSON,
+            ));
         };
         let resource = &self.shared.registry.resources()[index];
         let output = match negotiation::negotiate_output(accept, query.flag("pretty"), true) {

@@ -151,8 +151,10 @@ impl WatchStream {
         if self.exact_key.as_deref().is_some_and(|k| k != key) {
             return None;
         }
-        if let Some(frame) = self.spliced_frame(&event) {
-            return Some(frame);
+        if self.takes_spliced_frames() {
+            if let Some(frame) = spliced_frame(&event) {
+                return Some(frame);
+            }
         }
         // The object as of this event, and (for an update) as it was before, both at
         // this event's revision.
@@ -189,28 +191,30 @@ impl WatchStream {
         Some(self.frame(kind, &shown))
     }
 
-    /// The frame of `event` built from the stored bytes without parsing them, when this
-    /// watch needs nothing from the object: plain JSON objects, no selector.
-    fn spliced_frame(&self, event: &WatchEvent) -> Option<Bytes> {
-        if self.scope.output.shape != Shape::Object
-            || self.scope.output.pretty
-            || !self.selection.is_everything()
-        {
+    /// Whether this watch can write the frames [`spliced_frame`] builds: plain JSON
+    /// objects, no selector.
+    fn takes_spliced_frames(&self) -> bool {
+        self.scope.output.shape == Shape::Object
+            && !self.scope.output.pretty
+            && self.selection.is_everything()
+    }
+
+    /// A cache event, observed at `now`: its shared frame when this watch can use it.
+    pub fn on_cached(
+        &mut self,
+        event: &crate::watch_cache::CachedEvent,
+        now: SystemTime,
+    ) -> Option<Bytes> {
+        if self.done {
             return None;
         }
-        let (kind, kv, revision) = match event {
-            WatchEvent::Put { kv, prev: None } => (EventType::Added, kv, kv.mod_revision),
-            WatchEvent::Put { kv, prev: Some(_) } => (EventType::Modified, kv, kv.mod_revision),
-            WatchEvent::Delete { prev, revision } => (EventType::Deleted, prev, *revision),
-        };
-        let object = crate::stored_json::serve(&kv.value, revision, false)?;
-        let mut out = Vec::with_capacity(object.len() + 40);
-        out.extend_from_slice(b"{\"type\":\"");
-        out.extend_from_slice(kind.as_str().as_bytes());
-        out.extend_from_slice(b"\",\"object\":");
-        out.extend_from_slice(&object);
-        out.extend_from_slice(b"}\n");
-        Some(Bytes::from(out))
+        if self.takes_spliced_frames() && self.exact_key.is_none() {
+            if let Some(frame) = event.plain_frame() {
+                self.revision = self.revision.max(event.event.revision());
+                return Some(frame.clone());
+            }
+        }
+        self.on_event(Ok(event.event.clone()), now)
     }
 
     /// The backend watch could not be opened or broke: an ERROR frame, and the end.
@@ -263,6 +267,24 @@ impl WatchStream {
             Shape::Object => encode_frame(kind, &Value::Object(obj.clone())),
         }
     }
+}
+
+/// The frame of `event` built from the stored bytes without parsing them, for watches
+/// that need nothing from the object (plain JSON, no selector).
+pub(crate) fn spliced_frame(event: &WatchEvent) -> Option<Bytes> {
+    let (kind, kv, revision) = match event {
+        WatchEvent::Put { kv, prev: None } => (EventType::Added, kv, kv.mod_revision),
+        WatchEvent::Put { kv, prev: Some(_) } => (EventType::Modified, kv, kv.mod_revision),
+        WatchEvent::Delete { prev, revision } => (EventType::Deleted, prev, *revision),
+    };
+    let object = crate::stored_json::serve(&kv.value, revision, false)?;
+    let mut out = Vec::with_capacity(object.len() + 40);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    out.extend_from_slice(&object);
+    out.extend_from_slice(b"}\n");
+    Some(Bytes::from(out))
 }
 
 /// The object of an event, with the resourceVersion of the event's write.

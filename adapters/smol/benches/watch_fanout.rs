@@ -209,10 +209,7 @@ async fn watch(
         let now_ns = epoch.elapsed().as_nanos() as u64;
         let mut pos = 0;
         let mut events = 0;
-        loop {
-            let Some(line_end) = find(&buf[pos..], b"\r\n") else {
-                break;
-            };
+        while let Some(line_end) = find(&buf[pos..], b"\r\n") {
             let size_text = std::str::from_utf8(&buf[pos..pos + line_end])
                 .map_err(|_| "bad chunk size".to_owned())?;
             let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)

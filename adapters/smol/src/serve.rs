@@ -33,6 +33,9 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 /// The largest request line plus headers (Go's and kube-apiserver's MaxHeaderBytes).
 pub const MAX_HEADER_BYTES: usize = 1 << 20;
 
+/// The most bytes of watch frames written at once.
+const MAX_WATCH_BATCH: usize = 256 * 1024;
+
 /// What kube-apiserver answers when a handler panics.
 const PANIC_BODY: &str = "This request caused apiserver to panic. Look in the logs for details.\n";
 
@@ -241,6 +244,12 @@ impl<S: Storage> Apiary<S> {
         executor
             .spawn(async move { this.release_memory_periodically().await })
             .detach();
+        for cache in self.server.watch_caches() {
+            let (this, cache) = (self.clone(), cache.clone());
+            executor
+                .spawn(async move { this.reflect(&cache).await })
+                .detach();
+        }
         let mut backoff = Duration::from_millis(5);
         loop {
             match self.listener.accept().await {
@@ -265,6 +274,33 @@ impl<S: Storage> Apiary<S> {
                     backoff = (backoff * 2).min(Duration::from_secs(1));
                 }
             }
+        }
+    }
+
+    /// Feed one resource's watch cache from one backend watch, starting over at the
+    /// backend's current revision whenever that watch ends.
+    async fn reflect(&self, cache: &apiary_core::watch_cache::WatchCache) {
+        use apiary_core::storage::{StorageOp, StorageOutput, WatchStream as _};
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            if let Ok(StorageOutput::Revision(revision)) =
+                self.storage.run(StorageOp::CurrentRevision).await
+            {
+                if let Ok(mut events) = self.storage.watch(cache.prefix(), revision).await {
+                    cache.reset(revision);
+                    backoff = Duration::from_millis(100);
+                    while let Some(Ok(event)) = events.next().await {
+                        cache.apply(event);
+                    }
+                }
+            }
+            cache.unsync();
+            tracing::debug!(
+                prefix = cache.prefix(),
+                "watch cache lost its backend watch; retrying in {backoff:?}"
+            );
+            Timer::after(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(5));
         }
     }
 
@@ -421,9 +457,16 @@ struct WatchClient<'a, T> {
     eof: &'a mut bool,
 }
 
+/// Where a watch's events come from.
+enum Source<W> {
+    Cache(Arc<apiary_core::watch_cache::Subscription>),
+    Backend(W),
+}
+
 /// What woke a watch up.
 enum Wake {
     Event(Option<Result<apiary_core::storage::WatchEvent, apiary_core::storage::StorageError>>),
+    Cached(Result<Arc<apiary_core::watch_cache::CachedEvent>, apiary_core::storage::StorageError>),
     Bookmark,
     Deadline,
     Client(io::Result<usize>),
@@ -456,19 +499,33 @@ impl<S: Storage> Apiary<S> {
         for frame in watch.take_initial() {
             stream.write_all(&codec.encode_chunk(&frame)).await?;
         }
-        let mut events = match self.storage.watch(&request.prefix, request.after).await {
-            Ok(events) => Some(events),
-            Err(e) => {
-                let frame = watch.on_error(e);
-                stream.write_all(&codec.encode_chunk(&frame)).await?;
-                None
-            }
+        // The resource's watch cache serves the watch when its window covers the
+        // revision; otherwise the backend, which keeps the longer history.
+        let cached = self
+            .server
+            .watch_cache(&request.resource_prefix)
+            .and_then(|cache| cache.subscribe(&request.prefix, request.after));
+        let mut events = match cached {
+            Some(subscription) => Some(Source::Cache(subscription)),
+            None => match self.storage.watch(&request.prefix, request.after).await {
+                Ok(events) => Some(Source::Backend(events)),
+                Err(e) => {
+                    let frame = watch.on_error(e);
+                    stream.write_all(&codec.encode_chunk(&frame)).await?;
+                    None
+                }
+            },
         };
         stream.flush().await?;
         let mut deadline = Timer::after(watch.timeout());
         let mut bookmarks = watch.bookmark_interval().map(Timer::interval);
-        while let Some(backend) = events.as_mut().filter(|_| !watch.is_done()) {
-            let event = async { Wake::Event(backend.next().await) };
+        while let Some(source) = events.as_mut().filter(|_| !watch.is_done()) {
+            let event = async {
+                match source {
+                    Source::Cache(subscription) => Wake::Cached(subscription.next().await),
+                    Source::Backend(backend) => Wake::Event(backend.next().await),
+                }
+            };
             let expired = async {
                 (&mut deadline).await;
                 Wake::Deadline
@@ -492,6 +549,34 @@ impl<S: Storage> Apiary<S> {
             };
             let frame = match event.or(expired).or(bookmark).or(read).await {
                 Wake::Event(Some(event)) => watch.on_event(event, SystemTime::now()),
+                Wake::Cached(first) => {
+                    // Write what has piled up in one go: one TLS record and one flush
+                    // for a burst of events, not one per event.
+                    let Some(Source::Cache(subscription)) = events.as_ref() else {
+                        unreachable!("cached events come from a cache subscription")
+                    };
+                    let now = SystemTime::now();
+                    let mut batch = Vec::new();
+                    let mut next = Some(first);
+                    while let Some(item) = next.take() {
+                        let frame = match item {
+                            Ok(event) => watch.on_cached(&event, now),
+                            Err(e) => Some(watch.on_error(e)),
+                        };
+                        if let Some(frame) = frame {
+                            batch.extend_from_slice(&codec.encode_chunk(&frame));
+                        }
+                        if watch.is_done() || batch.len() >= MAX_WATCH_BATCH {
+                            break;
+                        }
+                        next = subscription.try_next();
+                    }
+                    if !batch.is_empty() {
+                        stream.write_all(&batch).await?;
+                        stream.flush().await?;
+                    }
+                    None
+                }
                 Wake::Event(None) | Wake::Deadline => break,
                 Wake::Bookmark => watch.bookmark(),
                 Wake::Client(Ok(0)) | Wake::Client(Err(_)) => {

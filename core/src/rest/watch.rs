@@ -88,6 +88,15 @@ pub(super) fn watch(scope: Scope) -> Step {
     };
     let exact_key = (!scope.name.is_empty()).then(|| scope.key(&scope.name));
     let prefix = scope.prefix();
+    let resource_prefix = {
+        let r = scope.resource();
+        crate::storage::resource_prefix(
+            &scope.shared.config.storage_prefix,
+            &r.group,
+            &r.plural,
+            None,
+        )
+    };
     if !opts.initial_events {
         let after = opts.resource_version.unwrap_or(0);
         let stream = WatchStream::new(
@@ -98,7 +107,14 @@ pub(super) fn watch(scope: Scope) -> Step {
             opts.timeout,
             opts.bookmarks,
         );
-        return Step::Watch(WatchRequest { prefix, after }, Box::new(stream));
+        return Step::Watch(
+            WatchRequest {
+                prefix,
+                after,
+                resource_prefix,
+            },
+            Box::new(stream),
+        );
     }
     let op = StorageOp::List {
         prefix: prefix.clone(),
@@ -137,6 +153,13 @@ pub(super) fn watch(scope: Scope) -> Step {
         if opts.initial_events_bookmark {
             stream.push_initial_bookmark(true);
         }
-        Step::Watch(WatchRequest { prefix, after }, Box::new(stream))
+        Step::Watch(
+            WatchRequest {
+                prefix,
+                after,
+                resource_prefix,
+            },
+            Box::new(stream),
+        )
     })
 }

@@ -1,0 +1,314 @@
+//! The watch cache: one backend watch per resource, fanned out to every client watch
+//! of that resource.
+//!
+//! The adapter runs one reflector per resource: it [`reset`](WatchCache::reset)s the
+//! cache at the backend's current revision, opens one backend watch from there and
+//! [`apply`](WatchCache::apply)s every event. Client watches
+//! [`subscribe`](WatchCache::subscribe) with their prefix and revision: they get the
+//! events of the recent window after that revision, then live ones, each exactly once.
+//! Each event's frame for plain JSON watches is encoded once and shared.
+//!
+//! A subscriber that falls more than [`MAX_QUEUED`] events behind is ended with an
+//! error (its client watches again from its last revision), so one slow client never
+//! holds memory or other clients back. A reset ends every subscriber the same way.
+
+use crate::storage::{Revision, StorageError, WatchEvent};
+use bytes::Bytes;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll, Waker};
+
+/// How many recent events the cache keeps for watches that start in the past.
+pub const WINDOW: usize = 4096;
+/// How many undelivered events one subscriber may have before it is ended.
+pub const MAX_QUEUED: usize = 100_000;
+
+/// One change, shared by every subscriber it is delivered to.
+pub struct CachedEvent {
+    pub event: WatchEvent,
+    frame: OnceLock<Option<Bytes>>,
+}
+
+impl CachedEvent {
+    /// The frame a plain JSON watch without selectors writes for this event, encoded
+    /// once for all of them (`None` when the stored bytes need the parsing path).
+    pub fn plain_frame(&self) -> Option<&Bytes> {
+        self.frame
+            .get_or_init(|| crate::watch::spliced_frame(&self.event))
+            .as_ref()
+    }
+}
+
+/// The cache of one resource.
+pub struct WatchCache {
+    prefix: String,
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    /// Whether a reflector is feeding the cache.
+    synced: bool,
+    /// The newest revision applied.
+    revision: Revision,
+    /// Every event after `window_start`, oldest first.
+    window: VecDeque<Arc<CachedEvent>>,
+    window_start: Revision,
+    subscribers: Vec<Arc<Subscription>>,
+}
+
+/// One client watch's queue.
+pub struct Subscription {
+    prefix: String,
+    after: Revision,
+    queue: Mutex<Queue>,
+}
+
+#[derive(Default)]
+struct Queue {
+    events: VecDeque<Arc<CachedEvent>>,
+    waker: Option<Waker>,
+    ended: Option<StorageError>,
+    closed: bool,
+}
+
+fn key_of(event: &WatchEvent) -> &str {
+    match event {
+        WatchEvent::Put { kv, .. } => &kv.key,
+        WatchEvent::Delete { prev, .. } => &prev.key,
+    }
+}
+
+impl Subscription {
+    /// Queue `event` if it is for this subscriber; false once the subscriber is gone.
+    fn offer(&self, event: &Arc<CachedEvent>) -> bool {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if q.closed || q.ended.is_some() {
+            return !q.closed;
+        }
+        if event.event.revision() <= self.after || !key_of(&event.event).starts_with(&self.prefix) {
+            return true;
+        }
+        if q.events.len() >= MAX_QUEUED {
+            q.ended = Some(StorageError::Unavailable(
+                "the watch fell too far behind; watch again from the last resourceVersion seen"
+                    .into(),
+            ));
+        } else {
+            q.events.push_back(event.clone());
+        }
+        if let Some(w) = q.waker.take() {
+            w.wake();
+        }
+        true
+    }
+
+    fn end(&self, why: StorageError) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if q.ended.is_none() {
+            q.ended = Some(why);
+        }
+        if let Some(w) = q.waker.take() {
+            w.wake();
+        }
+    }
+
+    /// The next event, the error that ended the subscription, or pending.
+    pub fn poll_next(&self, cx: &mut Context<'_>) -> Poll<Result<Arc<CachedEvent>, StorageError>> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = q.events.pop_front() {
+            return Poll::Ready(Ok(e));
+        }
+        if let Some(why) = q.ended.take() {
+            q.closed = true;
+            return Poll::Ready(Err(why));
+        }
+        q.waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// The next event if one is queued, without waiting: lets a writer batch what has
+    /// piled up into one write.
+    pub fn try_next(&self) -> Option<Result<Arc<CachedEvent>, StorageError>> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = q.events.pop_front() {
+            return Some(Ok(e));
+        }
+        let why = q.ended.take()?;
+        q.closed = true;
+        Some(Err(why))
+    }
+
+    /// The next event, or the error that ended the subscription.
+    pub async fn next(&self) -> Result<Arc<CachedEvent>, StorageError> {
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    }
+}
+
+impl WatchCache {
+    pub fn new(prefix: String) -> WatchCache {
+        WatchCache {
+            prefix,
+            inner: Mutex::new(Inner {
+                synced: false,
+                revision: 0,
+                window: VecDeque::new(),
+                window_start: 0,
+                subscribers: Vec::new(),
+            }),
+        }
+    }
+
+    /// The key prefix of the resource this cache holds.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Start over at `revision` (a reflector's first or renewed backend watch): the
+    /// window is emptied and every subscriber ended, to watch again.
+    pub fn reset(&self, revision: Revision) {
+        let mut inner = self.lock();
+        for s in inner.subscribers.drain(..) {
+            s.end(StorageError::Unavailable(
+                "the watch cache restarted; watch again".into(),
+            ));
+        }
+        inner.window.clear();
+        inner.window_start = revision;
+        inner.revision = revision;
+        inner.synced = true;
+    }
+
+    /// The reflector lost its backend watch: new watches go to the backend until the
+    /// next reset.
+    pub fn unsync(&self) {
+        self.lock().synced = false;
+    }
+
+    /// Apply one backend event and hand it to every subscriber it concerns.
+    pub fn apply(&self, event: WatchEvent) {
+        let mut inner = self.lock();
+        if !inner.synced || event.revision() <= inner.revision {
+            return;
+        }
+        inner.revision = event.revision();
+        let event = Arc::new(CachedEvent {
+            event,
+            frame: OnceLock::new(),
+        });
+        // A subscription only the cache still holds belongs to a watch that has ended.
+        inner
+            .subscribers
+            .retain(|s| Arc::strong_count(s) > 1 && s.offer(&event));
+        inner.window.push_back(event);
+        while inner.window.len() > WINDOW {
+            if let Some(old) = inner.window.pop_front() {
+                inner.window_start = old.event.revision();
+            }
+        }
+    }
+
+    /// Subscribe to every event under `prefix` after revision `after`. `None` when the
+    /// cache cannot serve it (not synced, or `after` is older than its window): the
+    /// caller watches the backend instead, which has the longer history.
+    pub fn subscribe(&self, prefix: &str, after: Revision) -> Option<Arc<Subscription>> {
+        let mut inner = self.lock();
+        if !inner.synced || after < inner.window_start {
+            return None;
+        }
+        let sub = Arc::new(Subscription {
+            prefix: prefix.to_owned(),
+            after,
+            queue: Mutex::new(Queue::default()),
+        });
+        for e in &inner.window {
+            sub.offer(e);
+        }
+        inner.subscribers.push(sub.clone());
+        Some(sub)
+    }
+
+    /// How many client watches this cache serves.
+    pub fn subscribers(&self) -> usize {
+        self.lock().subscribers.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::KeyValue;
+
+    fn put(key: &str, rev: Revision, update: bool) -> WatchEvent {
+        let kv = KeyValue {
+            key: key.to_owned(),
+            value: Bytes::from_static(b"{\"metadata\":{}}"),
+            create_revision: rev,
+            mod_revision: rev,
+        };
+        WatchEvent::Put {
+            prev: update.then(|| kv.clone()),
+            kv,
+        }
+    }
+
+    fn drain(sub: &Subscription) -> Vec<Revision> {
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut out = Vec::new();
+        while let Poll::Ready(Ok(e)) = sub.poll_next(&mut cx) {
+            out.push(e.event.revision());
+        }
+        out
+    }
+
+    #[test]
+    fn subscribers_get_the_window_then_live_events_under_their_prefix() {
+        let cache = WatchCache::new("/r/cm/".into());
+        cache.reset(10);
+        cache.apply(put("/r/cm/a/x", 11, false));
+        cache.apply(put("/r/cm/b/y", 12, false));
+        let all = cache.subscribe("/r/cm/", 10).unwrap();
+        let ns_a = cache.subscribe("/r/cm/a/", 11).unwrap();
+        cache.apply(put("/r/cm/a/x", 13, true));
+        cache.apply(put("/r/cm/a/x", 13, true)); // a duplicate revision is ignored
+        assert_eq!(drain(&all), [11, 12, 13]);
+        assert_eq!(drain(&ns_a), [13]);
+        assert!(
+            cache.subscribe("/r/cm/", 9).is_none(),
+            "older than the window"
+        );
+    }
+
+    #[test]
+    fn the_window_is_bounded_and_resets_end_subscribers() {
+        let cache = WatchCache::new("/r/cm/".into());
+        cache.reset(0);
+        for rev in 1..=(WINDOW as u64 + 10) {
+            cache.apply(put("/r/cm/a/x", rev, true));
+        }
+        assert!(cache.subscribe("/r/cm/", 5).is_none());
+        let sub = cache.subscribe("/r/cm/", 20).unwrap();
+        assert_eq!(drain(&sub).len(), WINDOW - 10);
+        cache.reset(10_000);
+        let waker = std::task::Waker::noop();
+        assert!(matches!(
+            sub.poll_next(&mut Context::from_waker(waker)),
+            Poll::Ready(Err(_))
+        ));
+        assert_eq!(cache.subscribers(), 0);
+    }
+
+    #[test]
+    fn dropped_subscribers_are_forgotten() {
+        let cache = WatchCache::new("/r/cm/".into());
+        cache.reset(0);
+        let sub = cache.subscribe("/r/cm/", 0).unwrap();
+        drop(sub);
+        cache.apply(put("/r/cm/a/x", 1, false));
+        assert_eq!(cache.subscribers(), 0);
+    }
+}
