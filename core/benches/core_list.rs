@@ -232,11 +232,29 @@ fn main() {
         );
     }
 
+    // Feed the configmaps' watch cache the current state, as the adapter's reflector
+    // does, so `resourceVersion=0` is served from it.
+    let page = match store.apply(apiary_core::storage::StorageOp::List {
+        prefix: "/registry/configmaps/".into(),
+        revision: None,
+        start_after: None,
+        limit: None,
+    }) {
+        Ok(apiary_core::storage::StorageOutput::Listed(page)) => page,
+        other => panic!("listing for the cache: {other:?}"),
+    };
+    let cache = server
+        .watch_caches()
+        .iter()
+        .find(|c| c.prefix() == "/registry/configmaps/")
+        .expect("a configmaps cache");
+    cache.reset_with(page.items, page.revision);
+
     // Unpaged LIST: the whole body in one response.
     for (label, path) in [
         ("LIST (no limit)", "/api/v1/namespaces/default/configmaps"),
         (
-            "LIST resourceVersion=0",
+            "LIST resourceVersion=0 (from the watch cache)",
             "/api/v1/namespaces/default/configmaps?resourceVersion=0",
         ),
     ] {

@@ -12,7 +12,7 @@
 //! error (its client watches again from its last revision), so one slow client never
 //! holds memory or other clients back. A reset ends every subscriber the same way.
 
-use crate::storage::{Revision, StorageError, WatchEvent};
+use crate::storage::{KeyValue, Revision, StorageError, WatchEvent};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -48,6 +48,8 @@ pub struct WatchCache {
 struct Inner {
     /// Whether a reflector is feeding the cache.
     synced: bool,
+    /// Every object of the resource as of `revision`.
+    objects: std::collections::BTreeMap<String, KeyValue>,
     /// The newest revision applied.
     revision: Revision,
     /// Every event after `window_start`, oldest first.
@@ -150,6 +152,7 @@ impl WatchCache {
             prefix,
             inner: Mutex::new(Inner {
                 synced: false,
+                objects: std::collections::BTreeMap::new(),
                 revision: 0,
                 window: VecDeque::new(),
                 window_start: 0,
@@ -170,7 +173,13 @@ impl WatchCache {
     /// Start over at `revision` (a reflector's first or renewed backend watch): the
     /// window is emptied and every subscriber ended, to watch again.
     pub fn reset(&self, revision: Revision) {
+        self.reset_with(Vec::new(), revision);
+    }
+
+    /// [`WatchCache::reset`] with the resource's objects as of `revision`, from a list.
+    pub fn reset_with(&self, objects: Vec<KeyValue>, revision: Revision) {
         let mut inner = self.lock();
+        inner.objects = objects.into_iter().map(|kv| (kv.key.clone(), kv)).collect();
         for s in inner.subscribers.drain(..) {
             s.end(StorageError::Unavailable(
                 "the watch cache restarted; watch again".into(),
@@ -195,6 +204,14 @@ impl WatchCache {
             return;
         }
         inner.revision = event.revision();
+        match &event {
+            WatchEvent::Put { kv, .. } => {
+                inner.objects.insert(kv.key.clone(), kv.clone());
+            }
+            WatchEvent::Delete { prev, .. } => {
+                inner.objects.remove(&prev.key);
+            }
+        }
         let event = Arc::new(CachedEvent {
             event,
             frame: OnceLock::new(),
@@ -231,6 +248,22 @@ impl WatchCache {
         Some(sub)
     }
 
+    /// The objects under `prefix` and the revision they are current at, when the cache
+    /// is fed and has reached `at_least`.
+    pub fn snapshot(&self, prefix: &str, at_least: Revision) -> Option<(Vec<KeyValue>, Revision)> {
+        let inner = self.lock();
+        if !inner.synced || inner.revision < at_least {
+            return None;
+        }
+        let items = inner
+            .objects
+            .range(prefix.to_owned()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(_, kv)| kv.clone())
+            .collect();
+        Some((items, inner.revision))
+    }
+
     /// How many client watches this cache serves.
     pub fn subscribers(&self) -> usize {
         self.lock().subscribers.len()
@@ -240,7 +273,6 @@ impl WatchCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::KeyValue;
 
     fn put(key: &str, rev: Revision, update: bool) -> WatchEvent {
         let kv = KeyValue {
@@ -300,6 +332,29 @@ mod tests {
             Poll::Ready(Err(_))
         ));
         assert_eq!(cache.subscribers(), 0);
+    }
+
+    #[test]
+    fn snapshots_follow_the_events() {
+        let cache = WatchCache::new("/r/cm/".into());
+        assert!(cache.snapshot("/r/cm/", 0).is_none(), "not fed yet");
+        let WatchEvent::Put { kv, .. } = put("/r/cm/a/x", 5, false) else {
+            unreachable!()
+        };
+        cache.reset_with(vec![kv.clone()], 5);
+        cache.apply(put("/r/cm/b/y", 6, false));
+        cache.apply(WatchEvent::Delete {
+            prev: kv,
+            revision: 7,
+        });
+        let (items, rev) = cache.snapshot("/r/cm/", 7).unwrap();
+        assert_eq!(rev, 7);
+        assert_eq!(
+            items.iter().map(|kv| kv.key.as_str()).collect::<Vec<_>>(),
+            ["/r/cm/b/y"]
+        );
+        assert!(cache.snapshot("/r/cm/a/", 0).unwrap().0.is_empty());
+        assert!(cache.snapshot("/r/cm/", 8).is_none(), "not caught up");
     }
 
     #[test]

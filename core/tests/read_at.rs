@@ -139,3 +139,56 @@ fn list_options_are_validated_like_upstream() {
         "specifying resource version is not allowed when using continue"
     );
 }
+
+#[test]
+fn resource_version_zero_lists_come_from_the_watch_cache() {
+    let h = Harness::new();
+    h.call("POST", CMS, cm("a"));
+    let cache = h
+        .server
+        .watch_caches()
+        .iter()
+        .find(|c| c.prefix() == "/registry/configmaps/")
+        .unwrap()
+        .clone();
+    // Until a reflector feeds it, lists go to storage.
+    assert_eq!(
+        names(
+            &h.call("GET", &format!("{CMS}?resourceVersion=0"), Value::Null)
+                .json()
+        ),
+        ["a"]
+    );
+    // Feed it the current state, then write past it: "0" accepts the cache's state,
+    // a plain list reads the latest from storage.
+    let page = match h.store.apply(StorageOp::List {
+        prefix: "/registry/configmaps/".into(),
+        revision: None,
+        start_after: None,
+        limit: None,
+    }) {
+        Ok(apiary_core::storage::StorageOutput::Listed(page)) => page,
+        other => panic!("{other:?}"),
+    };
+    cache.reset_with(page.items, page.revision);
+    h.call("POST", CMS, cm("b"));
+    let cached = h
+        .call("GET", &format!("{CMS}?resourceVersion=0"), Value::Null)
+        .json();
+    assert_eq!(names(&cached), ["a"]);
+    assert_eq!(
+        cached["metadata"]["resourceVersion"],
+        page.revision.to_string().as_str()
+    );
+    assert_eq!(names(&h.call("GET", CMS, Value::Null).json()), ["a", "b"]);
+    // A revision the cache has not reached goes to storage too.
+    let newer = h.store.current_revision();
+    let r = h
+        .call(
+            "GET",
+            &format!("{CMS}?resourceVersion={newer}"),
+            Value::Null,
+        )
+        .json();
+    assert_eq!(names(&r), ["a", "b"]);
+}

@@ -277,17 +277,25 @@ impl<S: Storage> Apiary<S> {
         }
     }
 
-    /// Feed one resource's watch cache from one backend watch, starting over at the
-    /// backend's current revision whenever that watch ends.
+    /// Feed one resource's watch cache: list the resource, then apply every change from
+    /// one backend watch after that list's revision; start over whenever the watch
+    /// ends.
     async fn reflect(&self, cache: &apiary_core::watch_cache::WatchCache) {
         use apiary_core::storage::{StorageOp, StorageOutput, WatchStream as _};
         let mut backoff = Duration::from_millis(100);
         loop {
-            if let Ok(StorageOutput::Revision(revision)) =
-                self.storage.run(StorageOp::CurrentRevision).await
-            {
-                if let Ok(mut events) = self.storage.watch(cache.prefix(), revision).await {
-                    cache.reset(revision);
+            let listed = self
+                .storage
+                .run(StorageOp::List {
+                    prefix: cache.prefix().to_owned(),
+                    revision: None,
+                    start_after: None,
+                    limit: None,
+                })
+                .await;
+            if let Ok(StorageOutput::Listed(page)) = listed {
+                if let Ok(mut events) = self.storage.watch(cache.prefix(), page.revision).await {
+                    cache.reset_with(page.items, page.revision);
                     backoff = Duration::from_millis(100);
                     while let Some(Ok(event)) = events.next().await {
                         cache.apply(event);
@@ -297,7 +305,7 @@ impl<S: Storage> Apiary<S> {
             cache.unsync();
             tracing::debug!(
                 prefix = cache.prefix(),
-                "watch cache lost its backend watch; retrying in {backoff:?}"
+                "watch cache lost its backend watch; relisting in {backoff:?}"
             );
             Timer::after(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(5));

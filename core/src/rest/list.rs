@@ -126,7 +126,66 @@ pub(super) fn list(scope: Scope) -> Step {
         items: Vec::new(),
         spliced: scope.output == crate::negotiation::Output::JSON && selection_is_everything,
     };
-    read_page(scope, listing)
+    match from_cache(scope, listing) {
+        Ok(step) => step,
+        Err(back) => {
+            let (scope, listing) = *back;
+            read_page(scope, listing)
+        }
+    }
+}
+
+/// Serve a whole list from the resource's watch cache, when the client accepts any
+/// state (`resourceVersion=0`, or one the cache has reached) and asks for no paging;
+/// otherwise hand the request back for storage.
+fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Listing)>> {
+    use super::read_at::ReadAt;
+    let at_least = match listing.read_at {
+        ReadAt::Any => 0,
+        ReadAt::NotOlderThan(n) => n,
+        ReadAt::Latest | ReadAt::Exact(_) => return Err(Box::new((scope, listing))),
+    };
+    if listing.limit.is_some() || listing.continued {
+        return Err(Box::new((scope, listing)));
+    }
+    let r = scope.resource();
+    let resource_prefix = crate::storage::resource_prefix(
+        &scope.shared.config.storage_prefix,
+        &r.group,
+        &r.plural,
+        None,
+    );
+    let snapshot = scope
+        .shared
+        .watch_caches
+        .iter()
+        .find(|c| c.prefix() == resource_prefix)
+        .and_then(|cache| cache.snapshot(&listing.prefix, at_least));
+    let Some((items, revision)) = snapshot else {
+        return Err(Box::new((scope, listing)));
+    };
+    for kv in &items {
+        if let Err(e) = keep(&mut listing, kv) {
+            return Ok(scope.fail(e));
+        }
+    }
+    Ok(respond(scope, listing, revision, false, 0))
+}
+
+/// Add `kv` to the list if the selection matches it: as its stored bytes spliced, or
+/// parsed.
+fn keep(listing: &mut Listing, kv: &crate::storage::KeyValue) -> Result<(), ApiError> {
+    if listing.spliced {
+        if let Some(item) = crate::stored_json::serve(&kv.value, kv.mod_revision, true) {
+            listing.items.push(Item::Encoded(item));
+            return Ok(());
+        }
+    }
+    let obj = object::from_storage(kv).map_err(ApiError::internal)?;
+    if listing.selection.matches(&obj) {
+        listing.items.push(Item::Parsed(obj));
+    }
+    Ok(())
 }
 
 /// Read the next page from storage and keep the objects the selection matches; read on
@@ -162,18 +221,8 @@ fn read_page(scope: Scope, mut listing: Listing) -> Step {
             }
             read += 1;
             listing.start_after = Some(kv.key.clone());
-            if listing.spliced {
-                if let Some(item) = crate::stored_json::serve(&kv.value, kv.mod_revision, true) {
-                    listing.items.push(Item::Encoded(item));
-                    continue;
-                }
-            }
-            let obj = match object::from_storage(kv) {
-                Ok(obj) => obj,
-                Err(e) => return scope.fail(ApiError::internal(e)),
-            };
-            if listing.selection.matches(&obj) {
-                listing.items.push(Item::Parsed(obj));
+            if let Err(e) = keep(&mut listing, kv) {
+                return scope.fail(e);
             }
         }
         listing.revision = Some(page.revision);

@@ -14,6 +14,8 @@ use crate::validation::FieldError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ReadAt {
     Latest,
+    /// `"0"`: any state will do; the watch cache serves it when it can.
+    Any,
     NotOlderThan(Revision),
     Exact(Revision),
 }
@@ -98,7 +100,8 @@ pub(crate) fn for_list(scope: &Scope) -> Result<ReadAt, ApiError> {
             "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
         )),
         ("Exact", rv) => parse(rv).map(ReadAt::Exact),
-        ("" | "NotOlderThan", "" | "0") => Ok(ReadAt::Latest),
+        ("" | "NotOlderThan", "") => Ok(ReadAt::Latest),
+        ("" | "NotOlderThan", "0") => Ok(ReadAt::Any),
         ("" | "NotOlderThan", rv) => parse(rv).map(ReadAt::NotOlderThan),
         (other, _) => Err(ApiError::invalid(
             "meta.k8s.io",
