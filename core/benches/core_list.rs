@@ -56,6 +56,31 @@ fn drive(
     }
 }
 
+/// Counts the bytes allocated and not yet freed, to weigh the watch cache exactly.
+struct Counting;
+
+static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+// SAFETY: every call is passed to the system allocator unchanged; only a counter is kept.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, std::sync::atomic::Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
 fn bootstrap() -> (Server, MemoryStore) {
     let server = Server::new(Config::default());
     let store = MemoryStore::new();
@@ -234,6 +259,7 @@ fn main() {
 
     // Feed the configmaps' watch cache the current state, as the adapter's reflector
     // does, so `resourceVersion=0` is served from it.
+    let live_before = LIVE.load(std::sync::atomic::Ordering::Relaxed);
     let page = match store.apply(apiary_core::storage::StorageOp::List {
         prefix: "/registry/configmaps/".into(),
         revision: None,
@@ -249,6 +275,12 @@ fn main() {
         .find(|c| c.prefix() == "/registry/configmaps/")
         .expect("a configmaps cache");
     cache.reset_with(page.items, page.revision);
+    let cache_bytes = LIVE.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(live_before);
+    println!(
+        "watch cache of {OBJECTS} objects: {} KiB of its own (keys, revisions, map) beside the stored bytes it shares with the memory store; {:.2}× the objects' JSON size counting those bytes as its own",
+        cache_bytes / 1024,
+        (cache_bytes + json_bytes) as f64 / json_bytes as f64
+    );
 
     // Unpaged LIST: the whole body in one response.
     for (label, path) in [

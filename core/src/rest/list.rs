@@ -143,6 +143,26 @@ fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Li
     let at_least = match listing.read_at {
         ReadAt::Any => 0,
         ReadAt::NotOlderThan(n) => n,
+        ReadAt::Latest if listing.limit.is_none() && !listing.continued => {
+            // A consistent read: the cache serves it once it has caught up with the
+            // backend's current revision.
+            return Ok(
+                scope.then(StorageOp::CurrentRevision, move |scope, done| match done {
+                    Ok(StorageOutput::Revision(current)) => {
+                        listing.read_at = ReadAt::NotOlderThan(current);
+                        match from_cache(scope, listing) {
+                            Ok(step) => step,
+                            Err(back) => {
+                                let (scope, mut listing) = *back;
+                                listing.read_at = ReadAt::Latest;
+                                read_page(scope, listing)
+                            }
+                        }
+                    }
+                    other => scope.fail_storage("", other),
+                }),
+            );
+        }
         ReadAt::Latest | ReadAt::Exact(_) => return Err(Box::new((scope, listing))),
     };
     if listing.limit.is_some() || listing.continued {
