@@ -1,21 +1,14 @@
 //! kube-rs against the real binary: discovery finds the built-in API with the right
 //! scopes and verbs, and typed Api calls round-trip objects.
 
+mod kube_support;
+
 use apiary_conformance::harness::Apiary;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::GroupVersionKind;
 use kube::discovery::{verbs, Discovery, Scope};
-use kube::{Client, Config};
-
-async fn client(apiary: &Apiary) -> Client {
-    let kubeconfig = Kubeconfig::read_from(&apiary.kubeconfig).expect("kubeconfig parses");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    Client::try_from(config).expect("client")
-}
+use kube_support::client;
 
 #[tokio::test(flavor = "current_thread")]
 async fn discovery_finds_the_built_in_api() {
@@ -24,15 +17,30 @@ async fn discovery_finds_the_built_in_api() {
     let discovery = Discovery::new(client).run().await.expect("discovery runs");
 
     let groups: Vec<String> = discovery.groups().map(|g| g.name().to_owned()).collect();
-    for group in ["", "apps", "batch", "rbac.authorization.k8s.io", "apiextensions.k8s.io"] {
-        assert!(groups.iter().any(|g| g == group), "{group:?} missing from {groups:?}");
+    for group in [
+        "",
+        "apps",
+        "batch",
+        "rbac.authorization.k8s.io",
+        "apiextensions.k8s.io",
+    ] {
+        assert!(
+            groups.iter().any(|g| g == group),
+            "{group:?} missing from {groups:?}"
+        );
     }
     let (deployments, caps) = discovery
         .resolve_gvk(&GroupVersionKind::gvk("apps", "v1", "Deployment"))
         .expect("Deployment is discovered");
     assert_eq!(deployments.plural, "deployments");
     assert_eq!(caps.scope, Scope::Namespaced);
-    for verb in [verbs::CREATE, verbs::GET, verbs::LIST, verbs::UPDATE, verbs::DELETE] {
+    for verb in [
+        verbs::CREATE,
+        verbs::GET,
+        verbs::LIST,
+        verbs::UPDATE,
+        verbs::DELETE,
+    ] {
         assert!(caps.supports_operation(verb), "deployments lack {verb}");
     }
     let (_, caps) = discovery
@@ -52,7 +60,10 @@ async fn typed_api_round_trips_a_config_map() {
         "data": {"k": "v"}
     }))
     .unwrap();
-    let created = api.create(&PostParams::default(), &cm).await.expect("create");
+    let created = api
+        .create(&PostParams::default(), &cm)
+        .await
+        .expect("create");
     assert!(created.metadata.uid.is_some());
     let got = api.get("from-kube-rs").await.expect("get");
     assert_eq!(got.data.unwrap()["k"], "v");
@@ -68,8 +79,14 @@ async fn typed_api_round_trips_a_config_map() {
         }
         other => panic!("expected a Status, got {other:?}"),
     }
-    api.delete("from-kube-rs", &DeleteParams::default()).await.expect("delete");
-    assert!(api.get_opt("from-kube-rs").await.expect("get_opt").is_none());
+    api.delete("from-kube-rs", &DeleteParams::default())
+        .await
+        .expect("delete");
+    assert!(api
+        .get_opt("from-kube-rs")
+        .await
+        .expect("get_opt")
+        .is_none());
 }
 
 /// kube-rs's watcher sees every change to a ConfigMap, in both of its initial-list
@@ -82,9 +99,12 @@ async fn watcher_sees_changes(config: kube::runtime::watcher::Config) {
     let apiary = Apiary::start();
     let api: Api<ConfigMap> = Api::namespaced(client(&apiary).await, "default");
     let cm = |v: &str| -> ConfigMap {
-        serde_json::from_value(serde_json::json!({"metadata": {"name": "w"}, "data": {"k": v}})).unwrap()
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "w"}, "data": {"k": v}}))
+            .unwrap()
     };
-    api.create(&PostParams::default(), &cm("1")).await.expect("create");
+    api.create(&PostParams::default(), &cm("1"))
+        .await
+        .expect("create");
 
     let mut events = watcher::watcher(api.clone(), config).boxed();
     macro_rules! next {
@@ -106,12 +126,16 @@ async fn watcher_sees_changes(config: kube::runtime::watcher::Config) {
 
     let mut current = api.get("w").await.unwrap();
     current.data = Some([("k".to_owned(), "2".to_owned())].into());
-    api.replace("w", &PostParams::default(), &current).await.expect("replace");
+    api.replace("w", &PostParams::default(), &current)
+        .await
+        .expect("replace");
     match next!() {
         Event::Apply(o) => assert_eq!(o.data.unwrap()["k"], "2"),
         other => panic!("expected the update, got {other:?}"),
     }
-    api.delete("w", &DeleteParams::default()).await.expect("delete");
+    api.delete("w", &DeleteParams::default())
+        .await
+        .expect("delete");
     match next!() {
         Event::Delete(o) => assert_eq!(o.metadata.name.as_deref(), Some("w")),
         other => panic!("expected the delete, got {other:?}"),

@@ -1,27 +1,20 @@
 //! kube-rs against the real binary under load: 50 concurrent `watcher`s each see every
 //! one of 10,000 writes exactly once, and a raw watch restarted from the last
 //! resourceVersion it saw misses nothing.
+mod kube_support;
+
+use kube_support::client;
 
 use apiary_conformance::harness::Apiary;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams, WatchEvent, WatchParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::watcher::{self, Event};
-use kube::{Client, Config};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 const WATCHERS: usize = 50;
 const WRITES: usize = 10_000;
-
-async fn client(apiary: &Apiary) -> Client {
-    let kubeconfig = Kubeconfig::read_from(&apiary.kubeconfig).expect("kubeconfig parses");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    Client::try_from(config).expect("client")
-}
 
 fn cm(name: &str) -> ConfigMap {
     serde_json::from_value(serde_json::json!({"metadata": {"name": name}, "data": {"k": "v"}}))

@@ -6,29 +6,13 @@
 //!
 //! Run: `cargo bench -p apiary-core --bench core_create`
 
-use apiary_core::{Config, Inputs, Server, Step};
+mod support;
+
+use apiary_core::{Config, Server};
 use apiary_memory::MemoryStore;
 use bytes::Bytes;
-use std::time::{Duration, Instant, SystemTime};
-
-fn drive(server: &Server, store: &MemoryStore, req: http::Request<Bytes>) -> http::Response<Bytes> {
-    let inputs = Inputs {
-        now: SystemTime::now(),
-        entropy: [7; 32],
-        peer_certificates: Vec::new(),
-        remote_addr: None,
-    };
-    let mut step = server.handle_as_system(req, inputs);
-    loop {
-        step = match step {
-            Step::Respond(r) => return r,
-            Step::Storage(op, pending) => pending.resume(store.apply(op)),
-            Step::Watch(..) => unreachable!("the benchmark sends no watches"),
-            #[allow(unreachable_patterns)]
-            _ => panic!("unexpected step"),
-        }
-    }
-}
+use std::time::{Duration, Instant};
+use support::drive;
 
 fn post(path: &str, body: String) -> http::Request<Bytes> {
     http::Request::post(path)

@@ -4,43 +4,26 @@
 //!
 //! Run: `cargo bench -p apiary-core --bench core_get`
 
-use apiary_core::{Config, Inputs, Server, Step};
+mod support;
+
+use apiary_core::{Config, Server};
 use apiary_memory::MemoryStore;
 use bytes::Bytes;
-use std::time::{Duration, Instant, SystemTime};
-
-fn drive(server: &Server, store: &MemoryStore, req: http::Request<Bytes>, inputs: Inputs, system: bool) -> http::Response<Bytes> {
-    let mut step = if system { server.handle_as_system(req, inputs) } else { server.handle(req, inputs) };
-    loop {
-        step = match step {
-            Step::Respond(r) => return r,
-            Step::Storage(op, pending) => pending.resume(store.apply(op)),
-            Step::Watch(..) => unreachable!("the benchmark sends no watches"),
-        }
-    }
-}
-
-fn inputs(certs: &[Bytes]) -> Inputs {
-    Inputs {
-        now: SystemTime::now(),
-        entropy: [7; 32],
-        peer_certificates: certs.to_vec(),
-        remote_addr: None,
-    }
-}
+use std::time::{Duration, Instant};
+use support::drive;
 
 fn main() {
     let server = Server::new(Config::default());
     let store = MemoryStore::new();
     for req in server.bootstrap_requests() {
-        drive(&server, &store, req, inputs(&[]), true);
+        drive(&server, &store, req);
     }
     let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bench"},"data":{"key":"value"}}"#;
     let create = http::Request::post("/api/v1/namespaces/default/configmaps")
         .header("content-type", "application/json")
         .body(Bytes::from_static(body.as_bytes()))
         .unwrap();
-    assert_eq!(drive(&server, &store, create, inputs(&[]), true).status(), 201);
+    assert_eq!(drive(&server, &store, create).status(), 201);
 
     let get = || {
         http::Request::get("/api/v1/namespaces/default/configmaps/bench")
@@ -53,7 +36,7 @@ fn main() {
     for _ in 0..9 {
         let start = Instant::now();
         for _ in 0..per_round {
-            let r = drive(&server, &store, get(), inputs(&[]), true);
+            let r = drive(&server, &store, get());
             assert_eq!(r.status(), 200);
         }
         rounds.push(start.elapsed() / per_round);

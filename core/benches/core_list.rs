@@ -16,10 +16,12 @@
 //! Run: `cargo bench -p apiary-core --bench core_list`
 
 use apiary_core::storage::{StorageOp, StorageOutput};
-use apiary_core::{Config, Inputs, Server, Step};
+mod support;
+
+use apiary_core::{Config, Server};
 use apiary_memory::MemoryStore;
 use bytes::Bytes;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 const OBJECTS: usize = 10_000;
 /// The size each object's stored JSON is padded to.
@@ -27,34 +29,6 @@ const OBJECT_BYTES: usize = 1024;
 const ROUNDS: usize = 7;
 const PAGE: usize = 500;
 const PREFIX: &str = "/registry/configmaps/default/";
-
-/// Run a request through the core; returns the response and the time spent in storage.
-fn drive(
-    server: &Server,
-    store: &MemoryStore,
-    req: http::Request<Bytes>,
-) -> (http::Response<Bytes>, Duration) {
-    let inputs = Inputs {
-        now: SystemTime::now(),
-        entropy: [7; 32],
-        peer_certificates: Vec::new(),
-        remote_addr: None,
-    };
-    let mut in_storage = Duration::ZERO;
-    let mut step = server.handle_as_system(req, inputs);
-    loop {
-        step = match step {
-            Step::Respond(r) => return (r, in_storage),
-            Step::Storage(op, pending) => {
-                let start = Instant::now();
-                let done = store.apply(op);
-                in_storage += start.elapsed();
-                pending.resume(done)
-            }
-            Step::Watch(..) => unreachable!("the benchmark sends no watches"),
-        }
-    }
-}
 
 /// Counts the bytes allocated and not yet freed, to weigh the watch cache exactly.
 struct Counting;
@@ -85,7 +59,7 @@ fn bootstrap() -> (Server, MemoryStore) {
     let server = Server::new(Config::default());
     let store = MemoryStore::new();
     for req in server.bootstrap_requests() {
-        drive(&server, &store, req);
+        support::drive(&server, &store, req);
     }
     (server, store)
 }
@@ -106,7 +80,7 @@ fn create(server: &Server, store: &MemoryStore, body: String) {
         .header("content-type", "application/json")
         .body(Bytes::from(body))
         .unwrap();
-    let (r, _) = drive(server, store, req);
+    let (r, _) = support::drive_timed(server, store, req);
     assert_eq!(r.status(), 201, "{:?}", r.body());
 }
 
@@ -275,7 +249,9 @@ fn main() {
         .find(|c| c.prefix() == "/registry/configmaps/")
         .expect("a configmaps cache");
     cache.reset_with(page.items, page.revision);
-    let cache_bytes = LIVE.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(live_before);
+    let cache_bytes = LIVE
+        .load(std::sync::atomic::Ordering::Relaxed)
+        .saturating_sub(live_before);
     println!(
         "watch cache of {OBJECTS} objects: {} KiB of its own (keys, revisions, map) beside the stored bytes it shares with the memory store; {:.2}× the objects' JSON size counting those bytes as its own",
         cache_bytes / 1024,
@@ -295,7 +271,7 @@ fn main() {
         let mut body_len = 0;
         for _ in 0..ROUNDS {
             let start = Instant::now();
-            let (r, in_storage) = drive(&server, &store, get(path));
+            let (r, in_storage) = support::drive_timed(&server, &store, get(path));
             let took = start.elapsed();
             assert_eq!(r.status(), 200);
             body_len = r.body().len();
@@ -334,7 +310,7 @@ fn main() {
                     format!("/api/v1/namespaces/default/configmaps?limit={PAGE}&continue={t}")
                 }
             };
-            let (r, s) = drive(&server, &store, get(&path));
+            let (r, s) = support::drive_timed(&server, &store, get(&path));
             assert_eq!(r.status(), 200);
             in_storage += s;
             pages += 1;

@@ -1,0 +1,50 @@
+//! What the core benchmarks share: driving a request through the core over the memory
+//! backend, inline, as the server itself.
+
+#![allow(dead_code)]
+
+use apiary_core::{Inputs, Server, Step};
+use apiary_memory::MemoryStore;
+use bytes::Bytes;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Inputs of a request arriving now.
+pub fn inputs() -> Inputs {
+    Inputs {
+        now: SystemTime::now(),
+        entropy: [7; 32],
+        peer_certificates: Vec::new(),
+        remote_addr: None,
+    }
+}
+
+/// Run `req` to its response; also the time spent in the store.
+pub fn drive_timed(
+    server: &Server,
+    store: &MemoryStore,
+    req: http::Request<Bytes>,
+) -> (http::Response<Bytes>, Duration) {
+    let mut in_storage = Duration::ZERO;
+    let mut step = server.handle_as_system(req, inputs());
+    loop {
+        step = match step {
+            Step::Respond(r) => return (r, in_storage),
+            Step::Storage(op, pending) => {
+                let start = Instant::now();
+                let done = store.apply(op);
+                in_storage += start.elapsed();
+                pending.resume(done)
+            }
+            Step::Watch(..) => unreachable!("the benchmarks send no watches"),
+        }
+    }
+}
+
+/// Run `req` to its response.
+pub fn drive(
+    server: &Server,
+    store: &MemoryStore,
+    req: http::Request<Bytes>,
+) -> http::Response<Bytes> {
+    drive_timed(server, store, req).0
+}
