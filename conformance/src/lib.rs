@@ -1,5 +1,6 @@
 //! The conformance suite shared by every backend and the real binary.
 
+pub mod model;
 pub mod storage_suite;
 
 pub mod harness;

@@ -43,3 +43,23 @@ fn run_all_on_one_database() {
     let store = scratch();
     storage_suite::block_on(storage_suite::run_all(|| store.clone()));
 }
+
+/// Random operation sequences against sqlite and the plain reference model; every
+/// result must match. `APIARY_MODEL_SEEDS` / `APIARY_MODEL_STEPS` replay or extend.
+#[test]
+fn model_seeds_0_to_3() {
+    storage_suite::block_on(apiary_conformance::model::model_test_seeds(
+        scratch,
+        0..4,
+        2_000,
+    ));
+}
+
+#[test]
+fn model_seeds_4_to_7() {
+    storage_suite::block_on(apiary_conformance::model::model_test_seeds(
+        scratch,
+        4..8,
+        2_000,
+    ));
+}

@@ -10,6 +10,7 @@
 
 pub mod authn;
 pub mod discovery;
+pub mod duration;
 pub mod health;
 pub mod http1;
 pub mod negotiation;

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The version apiary reports, as kube-apiserver's `--version` and `/version` do.
 pub const GIT_VERSION: &str = "v1.33.0";
@@ -13,15 +14,21 @@ pub const GIT_VERSION: &str = "v1.33.0";
 /// Which storage backend serves the objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StorageKind {
+    /// One sqlite file, `<data-dir>/state.db`: the default.
+    Sqlite,
     /// Everything in memory; gone when the process exits.
     Memory,
 }
 
 impl StorageKind {
-    const ALL: &'static [(&'static str, StorageKind)] = &[("memory", StorageKind::Memory)];
+    const ALL: &'static [(&'static str, StorageKind)] = &[
+        ("sqlite", StorageKind::Sqlite),
+        ("memory", StorageKind::Memory),
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
+            StorageKind::Sqlite => "sqlite",
             StorageKind::Memory => "memory",
         }
     }
@@ -44,6 +51,11 @@ pub struct Options {
     pub data_dir: PathBuf,
     /// `--etcd-prefix`: the key prefix every object is stored under.
     pub etcd_prefix: String,
+    /// `--etcd-compaction-interval`: how often old revisions are compacted away; `None`
+    /// (the flag at 0) never compacts.
+    pub compaction_interval: Option<Duration>,
+    /// `--sqlite-synchronous`: how durable a sqlite commit is before it is answered.
+    pub sqlite_synchronous: apiary_sqlite::Synchronous,
     /// `--max-request-body-bytes`: the largest request body accepted.
     pub max_request_body_bytes: usize,
     /// `--min-request-timeout`: the shortest time, in seconds, a watch without
@@ -60,6 +72,11 @@ impl Options {
             Ok(Command::Serve(options)) => options,
             _ => unreachable!("the defaults are valid"),
         }
+    }
+
+    /// The sqlite database of `--storage=sqlite`.
+    pub fn sqlite_path(&self) -> PathBuf {
+        self.data_dir.join("state.db")
     }
 
     /// The path of the admin kubeconfig written on every start.
@@ -193,8 +210,28 @@ const FLAGS: &[Flag] = &[
         short: None,
         section: Section::Storage,
         kind: "string",
-        default: Some("memory"),
-        usage: "The storage backend. One of: memory (everything is lost when apiary exits).",
+        default: Some("sqlite"),
+        usage: "The storage backend. One of: sqlite (one durable file, <data-dir>/state.db), \
+                memory (everything is lost when apiary exits).",
+    },
+    Flag {
+        name: "sqlite-synchronous",
+        short: None,
+        section: Section::Storage,
+        kind: "string",
+        default: Some("full"),
+        usage: "How durable a sqlite write is before it is answered. full: on disk, \
+                surviving a power loss; normal: surviving a crash of apiary, but the last \
+                writes may be lost with the machine's power.",
+    },
+    Flag {
+        name: "etcd-compaction-interval",
+        short: None,
+        section: Section::Storage,
+        kind: "duration",
+        default: Some("5m0s"),
+        usage: "The interval of compaction requests: each compacts away the history older \
+                than the revision seen at the previous one. 0 disables compaction.",
     },
     Flag {
         name: "max-request-body-bytes",
@@ -547,6 +584,33 @@ where
         }
     };
 
+    let sqlite_synchronous = {
+        let value = get("sqlite-synchronous").unwrap_or_default();
+        match value.to_ascii_lowercase().as_str() {
+            "full" => Some(apiary_sqlite::Synchronous::Full),
+            "normal" => Some(apiary_sqlite::Synchronous::Normal),
+            _ => {
+                problems.push(format!(
+                    "invalid value {value:?} for --sqlite-synchronous: must be one of: full, normal"
+                ));
+                None
+            }
+        }
+    };
+
+    let compaction_interval = {
+        let value = get("etcd-compaction-interval").unwrap_or_default();
+        match apiary_core::duration::parse_duration(value) {
+            Ok(interval) => Some((!interval.is_zero()).then_some(interval)),
+            Err(e) => {
+                problems.push(format!(
+                    "invalid value {value:?} for --etcd-compaction-interval: {e}"
+                ));
+                None
+            }
+        }
+    };
+
     let max_request_body_bytes = {
         let value = get("max-request-body-bytes").unwrap_or_default();
         match value.parse::<usize>() {
@@ -599,6 +663,8 @@ where
         storage: storage.expect("validated"),
         data_dir: data_dir.expect("validated"),
         etcd_prefix: etcd_prefix.expect("validated"),
+        compaction_interval: compaction_interval.expect("validated"),
+        sqlite_synchronous: sqlite_synchronous.expect("validated"),
         max_request_body_bytes: max_request_body_bytes.expect("validated"),
         min_request_timeout: min_request_timeout.expect("validated"),
         verbosity: verbosity.expect("validated"),
@@ -629,7 +695,10 @@ mod tests {
         assert_eq!(o.bind_address, IpAddr::V4(Ipv4Addr::LOCALHOST));
         assert_eq!(o.secure_port, 6443);
         assert_eq!(o.advertise_address, None);
-        assert_eq!(o.storage, StorageKind::Memory);
+        assert_eq!(o.storage, StorageKind::Sqlite);
+        assert_eq!(o.sqlite_path(), o.data_dir.join("state.db"));
+        assert_eq!(o.sqlite_synchronous, apiary_sqlite::Synchronous::Full);
+        assert_eq!(o.compaction_interval, Some(Duration::from_secs(300)));
         assert_eq!(o.etcd_prefix, "/registry");
         assert_eq!(o.max_request_body_bytes, 3 << 20);
         assert!(o.data_dir.is_absolute());
@@ -664,6 +733,19 @@ mod tests {
         assert_eq!(serve(&["-v3"]).verbosity, 3);
         assert_eq!(serve(&["--v=5"]).verbosity, 5);
         assert_eq!(serve(&["--cert-dir", "/c"]).cert_dir, PathBuf::from("/c"));
+        assert_eq!(serve(&["--storage=memory"]).storage, StorageKind::Memory);
+        assert_eq!(
+            serve(&["--sqlite-synchronous=NORMAL"]).sqlite_synchronous,
+            apiary_sqlite::Synchronous::Normal
+        );
+        assert_eq!(
+            serve(&["--etcd-compaction-interval=1m30s"]).compaction_interval,
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(
+            serve(&["--etcd-compaction-interval=0"]).compaction_interval,
+            None
+        );
     }
 
     #[test]
@@ -684,6 +766,8 @@ mod tests {
             "extra",
             "--max-request-body-bytes=-1",
             "-q",
+            "--sqlite-synchronous=off",
+            "--etcd-compaction-interval=5",
         ]);
         assert_eq!(
             p,
@@ -694,7 +778,10 @@ mod tests {
                 "invalid value \"nope\" for --bind-address: must be an IP address",
                 "invalid value \"x\" for --secure-port: must be a port number (0 to 65535; 0 \
                  picks a free port)",
-                "invalid value \"etcd3\" for --storage: must be one of: memory",
+                "invalid value \"etcd3\" for --storage: must be one of: sqlite, memory",
+                "invalid value \"off\" for --sqlite-synchronous: must be one of: full, normal",
+                "invalid value \"5\" for --etcd-compaction-interval: missing unit in duration \
+                 \"5\"",
                 "invalid value \"-1\" for --max-request-body-bytes: must be a positive number \
                  of bytes",
             ]

@@ -88,6 +88,20 @@ pub fn init_logging(verbosity: u32) {
 pub fn run(options: Options) -> ExitCode {
     match options.storage {
         StorageKind::Memory => run_with(&options, apiary_memory::MemoryStore::new()),
+        StorageKind::Sqlite => {
+            let sqlite = apiary_sqlite::SqliteOptions {
+                synchronous: options.sqlite_synchronous,
+                ..Default::default()
+            };
+            match apiary_sqlite::SqliteStore::open(options.sqlite_path(), sqlite) {
+                Ok(store) => run_with(&options, store),
+                Err(e) => {
+                    // Never start over on a database that cannot be read: say why, stop.
+                    tracing::error!("{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }
 

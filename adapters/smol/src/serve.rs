@@ -108,6 +108,8 @@ pub struct Apiary<S: Storage> {
     kubeconfig: PathBuf,
     /// Requests answered since the last return of free memory to the OS.
     answered: std::sync::atomic::AtomicU64,
+    /// `--etcd-compaction-interval`.
+    compaction_interval: Option<Duration>,
 }
 
 impl<S: Storage> Apiary<S> {
@@ -171,6 +173,7 @@ impl<S: Storage> Apiary<S> {
             url,
             kubeconfig,
             answered: std::sync::atomic::AtomicU64::new(0),
+            compaction_interval: options.compaction_interval,
         })
     }
 
@@ -244,6 +247,12 @@ impl<S: Storage> Apiary<S> {
         executor
             .spawn(async move { this.release_memory_periodically().await })
             .detach();
+        if let Some(interval) = self.compaction_interval {
+            let this = self.clone();
+            executor
+                .spawn(async move { this.compact_periodically(interval).await })
+                .detach();
+        }
         for cache in self.server.watch_caches() {
             let (this, cache) = (self.clone(), cache.clone());
             executor
@@ -309,6 +318,29 @@ impl<S: Storage> Apiary<S> {
             );
             Timer::after(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    /// Every `interval`, compact away the history before the revision seen at the
+    /// previous tick, as kube-apiserver's compactor does: clients keep at least one
+    /// interval of history to resume watches from.
+    async fn compact_periodically(&self, interval: Duration) {
+        use apiary_core::storage::{StorageOp, StorageOutput};
+        let mut seen = None;
+        loop {
+            Timer::after(interval).await;
+            if let Some(revision) = seen.filter(|&r| r > 0) {
+                match self.storage.run(StorageOp::Compact { revision }).await {
+                    Ok(_) => tracing::debug!(revision, "compacted storage history"),
+                    // Compacted further already (another server, a manual compaction).
+                    Err(apiary_core::storage::StorageError::Compacted { .. }) => {}
+                    Err(e) => tracing::warn!(revision, "compaction failed: {e}"),
+                }
+            }
+            seen = match self.storage.run(StorageOp::CurrentRevision).await {
+                Ok(StorageOutput::Revision(revision)) => Some(revision),
+                _ => None,
+            };
         }
     }
 

@@ -173,9 +173,10 @@ impl WatchEvent {
 
 /// A stream of changes under a prefix, in revision order, each exactly once.
 ///
-/// An `Err` item ends the watch (a slow reader cut off, a backend connection lost):
-/// the caller watches again from the last revision it saw. Dropping the stream cancels
-/// the watch.
+/// An `Err` item ends the watch (a slow reader cut off, a backend connection lost, or
+/// `Compacted` when a compaction overtook history the watch had yet to read back, as
+/// etcd cancels such a watch): the caller watches again from the last revision it saw
+/// (and relists on `Compacted`). Dropping the stream cancels the watch.
 pub trait WatchStream: Send {
     /// The next change; `None` when the watch has ended.
     fn next(&mut self) -> impl Future<Output = Option<Result<WatchEvent, StorageError>>> + Send;
@@ -189,7 +190,8 @@ pub trait Storage: Send + Sync + 'static {
     fn run(&self, op: StorageOp) -> impl Future<Output = Completion> + Send;
 
     /// Watch keys under `prefix` for every change after revision `after`.
-    /// A compacted `after` fails with [`StorageError::Compacted`].
+    /// A compacted `after` (below the compacted revision) fails with
+    /// [`StorageError::Compacted`]; an `after` beyond the newest revision waits for it.
     fn watch(
         &self,
         prefix: &str,

@@ -298,7 +298,7 @@ impl Storage for SqliteStore {
     }
 
     async fn watch(&self, prefix: &str, after: Revision) -> Result<SqliteWatch, StorageError> {
-        SqliteWatch::open(&self.shared.common, prefix, after)
+        SqliteWatch::open(&self.shared.common, prefix, after).await
     }
 }
 

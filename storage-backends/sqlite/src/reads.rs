@@ -145,21 +145,22 @@ fn list_at(
     at: Revision,
     limit: i64,
 ) -> rusqlite::Result<(Vec<KeyValue>, u64)> {
-    // sqlite takes the bare columns of a max() aggregate from the row holding the max.
-    const VISIBLE: &str = "SELECT key, value, create_revision, max(revision) AS revision
-         FROM log WHERE key >= ?1 AND key < ?2 AND revision <= ?3 GROUP BY key";
+    // The newest row of each key at `at`, found by key and revision alone; only then
+    // joined to its value, so the tombstone filter cannot be applied before the max.
+    const VISIBLE: &str = "FROM (SELECT key, max(revision) AS revision FROM log
+             WHERE key >= ?1 AND key < ?2 AND revision <= ?3 GROUP BY key) AS v
+         JOIN log AS l ON l.revision = v.revision
+         WHERE l.value IS NOT NULL";
     let items = conn
         .prepare_cached(&format!(
-            "SELECT key, value, create_revision, revision FROM ({VISIBLE})
-             WHERE value IS NOT NULL ORDER BY key LIMIT ?4"
+            "SELECT l.key, l.value, l.create_revision, l.revision {VISIBLE}
+             ORDER BY v.key LIMIT ?4"
         ))?
         .query_map(params![lower, upper, at as i64, limit], key_value)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let remaining = match items.last() {
         Some(last) if items.len() as i64 == limit => conn
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM ({VISIBLE}) WHERE value IS NOT NULL AND key > ?1"
-            ))?
+            .prepare_cached(&format!("SELECT count(*) {VISIBLE} AND v.key > ?1"))?
             .query_row(params![last.key.as_bytes(), upper, at as i64], |row| {
                 row.get::<_, i64>(0)
             })? as u64,
@@ -172,8 +173,8 @@ fn list_at(
 pub(crate) const REPLAY_CHUNK: usize = 1000;
 
 /// The changes under `prefix` with revisions in `(after, until]`, oldest first, at most
-/// [`REPLAY_CHUNK`] of them. Fails with `Compacted` when compaction may have removed
-/// rows in that range.
+/// [`REPLAY_CHUNK`] of them. Fails with `Compacted` once compaction has cleared rows
+/// past `after` (a compaction only recorded, not yet carried out, removed nothing).
 pub(crate) fn replay(
     conn: &mut Connection,
     prefix: &str,
@@ -181,8 +182,9 @@ pub(crate) fn replay(
     until: Revision,
 ) -> Result<Vec<WatchEvent>, StorageError> {
     let tx = conn.transaction().map_err(internal)?;
-    let compacted = meta(&tx, "compacted").map_err(internal)?;
-    if after < compacted {
+    let cleared = meta(&tx, "compact_done").map_err(internal)?;
+    if after < cleared {
+        let compacted = meta(&tx, "compacted").map_err(internal)?;
         return Err(StorageError::Compacted {
             requested: after,
             compacted,

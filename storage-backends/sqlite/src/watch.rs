@@ -13,6 +13,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+/// How many missed changes a watch reads back when it is opened.
+const EAGER_REPLAY: usize = 10_000;
+
 /// The live watches and the revision handed to them last.
 pub(crate) struct Registry {
     inner: Mutex<RegistryState>,
@@ -119,11 +122,24 @@ pub struct SqliteWatch {
 }
 
 impl SqliteWatch {
-    pub(crate) fn open(
+    /// Register the watch, then read back the logged changes it missed: up to
+    /// [`EAGER_REPLAY`] of them now, so that a compaction that comes after the watch was
+    /// opened cannot take them away; the rest of a longer history in chunks as the
+    /// watch is read (a compaction carried out past those ends the watch with
+    /// `Compacted`, as etcd cancels a watch that compaction overtakes).
+    pub(crate) async fn open(
         common: &Arc<Common>,
         prefix: &str,
         after: Revision,
     ) -> Result<Self, StorageError> {
+        let mut watch = Self::register(common, prefix, after)?;
+        while watch.replayed.len() < EAGER_REPLAY && watch.replay_after < watch.replay_until {
+            watch.read_log().await?;
+        }
+        Ok(watch)
+    }
+
+    fn register(common: &Arc<Common>, prefix: &str, after: Revision) -> Result<Self, StorageError> {
         let compacted = common.compacted();
         if after < compacted {
             return Err(StorageError::Compacted {

@@ -158,27 +158,34 @@ impl Writer {
         Ok((outcomes, events))
     }
 
-    /// Clear the history of the next few revisions up to the compacted one: the rows
-    /// that a newer row at or before it replaced, and its tombstones.
+    /// Clear the history the next few revisions up to the compacted one make
+    /// unreadable: every row older than one of theirs (a newer row at or before the
+    /// compacted revision replaces it for every readable revision), and their own
+    /// tombstones. Working from the newer row back means a key's older rows go however
+    /// far back they are, even past steps done for an earlier, lower compaction.
     fn compact_step(&mut self) {
         let target = self.compacted;
         let from = self.compact_done;
         let to = target.min(from + COMPACT_STEP);
         let step = |conn: &mut Connection| -> rusqlite::Result<usize> {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let removed = tx
+            let replaced = tx
                 .prepare_cached(
-                    "DELETE FROM log WHERE revision > ?1 AND revision <= ?2 AND (
-                         value IS NULL OR EXISTS (
-                             SELECT 1 FROM log AS newer
-                             WHERE newer.key = log.key
-                               AND newer.revision > log.revision
-                               AND newer.revision <= ?3))",
+                    "DELETE FROM log WHERE revision IN (
+                         SELECT older.revision FROM log AS newer
+                         JOIN log AS older
+                           ON older.key = newer.key AND older.revision < newer.revision
+                         WHERE newer.revision > ?1 AND newer.revision <= ?2)",
                 )?
-                .execute(params![from as i64, to as i64, target as i64])?;
+                .execute(params![from as i64, to as i64])?;
+            let tombstones = tx
+                .prepare_cached(
+                    "DELETE FROM log WHERE revision > ?1 AND revision <= ?2 AND value IS NULL",
+                )?
+                .execute(params![from as i64, to as i64])?;
             set_meta(&tx, "compact_done", to)?;
             tx.commit()?;
-            Ok(removed)
+            Ok(replaced + tombstones)
         };
         match step(&mut self.conn) {
             Ok(removed) => {

@@ -1,7 +1,9 @@
 //! What the benchmarks share: starting the release binary and a small HTTPS client
 //! that authenticates with the admin certificate Apiary wrote.
 
-use futures_rustls::rustls::pki_types::{pem::PemObject, CertificateDer, PrivateKeyDer, ServerName};
+use futures_rustls::rustls::pki_types::{
+    pem::PemObject, CertificateDer, PrivateKeyDer, ServerName,
+};
 use futures_rustls::rustls::{ClientConfig, RootCertStore};
 use futures_rustls::TlsConnector;
 use smol::io::{AsyncReadExt, AsyncWriteExt};
@@ -21,8 +23,20 @@ pub struct Server {
 impl Server {
     /// Start `apiary --storage memory` in `data_dir` and wait for its ready line.
     pub fn start(data_dir: &Path) -> Server {
+        Self::start_with(data_dir, &["--storage", "memory"])
+    }
+
+    /// Start `apiary` with `flags` in `data_dir` and wait for its ready line.
+    pub fn start_with(data_dir: &Path, flags: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_apiary"))
-            .args(["--storage", "memory", "--bind-address", "127.0.0.1", "--secure-port", "0", "--data-dir"])
+            .args(flags)
+            .args([
+                "--bind-address",
+                "127.0.0.1",
+                "--secure-port",
+                "0",
+                "--data-dir",
+            ])
             .arg(data_dir)
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
@@ -31,7 +45,10 @@ impl Server {
         let stderr = child.stderr.take().expect("stderr");
         let mut lines = BufReader::new(stderr).lines();
         let addr = loop {
-            let line = lines.next().expect("apiary exited before ready").expect("stderr line");
+            let line = lines
+                .next()
+                .expect("apiary exited before ready")
+                .expect("stderr line");
             if let Some(rest) = line.split("apiary ready at https://").nth(1) {
                 break rest.split_whitespace().next().expect("address").to_owned();
             }
@@ -67,7 +84,9 @@ pub fn memory_kib(pid: u32, field: &str) -> u64 {
 pub fn tls_config(pki: &Path) -> Arc<ClientConfig> {
     let mut roots = RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(pki.join("ca.crt")).expect("ca.crt") {
-        roots.add(cert.expect("CA certificate")).expect("CA is usable");
+        roots
+            .add(cert.expect("CA certificate"))
+            .expect("CA is usable");
     }
     let certs: Vec<_> = CertificateDer::pem_file_iter(pki.join("admin.crt"))
         .expect("admin.crt")
@@ -90,7 +109,10 @@ pub async fn connect(addr: &str, config: &Arc<ClientConfig>) -> Tls {
     let tcp = TcpStream::connect(addr).await.expect("connect");
     tcp.set_nodelay(true).ok();
     let name = ServerName::try_from("127.0.0.1").expect("server name");
-    TlsConnector::from(config.clone()).connect(name, tcp).await.expect("TLS handshake")
+    TlsConnector::from(config.clone())
+        .connect(name, tcp)
+        .await
+        .expect("TLS handshake")
 }
 
 /// Send one request and read one Content-Length response; returns the status code.
@@ -107,7 +129,8 @@ pub async fn round_trip(stream: &mut Tls, request: &[u8], buf: &mut Vec<u8>) -> 
                 .lines()
                 .find_map(|l| {
                     let (k, v) = l.split_once(':')?;
-                    k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse().ok())?
+                    k.eq_ignore_ascii_case("content-length")
+                        .then(|| v.trim().parse().ok())?
                 })
                 .expect("content-length");
             while buf.len() < end + 4 + len {
@@ -123,4 +146,3 @@ pub async fn round_trip(stream: &mut Tls, request: &[u8], buf: &mut Vec<u8>) -> 
         buf.extend_from_slice(&chunk[..n]);
     }
 }
-
