@@ -264,6 +264,13 @@ impl WatchCache {
         Some((items, inner.revision))
     }
 
+    /// Whether the cache holds `key`; `None` while it is not fed, when only storage
+    /// can tell.
+    pub fn contains(&self, key: &str) -> Option<bool> {
+        let inner = self.lock();
+        inner.synced.then(|| inner.objects.contains_key(key))
+    }
+
     /// How many client watches this cache serves.
     pub fn subscribers(&self) -> usize {
         self.lock().subscribers.len()

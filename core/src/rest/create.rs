@@ -21,9 +21,14 @@ fn create_decoded(scope: Scope, mut obj: Object) -> Step {
         return scope.fail(e);
     }
     match scope.namespace.clone() {
-        // A namespaced object needs its namespace to exist.
+        // A namespaced object needs its namespace to exist. Like upstream's namespace
+        // lifecycle admission, look in the (watch-cache-fed) namespaces first and ask
+        // storage only when they do not have it: it may be too new for the cache.
         Some(ns) => {
             let key = scope.namespace_key(&ns);
+            if scope.cache_holds(&key) == Some(true) {
+                return store(scope, obj);
+            }
             scope.then(StorageOp::Get { key }, move |scope, done| match done {
                 Ok(StorageOutput::Got { kv: Some(_), .. }) => store(scope, obj),
                 Ok(StorageOutput::Got { kv: None, .. }) => scope.fail(ApiError::not_found("", "namespaces", &ns)),

@@ -79,6 +79,16 @@ impl Scope {
         storage::object_key(&self.shared.config.storage_prefix, "", "namespaces", None, namespace)
     }
 
+    /// Whether the watch cache of the resource stored at `key` holds it; `None` when no
+    /// fed cache can tell.
+    pub fn cache_holds(&self, key: &str) -> Option<bool> {
+        self.shared
+            .watch_caches
+            .iter()
+            .find(|cache| key.starts_with(cache.prefix()))?
+            .contains(key)
+    }
+
     /// Respond with `value` in the negotiated encoding.
     pub fn respond(&self, code: u16, value: &Value) -> Step {
         Step::Respond(encoded(self.output, code, value))

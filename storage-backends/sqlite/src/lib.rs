@@ -20,13 +20,13 @@ mod schema;
 mod watch;
 mod writer;
 
-pub use schema::{OpenError, Synchronous};
+pub use schema::{OpenError, Synchronous, PAGE_SIZE};
 pub use watch::SqliteWatch;
 
 use apiary_core::storage::{Completion, Revision, Storage, StorageError, StorageOp, StorageOutput};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use watch::Registry;
@@ -34,8 +34,8 @@ use watch::Registry;
 /// How many live events a watch may leave unread before it is ended with an error.
 pub const DEFAULT_WATCH_BACKLOG: usize = 100_000;
 
-/// Idle read connections kept for reuse.
-const KEPT_READERS: usize = 4;
+/// Idle read connections kept for reuse: opening one costs more than most reads.
+const KEPT_READERS: usize = 16;
 
 /// How often the write-ahead log is copied back into the database file. Checkpoints
 /// run on their own connection, so the writer never stops for them.
@@ -83,6 +83,8 @@ pub(crate) struct Common {
     /// The newest committed revision and the compacted one, as of the last commit.
     revision: AtomicU64,
     compacted: AtomicU64,
+    /// Set by the checkpointer: the writer should run a checkpoint between batches.
+    pub(crate) finish_checkpoint: AtomicBool,
 }
 
 impl Common {
@@ -95,33 +97,37 @@ impl Common {
         self.compacted.store(compacted, Ordering::Release);
     }
 
-    /// Run `read` with a read connection on the blocking thread pool.
+    /// Run `read` with a read connection on the blocking thread pool: for reads that
+    /// may take a while (lists, watch replays), so the caller's executor keeps going.
     pub(crate) async fn read<T: Send + 'static>(
         self: &Arc<Self>,
         read: impl FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
     ) -> Result<T, StorageError> {
         let common = Arc::clone(self);
-        blocking::unblock(move || {
-            let idle = common
-                .readers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .pop();
-            let mut conn = match idle {
-                Some(conn) => conn,
-                None => open_reader(&common.path)?,
-            };
-            let result = read(&mut conn);
-            let mut idle = common
-                .readers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if idle.len() < KEPT_READERS {
-                idle.push(conn);
-            }
-            result
-        })
-        .await
+        blocking::unblock(move || common.read_here(read)).await
+    }
+
+    /// Run `read` with a read connection on this thread: for point reads, which take
+    /// microseconds, less than handing them to another thread would.
+    pub(crate) fn read_here<T>(
+        &self,
+        read: impl FnOnce(&mut Connection) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let idle = self
+            .readers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let mut conn = match idle {
+            Some(conn) => conn,
+            None => open_reader(&self.path)?,
+        };
+        let result = read(&mut conn);
+        let mut idle = self.readers.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < KEPT_READERS {
+            idle.push(conn);
+        }
+        result
     }
 }
 
@@ -158,6 +164,7 @@ impl SqliteStore {
             registry: Registry::new(revision, options.watch_backlog),
             revision: AtomicU64::new(revision),
             compacted: AtomicU64::new(compacted),
+            finish_checkpoint: AtomicBool::new(false),
         });
 
         let (jobs, queue) = async_channel::bounded(4 * 1024);
@@ -167,7 +174,7 @@ impl SqliteStore {
             .name("apiary-sqlite-writer".to_owned())
             .spawn(move || writer.run(queue))
             .map_err(|e| OpenError(format!("cannot start the sqlite writer thread: {e}")))?;
-        let checkpointer = Checkpointer::spawn(&path)?;
+        let checkpointer = Checkpointer::spawn(&path, Arc::clone(&common))?;
         Ok(Self {
             shared: Arc::new(Shared {
                 jobs: Some(jobs),
@@ -210,7 +217,14 @@ impl SqliteStore {
 }
 
 /// A thread that copies the write-ahead log back into the database every
-/// [`CHECKPOINT_INTERVAL`], on a connection of its own.
+/// [`CHECKPOINT_INTERVAL`], on a connection of its own, so the writer does not stop for
+/// the bulk of that work.
+///
+/// A checkpoint running beside a busy writer never catches up with it, and sqlite
+/// starts the log over only once every frame has been copied: left alone, the log
+/// would grow for as long as writes keep coming. So after each of its checkpoints the
+/// thread asks the writer to run one more between two batches; that one copies only
+/// the frames written meanwhile, and lets the next commit start the log from the top.
 struct Checkpointer {
     /// Dropped to stop the thread.
     stop: std::sync::mpsc::Sender<()>,
@@ -218,7 +232,7 @@ struct Checkpointer {
 }
 
 impl Checkpointer {
-    fn spawn(path: &Path) -> Result<Self, OpenError> {
+    fn spawn(path: &Path, common: Arc<Common>) -> Result<Self, OpenError> {
         let conn = schema::open_reader(path)
             .and_then(|conn| conn.execute_batch("PRAGMA query_only = 0;").map(|()| conn))
             .map_err(|e| OpenError(format!("sqlite database {}: {e}", path.display())))?;
@@ -229,13 +243,14 @@ impl Checkpointer {
                 use std::sync::mpsc::RecvTimeoutError;
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_INTERVAL)
                 {
-                    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-                    {
-                        tracing::warn!("sqlite checkpoint failed: {e}");
+                    match schema::checkpoint(&conn) {
+                        Ok(frames) if frames > 0 => {
+                            common.finish_checkpoint.store(true, Ordering::Release)
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!("sqlite checkpoint failed: {e}"),
                     }
                 }
-                // Leave a short log behind for the next start to replay.
-                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
             })
             .map_err(|e| OpenError(format!("cannot start the sqlite checkpoint thread: {e}")))?;
         Ok(Self { stop, thread })
@@ -278,8 +293,7 @@ impl Storage for SqliteStore {
         let common = &self.shared.common;
         match op {
             StorageOp::Get { key } => common
-                .read(move |conn| reads::get(conn, &key))
-                .await
+                .read_here(|conn| reads::get(conn, &key))
                 .map(|(kv, revision)| StorageOutput::Got { kv, revision }),
             StorageOp::List {
                 prefix,

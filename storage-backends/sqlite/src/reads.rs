@@ -6,6 +6,7 @@ use crate::schema::{meta, prefix_end};
 use apiary_core::storage::{KeyValue, ListPage, Revision, StorageError, WatchEvent};
 use bytes::Bytes;
 use rusqlite::{params, Connection, OptionalExtension as _, Row};
+use std::collections::BTreeMap;
 
 /// Turn a sqlite failure into the contract's error.
 pub(crate) fn internal(e: rusqlite::Error) -> StorageError {
@@ -136,8 +137,14 @@ fn list_newest(
     Ok((items, remaining))
 }
 
-/// A list at an older revision: for each key, its newest row at or before `at`,
-/// unless that row is a tombstone.
+/// A list at an older revision, from the keys' current rows and the writes made since.
+///
+/// A key no write touched after `at` reads as it does now. For a key written after
+/// `at`, its first such write points (`prev_revision`) at the row it replaced: the
+/// version visible at `at`, or none when that write created the key. Compaction keeps
+/// exactly those rows (it clears a row only once the write that replaced it is itself
+/// at or below the compacted revision), so this needs no index of rows by key, and
+/// each write updates one b-tree fewer.
 fn list_at(
     conn: &Connection,
     lower: &[u8],
@@ -145,27 +152,59 @@ fn list_at(
     at: Revision,
     limit: i64,
 ) -> rusqlite::Result<(Vec<KeyValue>, u64)> {
-    // The newest row of each key at `at`, found by key and revision alone; only then
-    // joined to its value, so the tombstone filter cannot be applied before the max.
-    const VISIBLE: &str = "FROM (SELECT key, max(revision) AS revision FROM log
-             WHERE key >= ?1 AND key < ?2 AND revision <= ?3 GROUP BY key) AS v
-         JOIN log AS l ON l.revision = v.revision
-         WHERE l.value IS NOT NULL";
-    let items = conn
-        .prepare_cached(&format!(
-            "SELECT l.key, l.value, l.create_revision, l.revision {VISIBLE}
-             ORDER BY v.key LIMIT ?4"
-        ))?
-        .query_map(params![lower, upper, at as i64, limit], key_value)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let remaining = match items.last() {
-        Some(last) if items.len() as i64 == limit => conn
-            .prepare_cached(&format!("SELECT count(*) {VISIBLE} AND v.key > ?1"))?
-            .query_row(params![last.key.as_bytes(), upper, at as i64], |row| {
-                row.get::<_, i64>(0)
-            })? as u64,
-        _ => 0,
+    // Key -> the revision visible at `at`, for keys written since.
+    let mut changed: BTreeMap<Vec<u8>, Option<Revision>> = BTreeMap::new();
+    {
+        let mut statement = conn.prepare_cached(
+            "SELECT key, prev_revision FROM log
+             WHERE revision > ?1 AND key >= ?2 AND key < ?3 ORDER BY revision",
+        )?;
+        let mut rows = statement.query(params![at as i64, lower, upper])?;
+        while let Some(row) = rows.next()? {
+            let prev: Option<i64> = row.get(1)?;
+            changed
+                .entry(row.get(0)?)
+                .or_insert(prev.map(|r| r as Revision));
+        }
+    }
+    // Merge them, in key order, with the keys' current rows.
+    let mut visible: Vec<Revision> = Vec::new();
+    let mut remaining = 0u64;
+    let mut take = |revision: Option<Revision>| {
+        if let Some(revision) = revision {
+            if (visible.len() as i64) < limit {
+                visible.push(revision);
+            } else {
+                remaining += 1;
+            }
+        }
     };
+    let mut pending = changed.iter().peekable();
+    let mut statement = conn.prepare_cached(
+        "SELECT key, revision FROM current WHERE key >= ?1 AND key < ?2 ORDER BY key",
+    )?;
+    let mut rows = statement.query(params![lower, upper])?;
+    while let Some(row) = rows.next()? {
+        let key: Vec<u8> = row.get(0)?;
+        while let Some((_, revision)) = pending.next_if(|(changed, _)| **changed < key) {
+            take(*revision);
+        }
+        match pending.next_if(|(changed, _)| **changed == key) {
+            Some((_, revision)) => take(*revision),
+            None => take(Some(row.get::<_, i64>(1)? as Revision)),
+        }
+    }
+    for (_, revision) in pending {
+        take(*revision);
+    }
+    drop(take);
+    let mut fetch = conn.prepare_cached(
+        "SELECT key, value, create_revision, revision FROM log WHERE revision = ?1",
+    )?;
+    let items = visible
+        .into_iter()
+        .map(|revision| fetch.query_row([revision as i64], key_value))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((items, remaining))
 }
 

@@ -3,7 +3,10 @@
 //!
 //! - `log`: one row per write, keyed by its revision. A create or update stores the
 //!   new value; a delete stores a tombstone (NULL value). `prev_revision` points at the
-//!   row the write replaced, so watch events can carry the previous value.
+//!   row the write replaced: watch events carry the previous value, lists at an older
+//!   revision find the version visible then, and compaction clears replaced rows, all
+//!   without an index of rows by key (which would cost every write a second scattered
+//!   b-tree update).
 //! - `current`: for every live key, the revision of its latest row. Gets and lists at
 //!   the newest revision read only this and the rows it points at.
 //! - `meta`: the newest revision, the compacted revision, and how far the background
@@ -27,7 +30,6 @@ CREATE TABLE log (
     prev_revision INTEGER,
     value BLOB
 );
-CREATE INDEX log_by_key ON log (key, revision);
 CREATE TABLE current (
     key BLOB PRIMARY KEY,
     revision INTEGER NOT NULL
@@ -38,6 +40,10 @@ CREATE TABLE meta (
 ) WITHOUT ROWID;
 INSERT INTO meta (name, value) VALUES ('revision', 0), ('compacted', 0), ('compact_done', 0);
 ";
+
+/// The page size of new databases: sqlite's default. Each write dirties about one
+/// scattered leaf page (its key's entry in `current`) beside the appended log rows.
+pub const PAGE_SIZE: u32 = 4096;
 
 /// How long a connection waits for a lock before giving up. Only the writer thread
 /// writes, so this covers sqlite's own short locks (WAL recovery, checkpoints).
@@ -95,6 +101,9 @@ pub(crate) fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Conne
     .map_err(|e| fail("cannot open", &e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| fail("cannot configure", &e))?;
+    // Only a new database takes it; an existing one keeps the size it was made with.
+    conn.execute_batch(&format!("PRAGMA page_size = {PAGE_SIZE};"))
+        .map_err(|e| fail("not a usable sqlite database", &e))?;
     // The first statement that reads the file tells a foreign or corrupt header apart.
     let mode: String = conn
         .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
@@ -171,6 +180,12 @@ pub(crate) fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.execute_batch("PRAGMA query_only = 1;")?;
     Ok(conn)
+}
+
+/// Copy what the write-ahead log holds back into the database, as far as readers allow,
+/// without waiting for anyone; returns how many frames the log holds.
+pub(crate) fn checkpoint(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get(1))
 }
 
 /// Read one of the `meta` counters.

@@ -5,13 +5,14 @@
 //! in small steps, so compaction never holds a write back for long.
 
 use crate::reads::{internal, latest};
-use crate::schema::set_meta;
+use crate::schema::{checkpoint, set_meta};
 use crate::Common;
 use apiary_core::storage::{
     Completion, KeyValue, Revision, StorageError, StorageOp, StorageOutput, WatchEvent,
 };
 use bytes::Bytes;
 use rusqlite::{params, Connection, TransactionBehavior};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// The most writes committed in one transaction.
@@ -37,6 +38,41 @@ pub(crate) struct Writer {
     compact_done: Revision,
     /// A compaction step failed; wait for the next compaction request to try again.
     compaction_stalled: bool,
+    stats: BatchStats,
+}
+
+/// How well writes are grouped, logged at debug level every [`BatchStats::EVERY`].
+struct BatchStats {
+    since: std::time::Instant,
+    writes: u64,
+    commits: u64,
+}
+
+impl BatchStats {
+    const EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+    fn record(&mut self, writes: usize) {
+        self.writes += writes as u64;
+        self.commits += 1;
+        if self.since.elapsed() >= Self::EVERY {
+            tracing::debug!(
+                "sqlite: {} writes in {} commits ({:.1} per commit) in {:.0?}",
+                self.writes,
+                self.commits,
+                self.writes as f64 / self.commits as f64,
+                self.since.elapsed()
+            );
+            *self = Self::new();
+        }
+    }
+
+    fn new() -> Self {
+        Self {
+            since: std::time::Instant::now(),
+            writes: 0,
+            commits: 0,
+        }
+    }
 }
 
 impl Writer {
@@ -54,6 +90,7 @@ impl Writer {
             compacted,
             compact_done,
             compaction_stalled: false,
+            stats: BatchStats::new(),
         }
     }
 
@@ -84,10 +121,18 @@ impl Writer {
                         Err(_) => break,
                     }
                 }
+                self.stats.record(batch.len());
                 self.commit_batch(batch);
             }
             if self.compaction_pending() {
                 self.compact_step();
+            }
+            if self.common.finish_checkpoint.swap(false, Ordering::AcqRel) {
+                // Between batches no write is under way, so this copies every frame
+                // left and the next commit starts the log over.
+                if let Err(e) = checkpoint(&self.conn) {
+                    tracing::warn!("sqlite checkpoint failed: {e}");
+                }
             }
         }
     }
@@ -159,10 +204,9 @@ impl Writer {
     }
 
     /// Clear the history the next few revisions up to the compacted one make
-    /// unreadable: every row older than one of theirs (a newer row at or before the
-    /// compacted revision replaces it for every readable revision), and their own
-    /// tombstones. Working from the newer row back means a key's older rows go however
-    /// far back they are, even past steps done for an earlier, lower compaction.
+    /// unreadable: the row each of their writes replaced (every readable revision now
+    /// sees the newer row), and their own tombstones. Each row is cleared when the
+    /// write that replaced it is, however far back it lies.
     fn compact_step(&mut self) {
         let target = self.compacted;
         let from = self.compact_done;
@@ -172,10 +216,8 @@ impl Writer {
             let replaced = tx
                 .prepare_cached(
                     "DELETE FROM log WHERE revision IN (
-                         SELECT older.revision FROM log AS newer
-                         JOIN log AS older
-                           ON older.key = newer.key AND older.revision < newer.revision
-                         WHERE newer.revision > ?1 AND newer.revision <= ?2)",
+                         SELECT prev_revision FROM log
+                         WHERE revision > ?1 AND revision <= ?2 AND prev_revision IS NOT NULL)",
                 )?
                 .execute(params![from as i64, to as i64])?;
             let tombstones = tx
@@ -218,7 +260,7 @@ fn apply(
 ) -> rusqlite::Result<Completion> {
     Ok(match op {
         StorageOp::Create { key, value } => {
-            if latest(conn, &key)?.is_some() {
+            if exists(conn, &key)? {
                 return Ok(Err(StorageError::AlreadyExists { key }));
             }
             let revision = counters.revision + 1;
@@ -303,6 +345,12 @@ fn apply(
             StorageError::Internal("a read was sent to the sqlite writer".to_owned()),
         ),
     })
+}
+
+/// Whether `key` is live: what a create must know, without reading its value.
+fn exists(conn: &Connection, key: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM current WHERE key = ?1")?
+        .exists([key.as_bytes()])
 }
 
 /// Append a row to the log and point `current` at it (or, for a delete's tombstone,

@@ -53,7 +53,15 @@ impl Server {
                 break rest.split_whitespace().next().expect("address").to_owned();
             }
         };
-        std::thread::spawn(move || for _ in lines {});
+        // APIARY_BENCH_LOG=1 shows the server's log (with RUST_LOG, its debug lines).
+        let echo = std::env::var_os("APIARY_BENCH_LOG").is_some();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if echo {
+                    eprintln!("apiary: {line}");
+                }
+            }
+        });
         Server { child, addr }
     }
 
