@@ -56,9 +56,13 @@ pub struct Apiary {
 }
 
 impl Apiary {
-    /// Start `apiary --storage memory` on a free loopback port with a fresh data dir.
+    /// Start `apiary` on its default storage (sqlite) on a free loopback port with a
+    /// fresh data dir. Set `APIARY_TEST_STORAGE=memory` to run the tests on memory.
     pub fn start() -> Apiary {
-        Self::start_with(&["--storage", "memory"])
+        match std::env::var("APIARY_TEST_STORAGE") {
+            Ok(storage) if !storage.is_empty() => Self::start_with(&["--storage", &storage]),
+            _ => Self::start_with(&[]),
+        }
     }
 
     /// Start with extra flags, in a fresh data dir.

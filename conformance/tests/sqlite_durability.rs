@@ -257,6 +257,12 @@ async fn sigkill_under_load_loses_no_answered_write() {
                 highest_acked_rv = highest_acked_rv.max(rv);
             }
         }
+        let in_flight = all_known.values().filter(|k| k.in_flight.is_some()).count();
+        eprintln!(
+            "round {round}: {} objects with answered writes all present after SIGKILL; \
+             {in_flight} writes were unanswered",
+            all_known.values().filter(|k| k.acked.is_some()).count()
+        );
         // Whatever took effect is now final: the next round checks against it.
         for (name, known) in all_known.iter_mut() {
             if let Some(cm) = stored.get(name) {

@@ -41,6 +41,11 @@ const KEPT_READERS: usize = 16;
 /// run on their own connection, so the writer never stops for them.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(500);
 
+/// A checkpoint pass this quick left little behind; a slower one is followed by
+/// another, at most [`CATCH_UP_PASSES`] in a row.
+const QUICK_PASS: Duration = Duration::from_millis(2);
+const CATCH_UP_PASSES: usize = 8;
+
 /// Read connections' page cache (KiB): the OS caches the file too; keep each small.
 const READER_CACHE_KIB: i64 = 1024;
 
@@ -243,12 +248,21 @@ impl Checkpointer {
                 use std::sync::mpsc::RecvTimeoutError;
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_INTERVAL)
                 {
-                    match schema::checkpoint(&conn) {
-                        Ok(frames) if frames > 0 => {
-                            common.finish_checkpoint.store(true, Ordering::Release)
+                    // Go again while a pass had much to copy (more was written
+                    // meanwhile), so that what is left for the writer is little.
+                    for _ in 0..CATCH_UP_PASSES {
+                        let began = std::time::Instant::now();
+                        match schema::checkpoint(&conn) {
+                            Ok(0) => break,
+                            Ok(_) => common.finish_checkpoint.store(true, Ordering::Release),
+                            Err(e) => {
+                                tracing::warn!("sqlite checkpoint failed: {e}");
+                                break;
+                            }
                         }
-                        Ok(_) => {}
-                        Err(e) => tracing::warn!("sqlite checkpoint failed: {e}"),
+                        if began.elapsed() < QUICK_PASS {
+                            break;
+                        }
                     }
                 }
             })

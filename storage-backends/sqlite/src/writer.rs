@@ -20,7 +20,7 @@ const MAX_BATCH: usize = 1024;
 
 /// How many revisions of history one compaction step clears: a few milliseconds of
 /// work, after which queued writes go first.
-const COMPACT_STEP: u64 = 1000;
+const COMPACT_STEP: u64 = 250;
 
 /// One write waiting for the writer, and where its answer goes.
 pub(crate) struct Job {
