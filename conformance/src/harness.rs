@@ -45,6 +45,22 @@ pub fn apiary_binary() -> &'static Path {
     })
 }
 
+/// The `apiary` command on a free loopback port in `data_dir`, with extra flags.
+pub fn apiary_command(data_dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(apiary_binary());
+    command
+        .args([
+            "--bind-address",
+            "127.0.0.1",
+            "--secure-port",
+            "0",
+            "--data-dir",
+        ])
+        .arg(data_dir)
+        .args(args);
+    command
+}
+
 /// A running `apiary` process; killed when dropped.
 pub struct Apiary {
     child: Child,
@@ -75,16 +91,7 @@ impl Apiary {
 
     /// Start with extra flags in the given data dir (kept after the process stops).
     pub fn start_in(data_dir: &Path, args: &[&str]) -> Apiary {
-        let mut child = Command::new(apiary_binary())
-            .args([
-                "--bind-address",
-                "127.0.0.1",
-                "--secure-port",
-                "0",
-                "--data-dir",
-            ])
-            .arg(data_dir)
-            .args(args)
+        let mut child = apiary_command(data_dir, args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -22,16 +22,14 @@
 //! The model compares exact revisions, so unlike the storage suite it needs a store of
 //! its own, at revision 0, that nobody else writes to.
 
-use crate::storage_suite::WATCH_TIMEOUT;
+use crate::storage_suite::{within, WATCH_TIMEOUT};
 use apiary_core::storage::{
     Completion, KeyValue, ListPage, Revision, Storage, StorageError, StorageOp, StorageOutput,
     WatchEvent, WatchStream,
 };
 use bytes::Bytes;
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::ops::Range;
-use std::time::Duration;
 
 // ---------------------------------------------------------------------------------------
 // The key space. Small on purpose, so creates collide, updates conflict and deletes
@@ -632,25 +630,6 @@ fn describe_difference(got: &[WatchEvent], expected: &[WatchEvent]) -> String {
         got.get(at),
         expected.get(at),
     )
-}
-
-/// Run `future`, giving up after `timeout` (`None`). The timer is a thread, so this works
-/// under any executor, or none. (The storage suite has the same helper, private to it.)
-async fn within<F: Future>(timeout: Duration, future: F) -> Option<F::Output> {
-    let (cancel, cancelled) = std::sync::mpsc::channel::<()>();
-    let (fire, fired) = async_channel::bounded::<()>(1);
-    std::thread::spawn(move || {
-        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = cancelled.recv_timeout(timeout) {
-            let _ = fire.try_send(());
-        }
-    });
-    let outcome = futures_lite::future::or(async { Some(future.await) }, async {
-        let _ = fired.recv().await;
-        None
-    })
-    .await;
-    drop(cancel);
-    outcome
 }
 
 /// Run [`model_test`] once per seed, each on a fresh store from `make`.

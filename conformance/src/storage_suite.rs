@@ -877,7 +877,7 @@ async fn expect_only_sentinel_next<S: Storage>(
 
 /// Run `future`, giving up after `timeout` (`None`). The timer is a thread, so this works
 /// under any executor, or none.
-async fn within<F: Future>(timeout: Duration, future: F) -> Option<F::Output> {
+pub(crate) async fn within<F: Future>(timeout: Duration, future: F) -> Option<F::Output> {
     let (cancel, cancelled) = std::sync::mpsc::channel::<()>();
     let (fire, fired) = async_channel::bounded::<()>(1);
     std::thread::spawn(move || {

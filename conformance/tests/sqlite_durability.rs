@@ -10,7 +10,7 @@ mod kube_support;
 
 use kube_support::client;
 
-use apiary_conformance::harness::{apiary_binary, ok, Apiary};
+use apiary_conformance::harness::{apiary_command, ok, Apiary};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
@@ -41,6 +41,22 @@ fn resource_version(cm: &ConfigMap) -> u64 {
         .unwrap()
 }
 
+/// Every ConfigMap's name and resourceVersion.
+async fn resource_versions(api: &Api<ConfigMap>) -> BTreeMap<String, String> {
+    api.list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|cm| {
+            (
+                cm.metadata.name.unwrap(),
+                cm.metadata.resource_version.unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// Start apiary on sqlite (the default: no --storage flag) in `dir`.
 fn start_sqlite(dir: &Path) -> Apiary {
     Apiary::start_in(dir, &[])
@@ -65,36 +81,12 @@ async fn a_restart_keeps_objects_revisions_and_watch_history() {
             resource_version(&created),
         ));
     }
-    let listed: BTreeMap<String, String> = api
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|cm| {
-            (
-                cm.metadata.name.unwrap(),
-                cm.metadata.resource_version.unwrap(),
-            )
-        })
-        .collect();
+    let listed = resource_versions(&api).await;
     apiary.stop();
 
     let apiary = start_sqlite(dir.path());
     let api: Api<ConfigMap> = Api::namespaced(client(&apiary).await, "default");
-    let relisted: BTreeMap<String, String> = api
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|cm| {
-            (
-                cm.metadata.name.unwrap(),
-                cm.metadata.resource_version.unwrap(),
-            )
-        })
-        .collect();
+    let relisted = resource_versions(&api).await;
     assert_eq!(
         relisted, listed,
         "the same objects at the same resourceVersions"
@@ -280,15 +272,7 @@ fn a_corrupt_database_stops_apiary_with_a_clear_error() {
     let db = dir.path().join("state.db");
     let garbage: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 251) as u8).collect();
     std::fs::write(&db, &garbage).unwrap();
-    let out = std::process::Command::new(apiary_binary())
-        .args([
-            "--bind-address",
-            "127.0.0.1",
-            "--secure-port",
-            "0",
-            "--data-dir",
-        ])
-        .arg(dir.path())
+    let out = apiary_command(dir.path(), &[])
         .output()
         .expect("apiary runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
