@@ -3,4 +3,5 @@
 pub mod model;
 pub mod storage_suite;
 
+pub mod etcd;
 pub mod harness;

@@ -18,18 +18,22 @@ pub enum StorageKind {
     Sqlite,
     /// Everything in memory; gone when the process exits.
     Memory,
+    /// An etcd cluster, `--etcd-servers`.
+    Etcd,
 }
 
 impl StorageKind {
     const ALL: &'static [(&'static str, StorageKind)] = &[
         ("sqlite", StorageKind::Sqlite),
         ("memory", StorageKind::Memory),
+        ("etcd", StorageKind::Etcd),
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             StorageKind::Sqlite => "sqlite",
             StorageKind::Memory => "memory",
+            StorageKind::Etcd => "etcd",
         }
     }
 }
@@ -54,6 +58,10 @@ pub struct Options {
     /// `--etcd-compaction-interval`: how often old revisions are compacted away; `None`
     /// (the flag at 0) never compacts.
     pub compaction_interval: Option<Duration>,
+    /// `--etcd-servers`: the etcd members of `--storage=etcd`.
+    pub etcd_servers: Vec<String>,
+    /// `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`, when any is given.
+    pub etcd_tls: Option<apiary_etcd::TlsFiles>,
     /// `--sqlite-synchronous`: how durable a sqlite commit is before it is answered.
     pub sqlite_synchronous: apiary_sqlite::Synchronous,
     /// `--max-request-body-bytes`: the largest request body accepted.
@@ -212,7 +220,41 @@ const FLAGS: &[Flag] = &[
         kind: "string",
         default: Some("sqlite"),
         usage: "The storage backend. One of: sqlite (one durable file, <data-dir>/state.db), \
-                memory (everything is lost when apiary exits).",
+                memory (everything is lost when apiary exits), etcd (an etcd cluster, \
+                --etcd-servers).",
+    },
+    Flag {
+        name: "etcd-servers",
+        short: None,
+        section: Section::Storage,
+        kind: "strings",
+        default: None,
+        usage: "List of etcd servers to connect with (scheme://ip:port), comma separated. \
+                Required with --storage=etcd; the next one is tried when one fails.",
+    },
+    Flag {
+        name: "etcd-cafile",
+        short: None,
+        section: Section::Storage,
+        kind: "string",
+        default: None,
+        usage: "SSL Certificate Authority file used to secure etcd communication.",
+    },
+    Flag {
+        name: "etcd-certfile",
+        short: None,
+        section: Section::Storage,
+        kind: "string",
+        default: None,
+        usage: "SSL certification file used to secure etcd communication.",
+    },
+    Flag {
+        name: "etcd-keyfile",
+        short: None,
+        section: Section::Storage,
+        kind: "string",
+        default: None,
+        usage: "SSL key file used to secure etcd communication.",
     },
     Flag {
         name: "sqlite-synchronous",
@@ -584,6 +626,36 @@ where
         }
     };
 
+    let etcd_servers: Vec<String> = get("etcd-servers")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    for server in &etcd_servers {
+        if let Err(e) = apiary_etcd::grpc::Endpoint::parse(server) {
+            problems.push(format!("invalid value for --etcd-servers: {e}"));
+        }
+    }
+    if storage == Some(StorageKind::Etcd) && etcd_servers.is_empty() {
+        problems.push("--etcd-servers must be set with --storage=etcd".to_owned());
+    }
+    let etcd_file = |name: &str, problems: &mut Vec<String>| match get(name) {
+        Some(value) => absolute(name, value, problems),
+        None => None,
+    };
+    let etcd_tls = {
+        let ca = etcd_file("etcd-cafile", &mut problems);
+        let cert = etcd_file("etcd-certfile", &mut problems);
+        let key = etcd_file("etcd-keyfile", &mut problems);
+        if cert.is_some() != key.is_some() {
+            problems.push("--etcd-certfile and --etcd-keyfile must be given together".to_owned());
+        }
+        (ca.is_some() || cert.is_some() || key.is_some())
+            .then_some(apiary_etcd::TlsFiles { ca, cert, key })
+    };
+
     let sqlite_synchronous = {
         let value = get("sqlite-synchronous").unwrap_or_default();
         match value.to_ascii_lowercase().as_str() {
@@ -664,6 +736,8 @@ where
         data_dir: data_dir.expect("validated"),
         etcd_prefix: etcd_prefix.expect("validated"),
         compaction_interval: compaction_interval.expect("validated"),
+        etcd_servers,
+        etcd_tls,
         sqlite_synchronous: sqlite_synchronous.expect("validated"),
         max_request_body_bytes: max_request_body_bytes.expect("validated"),
         min_request_timeout: min_request_timeout.expect("validated"),
@@ -734,6 +808,20 @@ mod tests {
         assert_eq!(serve(&["--v=5"]).verbosity, 5);
         assert_eq!(serve(&["--cert-dir", "/c"]).cert_dir, PathBuf::from("/c"));
         assert_eq!(serve(&["--storage=memory"]).storage, StorageKind::Memory);
+        let etcd = serve(&[
+            "--storage=etcd",
+            "--etcd-servers=http://127.0.0.1:2379, https://10.0.0.2:2379",
+            "--etcd-cafile=/ca.pem",
+        ]);
+        assert_eq!(etcd.storage, StorageKind::Etcd);
+        assert_eq!(
+            etcd.etcd_servers,
+            ["http://127.0.0.1:2379", "https://10.0.0.2:2379"]
+        );
+        assert_eq!(
+            etcd.etcd_tls.map(|t| t.ca),
+            Some(Some(PathBuf::from("/ca.pem")))
+        );
         assert_eq!(
             serve(&["--sqlite-synchronous=NORMAL"]).sqlite_synchronous,
             apiary_sqlite::Synchronous::Normal
@@ -778,7 +866,7 @@ mod tests {
                 "invalid value \"nope\" for --bind-address: must be an IP address",
                 "invalid value \"x\" for --secure-port: must be a port number (0 to 65535; 0 \
                  picks a free port)",
-                "invalid value \"etcd3\" for --storage: must be one of: sqlite, memory",
+                "invalid value \"etcd3\" for --storage: must be one of: sqlite, memory, etcd",
                 "invalid value \"off\" for --sqlite-synchronous: must be one of: full, normal",
                 "invalid value \"5\" for --etcd-compaction-interval: missing unit in duration \
                  \"5\"",
@@ -795,6 +883,14 @@ mod tests {
             1,
             "out of range ports are rejected"
         );
+        assert_eq!(
+            problems(&["--storage=etcd", "--etcd-certfile=/c.pem"]),
+            vec![
+                "--etcd-servers must be set with --storage=etcd",
+                "--etcd-certfile and --etcd-keyfile must be given together",
+            ]
+        );
+        assert_eq!(problems(&["--etcd-servers=etcd:2379"]).len(), 1);
         assert_eq!(
             problems(&["--etcd-prefix=registry"]),
             vec!["invalid value \"registry\" for --etcd-prefix: must start with \"/\""]

@@ -88,6 +88,20 @@ pub fn init_logging(verbosity: u32) {
 pub fn run(options: Options) -> ExitCode {
     match options.storage {
         StorageKind::Memory => run_with(&options, apiary_memory::MemoryStore::new()),
+        StorageKind::Etcd => {
+            let etcd = apiary_etcd::EtcdOptions {
+                servers: options.etcd_servers.clone(),
+                tls: options.etcd_tls.clone(),
+                ..Default::default()
+            };
+            match apiary_etcd::EtcdStore::new(etcd) {
+                Ok(store) => run_with(&options, store),
+                Err(e) => {
+                    tracing::error!("--storage=etcd: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         StorageKind::Sqlite => {
             let sqlite = apiary_sqlite::SqliteOptions {
                 synchronous: options.sqlite_synchronous,

@@ -350,7 +350,7 @@ fn bad_flags_are_all_reported_and_nothing_starts() {
     for expected in [
         "unknown flag: --bogus",
         "invalid value \"x\" for --secure-port: must be a port number",
-        "invalid value \"etcd9\" for --storage: must be one of: sqlite, memory",
+        "invalid value \"etcd9\" for --storage: must be one of: sqlite, memory, etcd",
         "invalid value \"nowhere\" for --bind-address: must be an IP address",
     ] {
         assert!(
