@@ -44,6 +44,21 @@ impl Default for HealthChecks {
 }
 
 impl HealthChecks {
+    /// The default checks plus `readiness`, if given: a check only /readyz includes,
+    /// failing until it is marked (an external storage backend's, like upstream's
+    /// `etcd`, which should take the server out of rotation but not restart it).
+    pub fn with_readiness(readiness: Option<&str>) -> Self {
+        let mut checks = Self::default();
+        if let Some(name) = readiness {
+            checks.checks.push(Check {
+                name: name.to_owned(),
+                ok: AtomicBool::new(false),
+                liveness: false,
+            });
+        }
+        checks
+    }
+
     /// Mark a check as passing (or failing).
     pub fn set(&self, name: &str, ok: bool) {
         if let Some(c) = self.checks.iter().find(|c| c.name == name) {

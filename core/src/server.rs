@@ -97,6 +97,9 @@ pub struct Config {
     /// A watch without `timeoutSeconds` ends after a random time between this and twice
     /// this (kube-apiserver's `--min-request-timeout`).
     pub min_request_timeout: std::time::Duration,
+    /// A readiness check for the storage backend (kube-apiserver's `etcd`), failing
+    /// until the adapter marks it; `None` for backends inside the process.
+    pub storage_check: Option<String>,
 }
 
 impl Default for Config {
@@ -106,6 +109,7 @@ impl Default for Config {
             max_request_body_bytes: 3 << 20,
             advertise_address: None,
             min_request_timeout: std::time::Duration::from_secs(1800),
+            storage_check: None,
         }
     }
 }
@@ -155,9 +159,9 @@ impl Server {
                     })
                     .collect();
                 Shared {
+                    health: HealthChecks::with_readiness(config.storage_check.as_deref()),
                     config,
                     registry,
-                    health: HealthChecks::default(),
                     watch_caches,
                 }
             }),

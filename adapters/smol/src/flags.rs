@@ -652,8 +652,11 @@ where
         if cert.is_some() != key.is_some() {
             problems.push("--etcd-certfile and --etcd-keyfile must be given together".to_owned());
         }
-        (ca.is_some() || cert.is_some() || key.is_some())
-            .then_some(apiary_etcd::TlsFiles { ca, cert, key })
+        (ca.is_some() || cert.is_some() || key.is_some()).then_some(apiary_etcd::TlsFiles {
+            ca,
+            cert,
+            key,
+        })
     };
 
     let sqlite_synchronous = {

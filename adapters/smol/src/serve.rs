@@ -110,6 +110,18 @@ pub struct Apiary<S: Storage> {
     answered: std::sync::atomic::AtomicU64,
     /// `--etcd-compaction-interval`.
     compaction_interval: Option<Duration>,
+    /// The readiness check that follows the storage backend, if it is outside.
+    storage_check: Option<String>,
+}
+
+/// How often an outside storage backend is probed for /readyz.
+const STORAGE_PROBE_INTERVAL: Duration = Duration::from_secs(1);
+/// How long a probe may take before the backend counts as down.
+const STORAGE_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The readiness check of `--storage`: `etcd` for etcd, as kube-apiserver names it.
+fn storage_check(options: &Options) -> Option<String> {
+    (options.storage == crate::flags::StorageKind::Etcd).then(|| "etcd".to_owned())
 }
 
 impl<S: Storage> Apiary<S> {
@@ -157,6 +169,7 @@ impl<S: Storage> Apiary<S> {
             max_request_body_bytes: options.max_request_body_bytes,
             advertise_address: advertise,
             min_request_timeout: Duration::from_secs(options.min_request_timeout),
+            storage_check: storage_check(options),
             ..Config::default()
         };
         let server = Server::new(config);
@@ -174,6 +187,7 @@ impl<S: Storage> Apiary<S> {
             kubeconfig,
             answered: std::sync::atomic::AtomicU64::new(0),
             compaction_interval: options.compaction_interval,
+            storage_check: storage_check(options),
         })
     }
 
@@ -247,6 +261,12 @@ impl<S: Storage> Apiary<S> {
         executor
             .spawn(async move { this.release_memory_periodically().await })
             .detach();
+        if let Some(check) = self.storage_check.clone() {
+            let this = self.clone();
+            executor
+                .spawn(async move { this.probe_storage(&check).await })
+                .detach();
+        }
         if let Some(interval) = self.compaction_interval {
             let this = self.clone();
             executor
@@ -318,6 +338,26 @@ impl<S: Storage> Apiary<S> {
             );
             Timer::after(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    /// Keep the storage readiness check true to whether the backend answers.
+    async fn probe_storage(&self, check: &str) {
+        use apiary_core::storage::StorageOp;
+        let mut was = None;
+        loop {
+            let probe = self.storage.run(StorageOp::CurrentRevision);
+            let ok = matches!(timeout(STORAGE_PROBE_TIMEOUT, probe).await, Some(Ok(_)));
+            if was != Some(ok) {
+                if ok {
+                    tracing::info!("storage check {check} passes");
+                } else {
+                    tracing::warn!("storage check {check} fails: the backend does not answer");
+                }
+                was = Some(ok);
+            }
+            self.server.health().set(check, ok);
+            Timer::after(STORAGE_PROBE_INTERVAL).await;
         }
     }
 

@@ -9,17 +9,27 @@ use crate::Inner;
 use apiary_core::storage::{KeyValue, Revision, StorageError, WatchEvent, WatchStream};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Duration;
 
-/// A watch on an [`EtcdStore`](crate::EtcdStore).
+/// A watch on an [`EtcdStore`](crate::EtcdStore). When its connection fails (etcd
+/// restarting, a member down) it watches again from the last revision it yielded, on
+/// whichever endpoint answers, so its reader sees every change once; it ends only when
+/// etcd cancels it (with `Compacted` when compaction overtook it).
 pub struct EtcdWatch {
     inner: Arc<Inner>,
+    prefix: String,
     /// Kept so the request half of the stream stays open.
-    _sender: Sender<proto::WatchRequest>,
+    _sender: Option<Sender<proto::WatchRequest>>,
     stream: Option<MessageStream<proto::WatchResponse>>,
     events: VecDeque<WatchEvent>,
     /// The revision of the last event yielded (or the watch's starting point).
     seen: Revision,
+    /// Set once the watch has ended.
+    ended: bool,
 }
+
+/// How long a broken watch waits before watching again, at most.
+const MAX_RESUME_BACKOFF: Duration = Duration::from_secs(2);
 
 impl EtcdWatch {
     pub(crate) async fn open(
@@ -27,13 +37,28 @@ impl EtcdWatch {
         prefix: &str,
         after: Revision,
     ) -> Result<Self, StorageError> {
-        let client = &inner.client;
+        let mut watch = Self {
+            inner,
+            prefix: prefix.to_owned(),
+            _sender: None,
+            stream: None,
+            events: VecDeque::new(),
+            seen: after,
+            ended: false,
+        };
+        watch.start().await?;
+        Ok(watch)
+    }
+
+    /// Open an etcd Watch stream from the revision after `seen`.
+    async fn start(&mut self) -> Result<(), StorageError> {
+        let client = &self.inner.client;
         let create = proto::WatchRequest {
             request_union: Some(watch_request::RequestUnion::CreateRequest(
                 proto::WatchCreateRequest {
-                    key: prefix.as_bytes().to_vec(),
-                    range_end: prefix_end(prefix.as_bytes()),
-                    start_revision: after as i64 + 1,
+                    key: self.prefix.as_bytes().to_vec(),
+                    range_end: prefix_end(self.prefix.as_bytes()),
+                    start_revision: self.seen as i64 + 1,
                     progress_notify: true,
                     prev_kv: true,
                 },
@@ -48,17 +73,30 @@ impl EtcdWatch {
             .map_err(storage_error)?
             .ok_or_else(|| StorageError::Unavailable("etcd closed the watch".into()))?;
         if first.canceled {
-            return Err(cancelled(&first, after));
+            return Err(cancelled(&first, self.seen));
         }
-        let mut watch = Self {
-            inner: Arc::clone(&inner),
-            _sender: sender,
-            stream: Some(stream),
-            events: VecDeque::new(),
-            seen: after,
-        };
-        watch.take_events(first).await?;
-        Ok(watch)
+        self._sender = Some(sender);
+        self.stream = Some(stream);
+        self.take_events(first).await
+    }
+
+    /// After the connection failed: watch again from `seen` until etcd takes the watch
+    /// (or refuses it for good).
+    async fn resume(&mut self, why: StorageError) -> Result<(), StorageError> {
+        self.stream = None;
+        self._sender = None;
+        let mut backoff = Duration::from_millis(100);
+        let mut last = why;
+        loop {
+            tracing::debug!(prefix = %self.prefix, after = self.seen, "etcd watch broke ({last}); watching again in {backoff:?}");
+            smol::Timer::after(backoff).await;
+            backoff = (backoff * 2).min(MAX_RESUME_BACKOFF);
+            match self.start().await {
+                Ok(()) => return Ok(()),
+                Err(StorageError::Unavailable(why)) => last = StorageError::Unavailable(why),
+                Err(fatal) => return Err(fatal),
+            }
+        }
     }
 
     async fn take_events(&mut self, response: proto::WatchResponse) -> Result<(), StorageError> {
@@ -145,18 +183,32 @@ impl WatchStream for EtcdWatch {
             if let Some(event) = self.events.pop_front() {
                 return Some(Ok(event));
             }
-            let stream = self.stream.as_mut()?;
-            let ended = match stream.next().await {
-                Ok(Some(response)) if response.canceled => cancelled(&response, self.seen),
-                Ok(Some(response)) => match Box::pin(self.take_events(response)).await {
-                    Ok(()) => continue,
-                    Err(e) => e,
+            if self.ended {
+                return None;
+            }
+            let broken = match self.stream.as_mut() {
+                None => StorageError::Unavailable("no stream".into()),
+                Some(stream) => match stream.next().await {
+                    Ok(Some(response)) if response.canceled => {
+                        self.ended = true;
+                        return Some(Err(cancelled(&response, self.seen)));
+                    }
+                    Ok(Some(response)) => match Box::pin(self.take_events(response)).await {
+                        Ok(()) => continue,
+                        Err(e @ StorageError::Unavailable(_)) => e,
+                        Err(fatal) => {
+                            self.ended = true;
+                            return Some(Err(fatal));
+                        }
+                    },
+                    Ok(None) => StorageError::Unavailable("etcd ended the watch".into()),
+                    Err(e) => storage_error(e),
                 },
-                Ok(None) => StorageError::Unavailable("etcd ended the watch".into()),
-                Err(e) => storage_error(e),
             };
-            self.stream = None;
-            return Some(Err(ended));
+            if let Err(fatal) = Box::pin(self.resume(broken)).await {
+                self.ended = true;
+                return Some(Err(fatal));
+            }
         }
     }
 }
