@@ -15,63 +15,13 @@ mod support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
-use support::{connect, memory_kib, round_trip, tls_config, Server};
+use support::{create_concurrently, median, memory_kib, Server};
 
-const CONNECTIONS: usize = 64;
+use support::CONNECTIONS;
 const ROUND_TIME: Duration = Duration::from_secs(5);
 const ROUNDS: usize = 5;
 const STARTUP_OBJECTS: usize = 10_000;
 const STARTS: usize = 5;
-
-fn create_request(name: &str) -> Vec<u8> {
-    let body = format!(
-        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","labels":{{"app":"bench"}}}},"data":{{"key":"value","other":"some more configuration text"}}}}"#
-    );
-    format!(
-        "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
-
-/// Create ConfigMaps named `<prefix>-<connection>-<i>` from [`CONNECTIONS`] clients until
-/// `stop` says so; returns how many were created.
-fn create_concurrently(
-    server: &Server,
-    pki: &Path,
-    prefix: &str,
-    stop: impl Fn(Instant, usize) -> bool + Clone + Send + 'static,
-) -> usize {
-    let config = tls_config(pki);
-    smol::block_on(async {
-        let created = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let begin = Instant::now();
-        let tasks: Vec<_> = (0..CONNECTIONS)
-            .map(|c| {
-                let (addr, config, prefix) =
-                    (server.addr.clone(), config.clone(), prefix.to_owned());
-                let (created, stop) = (created.clone(), stop.clone());
-                smol::spawn(async move {
-                    let mut stream = connect(&addr, &config).await;
-                    let mut buf = Vec::with_capacity(4096);
-                    for i in 0.. {
-                        let done = created.load(std::sync::atomic::Ordering::Relaxed);
-                        if stop(begin, done) {
-                            break;
-                        }
-                        let request = create_request(&format!("{prefix}-{c}-{i}"));
-                        assert_eq!(round_trip(&mut stream, &request, &mut buf).await, 201);
-                        created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await;
-        }
-        created.load(std::sync::atomic::Ordering::Relaxed)
-    })
-}
 
 /// Single-row FULL transactions on a fresh WAL database for [`ROUND_TIME`]; per second.
 fn raw_sqlite_rate(path: &Path, value_len: usize) -> f64 {
@@ -115,10 +65,6 @@ fn raw_sqlite_rate(path: &Path, value_len: usize) -> f64 {
     n as f64 / begin.elapsed().as_secs_f64()
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 fn main() {
     let dir = std::env::temp_dir().join(format!("apiary-bench-sqlite-{}", std::process::id()));

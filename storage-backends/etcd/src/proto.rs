@@ -6,6 +6,7 @@
 /// gRPC method paths.
 pub mod path {
     pub const RANGE: &str = "/etcdserverpb.KV/Range";
+    pub const PUT: &str = "/etcdserverpb.KV/Put";
     pub const DELETE_RANGE: &str = "/etcdserverpb.KV/DeleteRange";
     pub const TXN: &str = "/etcdserverpb.KV/Txn";
     pub const COMPACT: &str = "/etcdserverpb.KV/Compact";

@@ -12,6 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A running release `apiary` on a free loopback port; killed when dropped.
 pub struct Server {
@@ -153,4 +154,64 @@ pub async fn round_trip(stream: &mut Tls, request: &[u8], buf: &mut Vec<u8>) -> 
         assert!(n > 0, "server closed");
         buf.extend_from_slice(&chunk[..n]);
     }
+}
+
+/// How many concurrent clients the write benchmarks use.
+pub const CONNECTIONS: usize = 64;
+
+pub fn create_request(name: &str) -> Vec<u8> {
+    let body = format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","labels":{{"app":"bench"}}}},"data":{{"key":"value","other":"some more configuration text"}}}}"#
+    );
+    format!(
+        "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Create ConfigMaps named `<prefix>-<connection>-<i>` from [`CONNECTIONS`] clients until
+/// `stop` says so; returns how many were created.
+pub fn create_concurrently(
+    server: &Server,
+    pki: &Path,
+    prefix: &str,
+    stop: impl Fn(Instant, usize) -> bool + Clone + Send + 'static,
+) -> usize {
+    let config = tls_config(pki);
+    smol::block_on(async {
+        let created = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let begin = Instant::now();
+        let tasks: Vec<_> = (0..CONNECTIONS)
+            .map(|c| {
+                let (addr, config, prefix) =
+                    (server.addr.clone(), config.clone(), prefix.to_owned());
+                let (created, stop) = (created.clone(), stop.clone());
+                smol::spawn(async move {
+                    let mut stream = connect(&addr, &config).await;
+                    let mut buf = Vec::with_capacity(4096);
+                    for i in 0.. {
+                        let done = created.load(std::sync::atomic::Ordering::Relaxed);
+                        if stop(begin, done) {
+                            break;
+                        }
+                        let request = create_request(&format!("{prefix}-{c}-{i}"));
+                        assert_eq!(round_trip(&mut stream, &request, &mut buf).await, 201);
+                        created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await;
+        }
+        created.load(std::sync::atomic::Ordering::Relaxed)
+    })
+}
+
+
+/// The median of some figures.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
 }
