@@ -7,11 +7,22 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Files for an etcd that serves TLS and requires client certificates.
+#[derive(Clone, Debug)]
+pub struct EtcdTls {
+    pub ca: PathBuf,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
 /// A running single-member etcd; killed (and its data removed) when dropped.
 pub struct Etcd {
     child: Option<Child>,
     client_port: u16,
     peer_port: u16,
+    /// Plain-HTTP /health, whatever the client URLs serve.
+    metrics_port: u16,
+    tls: Option<EtcdTls>,
     data_dir: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -26,11 +37,22 @@ fn free_port() -> u16 {
 impl Etcd {
     /// Start etcd and wait until it reports itself healthy.
     pub fn start() -> Etcd {
+        Self::start_with(None)
+    }
+
+    /// Start etcd serving clients over TLS, requiring a certificate signed by `tls.ca`.
+    pub fn start_tls(tls: EtcdTls) -> Etcd {
+        Self::start_with(Some(tls))
+    }
+
+    fn start_with(tls: Option<EtcdTls>) -> Etcd {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut etcd = Etcd {
             child: None,
             client_port: free_port(),
             peer_port: free_port(),
+            metrics_port: free_port(),
+            tls,
             data_dir: dir.path().join("etcd"),
             _dir: dir,
         };
@@ -40,14 +62,27 @@ impl Etcd {
 
     /// The client URL, for `--etcd-servers`.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.client_port)
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.client_port)
     }
 
     fn run(&mut self) {
         let client = self.url();
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
-        let child = Command::new("etcd")
+        let mut command = Command::new("etcd");
+        if let Some(tls) = &self.tls {
+            command
+                .arg(format!("--cert-file={}", tls.cert.display()))
+                .arg(format!("--key-file={}", tls.key.display()))
+                .arg(format!("--trusted-ca-file={}", tls.ca.display()))
+                .arg("--client-cert-auth");
+        }
+        let child = command
             .arg("--name=apiary-test")
+            .arg(format!(
+                "--listen-metrics-urls=http://127.0.0.1:{}",
+                self.metrics_port
+            ))
             .arg(format!("--data-dir={}", self.data_dir.display()))
             .arg(format!("--listen-client-urls={client}"))
             .arg(format!("--advertise-client-urls={client}"))
@@ -78,7 +113,7 @@ impl Etcd {
 
     /// Whether etcd answers its health endpoint with `"health":"true"`.
     fn healthy(&self) -> bool {
-        let Ok(mut tcp) = TcpStream::connect(("127.0.0.1", self.client_port)) else {
+        let Ok(mut tcp) = TcpStream::connect(("127.0.0.1", self.metrics_port)) else {
             return false;
         };
         let _ = tcp.set_read_timeout(Some(Duration::from_secs(2)));

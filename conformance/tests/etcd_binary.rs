@@ -5,13 +5,150 @@ mod kube_support;
 
 use kube_support::client;
 
-use apiary_conformance::etcd::Etcd;
-use apiary_conformance::harness::{ok, Apiary};
+use apiary_conformance::etcd::{Etcd, EtcdTls};
+use apiary_conformance::harness::{apiary_command, ok, Apiary};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use kube::runtime::watcher::{self, Event};
 use std::time::Duration;
+
+/// A CA, a serving certificate for 127.0.0.1 and a client certificate, in `dir`;
+/// returns etcd's files and the client's (cert, key).
+fn certificates(dir: &std::path::Path) -> (EtcdTls, std::path::PathBuf, std::path::PathBuf) {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+    };
+    let write = |name: &str, pem: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, pem).unwrap();
+        path
+    };
+    let mut ca = CertificateParams::default();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "etcd test CA");
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let leaf = |name: &str, sans: Vec<String>, usages: Vec<ExtendedKeyUsagePurpose>| {
+        let mut params = CertificateParams::new(sans).unwrap();
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.extended_key_usages = usages;
+        let key = KeyPair::generate().unwrap();
+        let cert = params.signed_by(&key, &ca_cert, &ca_key).unwrap();
+        (
+            write(&format!("{name}.crt"), cert.pem()),
+            write(&format!("{name}.key"), key.serialize_pem()),
+        )
+    };
+    let (server_cert, server_key) = leaf(
+        "etcd",
+        vec!["127.0.0.1".into()],
+        vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ],
+    );
+    let (client_cert, client_key) =
+        leaf("apiary", vec![], vec![ExtendedKeyUsagePurpose::ClientAuth]);
+    let tls = EtcdTls {
+        ca: write("ca.crt", ca_cert.pem()),
+        cert: server_cert,
+        key: server_key,
+    };
+    (tls, client_cert, client_key)
+}
+
+#[test]
+fn etcd_over_tls_with_a_client_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tls, client_cert, client_key) = certificates(dir.path());
+    let etcd = Etcd::start_tls(tls.clone());
+    let apiary = Apiary::start_with(&[
+        "--storage",
+        "etcd",
+        &format!("--etcd-servers={}", etcd.url()),
+        &format!("--etcd-cafile={}", tls.ca.display()),
+        &format!("--etcd-certfile={}", client_cert.display()),
+        &format!("--etcd-keyfile={}", client_key.display()),
+    ]);
+    ok(&apiary.kubectl(
+        "1.33",
+        &["create", "configmap", "over-tls", "--from-literal=k=v"],
+    ));
+    let got = ok(&apiary.kubectl(
+        "1.33",
+        &["get", "configmap", "over-tls", "-o", "jsonpath={.data.k}"],
+    ));
+    assert_eq!(got, "v");
+    assert!(apiary
+        .kubectl("1.33", &["get", "--raw", "/readyz/etcd"])
+        .status
+        .success());
+
+    // Without a client certificate etcd refuses the connection: apiary says so, and
+    // never reports ready.
+    let data = tempfile::tempdir().unwrap();
+    let mut refused = apiary_command(
+        data.path(),
+        &[
+            "--storage",
+            "etcd",
+            &format!("--etcd-servers={}", etcd.url()),
+            &format!("--etcd-cafile={}", tls.ca.display()),
+        ],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let stderr = std::io::BufReader::new(refused.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut log = Vec::new();
+    let said = |log: &[String]| {
+        log.iter().any(|l| l.contains("storage check etcd fails"))
+            && log
+                .iter()
+                .any(|l| l.contains("BadCertificate") || l.contains("certificate"))
+    };
+    while !said(&log) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => log.push(line),
+            Err(_) => break,
+        }
+    }
+    let _ = refused.kill();
+    let _ = refused.wait();
+    assert!(said(&log), "{log:#?}");
+    assert!(!log.iter().any(|l| l.contains("apiary ready")), "{log:#?}");
+}
+
+#[test]
+fn a_dead_endpoint_is_skipped() {
+    let etcd = Etcd::start();
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let servers = format!("--etcd-servers=http://{dead},{}", etcd.url());
+    let apiary = Apiary::start_with(&["--storage", "etcd", &servers]);
+    ok(&apiary.kubectl(
+        "1.33",
+        &["create", "configmap", "failover", "--from-literal=k=v"],
+    ));
+    let got = ok(&apiary.kubectl(
+        "1.33",
+        &["get", "configmap", "failover", "-o", "jsonpath={.data.k}"],
+    ));
+    assert_eq!(got, "v");
+}
 
 fn start_on(etcd: &Etcd) -> Apiary {
     let servers = format!("--etcd-servers={}", etcd.url());
