@@ -72,15 +72,7 @@ fn etcd_over_tls_with_a_client_certificate() {
         &format!("--etcd-certfile={}", client_cert.display()),
         &format!("--etcd-keyfile={}", client_key.display()),
     ]);
-    ok(&apiary.kubectl(
-        "1.33",
-        &["create", "configmap", "over-tls", "--from-literal=k=v"],
-    ));
-    let got = ok(&apiary.kubectl(
-        "1.33",
-        &["get", "configmap", "over-tls", "-o", "jsonpath={.data.k}"],
-    ));
-    assert_eq!(got, "v");
+    create_and_read(&apiary, "1.33", "over-tls");
     assert!(apiary
         .kubectl("1.33", &["get", "--raw", "/readyz/etcd"])
         .status
@@ -139,13 +131,18 @@ fn a_dead_endpoint_is_skipped() {
         .unwrap();
     let servers = format!("--etcd-servers=http://{dead},{}", etcd.url());
     let apiary = Apiary::start_with(&["--storage", "etcd", &servers]);
+    create_and_read(&apiary, "1.33", "failover");
+}
+
+/// kubectl `version` creates a ConfigMap `name` and reads its data back.
+fn create_and_read(apiary: &Apiary, version: &str, name: &str) {
     ok(&apiary.kubectl(
-        "1.33",
-        &["create", "configmap", "failover", "--from-literal=k=v"],
+        version,
+        &["create", "configmap", name, "--from-literal=k=v"],
     ));
     let got = ok(&apiary.kubectl(
-        "1.33",
-        &["get", "configmap", "failover", "-o", "jsonpath={.data.k}"],
+        version,
+        &["get", "configmap", name, "-o", "jsonpath={.data.k}"],
     ));
     assert_eq!(got, "v");
 }
@@ -161,15 +158,7 @@ fn kubectl_on_etcd() {
     let apiary = start_on(&etcd);
     for version in ["1.33", "1.27"] {
         let name = format!("on-etcd-{}", version.replace('.', "-"));
-        ok(&apiary.kubectl(
-            version,
-            &["create", "configmap", &name, "--from-literal=k=v"],
-        ));
-        let got = ok(&apiary.kubectl(
-            version,
-            &["get", "configmap", &name, "-o", "jsonpath={.data.k}"],
-        ));
-        assert_eq!(got, "v");
+        create_and_read(&apiary, version, &name);
         ok(&apiary.kubectl(version, &["delete", "configmap", &name]));
     }
     let namespaces = ok(&apiary.kubectl("1.33", &["get", "namespaces", "-o", "name"]));
