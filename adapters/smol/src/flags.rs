@@ -334,7 +334,9 @@ pub fn help() -> String {
     }
     out.push_str("\nUsage:\n  apiary [flags]\n");
     for section in Section::ORDER {
-        let flags: Vec<&Flag> = FLAGS.iter().filter(|f| f.section == section).collect();
+        // Alphabetical within a section, as kube-apiserver lists them.
+        let mut flags: Vec<&Flag> = FLAGS.iter().filter(|f| f.section == section).collect();
+        flags.sort_by_key(|f| f.name);
         let heads: Vec<String> = flags
             .iter()
             .map(|f| {
