@@ -56,3 +56,69 @@ fn model_test_on_etcd() {
         1_000,
     ));
 }
+
+/// Two servers' compactors on one etcd, ticking in turn: one compacts per round, to the
+/// revision of the round before, and they keep one count between them.
+#[test]
+fn compactor_ticks_are_shared_between_servers() {
+    use apiary_core::storage::{CompactorTick, StorageOutput};
+    let a = scratch();
+    let b = EtcdStore::new(EtcdOptions {
+        servers: vec![a._etcd.url()],
+        ..Default::default()
+    })
+    .unwrap();
+    storage_suite::block_on(async {
+        let write = |i: usize| {
+            let store = a.store.clone();
+            async move {
+                store
+                    .run(StorageOp::Create {
+                        key: format!("/compactor/{i}"),
+                        value: "x".into(),
+                    })
+                    .await
+                    .unwrap();
+            }
+        };
+        // First round: A takes the tick (nothing to compact yet), B adopts it.
+        let a1 = a
+            .store
+            .compactor_tick(CompactorTick::default())
+            .await
+            .unwrap();
+        let b1 = b.compactor_tick(CompactorTick::default()).await.unwrap();
+        assert_eq!((a1.claim, b1.claim), (1, 1));
+        for i in 0..5 {
+            write(i).await;
+        }
+        // Second round: B wins this time and compacts to what it saw in round one.
+        let b2 = b.compactor_tick(b1).await.unwrap();
+        let a2 = a.store.compactor_tick(a1).await.unwrap();
+        assert_eq!((b2.claim, a2.claim), (2, 2));
+        let below = StorageOp::List {
+            prefix: "/compactor/".into(),
+            revision: Some(b1.revision - 1),
+            start_after: None,
+            limit: None,
+        };
+        match a.store.run(below).await {
+            Err(StorageError::Compacted { compacted, .. }) => assert_eq!(compacted, b1.revision),
+            other => panic!(
+                "expected history before {} compacted: {other:?}",
+                b1.revision
+            ),
+        }
+        // A compacted nothing: history from B's revision on is still there.
+        let at = StorageOp::List {
+            prefix: "/compactor/".into(),
+            revision: Some(b1.revision),
+            start_after: None,
+            limit: None,
+        };
+        assert!(matches!(
+            a.store.run(at).await,
+            Ok(StorageOutput::Listed(_))
+        ));
+    });
+}

@@ -28,7 +28,9 @@ const ROUNDS: usize = 3;
 fn raw_put_rate(url: &str, round: usize, value_len: usize, as_create: bool) -> f64 {
     smol::block_on(async {
         let endpoint = Endpoint::parse(url).unwrap();
-        let channel = Channel::connect(&endpoint, None).await.expect("connect to etcd");
+        let channel = Channel::connect(&endpoint, None)
+            .await
+            .expect("connect to etcd");
         let done = Arc::new(AtomicUsize::new(0));
         let value = Bytes::from(vec![b'x'; value_len]);
         let begin = Instant::now();
@@ -41,8 +43,10 @@ fn raw_put_rate(url: &str, round: usize, value_len: usize, as_create: bool) -> f
                             break;
                         }
                         let put = proto::PutRequest {
-                            key: format!("/registry/configmaps/default/raw-{as_create}-{round}-{task}-{i}")
-                                .into_bytes(),
+                            key: format!(
+                                "/registry/configmaps/default/raw-{as_create}-{round}-{task}-{i}"
+                            )
+                            .into_bytes(),
                             value: value.clone(),
                             prev_kv: false,
                         };
@@ -53,7 +57,9 @@ fn raw_put_rate(url: &str, round: usize, value_len: usize, as_create: bool) -> f
                                     result: proto::compare_result::EQUAL,
                                     target: proto::compare_target::CREATE,
                                     key: put.key.clone(),
-                                    target_union: Some(proto::compare::TargetUnion::CreateRevision(0)),
+                                    target_union: Some(
+                                        proto::compare::TargetUnion::CreateRevision(0),
+                                    ),
                                 }],
                                 success: vec![proto::RequestOp {
                                     request: Some(proto::request_op::Request::Put(put)),
@@ -85,12 +91,22 @@ fn raw_put_rate(url: &str, round: usize, value_len: usize, as_create: bool) -> f
 /// The size of the value apiary stores for a ConfigMap it created.
 fn stored_size(url: &str) -> usize {
     smol::block_on(async {
-        let channel = Channel::connect(&Endpoint::parse(url).unwrap(), None).await.unwrap();
+        let channel = Channel::connect(&Endpoint::parse(url).unwrap(), None)
+            .await
+            .unwrap();
         let prefix = b"/registry/configmaps/default/warmup".to_vec();
         let mut end = prefix.clone();
         *end.last_mut().unwrap() += 1;
         let got: proto::RangeResponse = channel
-            .unary(proto::path::RANGE, &proto::RangeRequest { key: prefix, range_end: end, limit: 1, ..Default::default() })
+            .unary(
+                proto::path::RANGE,
+                &proto::RangeRequest {
+                    key: prefix,
+                    range_end: end,
+                    limit: 1,
+                    ..Default::default()
+                },
+            )
             .await
             .unwrap();
         got.kvs[0].value.len()
@@ -134,9 +150,18 @@ fn main() {
     drop(etcd);
     let _ = std::fs::remove_dir_all(&dir);
     println!();
-    println!("creates/s over HTTPS on etcd, {CONNECTIONS} clients (median): {:.0}", median(apiary_rates));
-    println!("raw etcd puts/s, {CONNECTIONS} concurrent on one connection (median): {:.0}", median(raw_rates));
-    println!("raw etcd create transactions/s, same concurrency (median): {:.0}", median(txn_rates));
+    println!(
+        "creates/s over HTTPS on etcd, {CONNECTIONS} clients (median): {:.0}",
+        median(apiary_rates)
+    );
+    println!(
+        "raw etcd puts/s, {CONNECTIONS} concurrent on one connection (median): {:.0}",
+        median(raw_rates)
+    );
+    println!(
+        "raw etcd create transactions/s, same concurrency (median): {:.0}",
+        median(txn_rates)
+    );
     println!(
         "ratio apiary / raw puts: {:.2}; apiary / raw create transactions: {:.2} (medians of the rounds' ratios)",
         median(ratios),

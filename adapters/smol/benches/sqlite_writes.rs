@@ -65,7 +65,6 @@ fn raw_sqlite_rate(path: &Path, value_len: usize) -> f64 {
     n as f64 / begin.elapsed().as_secs_f64()
 }
 
-
 fn main() {
     let dir = std::env::temp_dir().join(format!("apiary-bench-sqlite-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -365,22 +365,21 @@ impl<S: Storage> Apiary<S> {
     /// previous tick, as kube-apiserver's compactor does: clients keep at least one
     /// interval of history to resume watches from.
     async fn compact_periodically(&self, interval: Duration) {
-        use apiary_core::storage::{StorageOp, StorageOutput};
-        let mut seen = None;
+        let mut last = apiary_core::storage::CompactorTick::default();
         loop {
             Timer::after(interval).await;
-            if let Some(revision) = seen.filter(|&r| r > 0) {
-                match self.storage.run(StorageOp::Compact { revision }).await {
-                    Ok(_) => tracing::debug!(revision, "compacted storage history"),
-                    // Compacted further already (another server, a manual compaction).
-                    Err(apiary_core::storage::StorageError::Compacted { .. }) => {}
-                    Err(e) => tracing::warn!(revision, "compaction failed: {e}"),
+            match self.storage.compactor_tick(last).await {
+                Ok(next) => {
+                    tracing::debug!(
+                        compacted_before = last.revision,
+                        next = next.revision,
+                        "compactor tick"
+                    );
+                    last = next;
                 }
+                // Try again at the next tick, from the same point.
+                Err(e) => tracing::warn!(revision = last.revision, "compaction failed: {e}"),
             }
-            seen = match self.storage.run(StorageOp::CurrentRevision).await {
-                Ok(StorageOutput::Revision(revision)) => Some(revision),
-                _ => None,
-            };
         }
     }
 

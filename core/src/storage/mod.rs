@@ -182,9 +182,52 @@ pub trait WatchStream: Send {
     fn next(&mut self) -> impl Future<Output = Option<Result<WatchEvent, StorageError>>> + Send;
 }
 
+/// What the periodic compactor carries from one tick to the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompactorTick {
+    /// The newest revision at the previous tick: this tick compacts history before it.
+    pub revision: Revision,
+    /// For backends shared by several servers: how many ticks the servers have taken
+    /// together, so that only one of them compacts per interval.
+    pub claim: i64,
+}
+
 /// A storage backend: memory, sqlite, etcd. Every one passes the conformance suite.
 pub trait Storage: Send + Sync + 'static {
     type Watch: WatchStream + 'static;
+
+    /// One tick of the periodic compactor (kube-apiserver's `--etcd-compaction-interval`):
+    /// compact away history before the revision the previous tick saw, and return what
+    /// the next tick needs. Backends shared by several servers override it so that one
+    /// server compacts per interval.
+    fn compactor_tick(
+        &self,
+        last: CompactorTick,
+    ) -> impl Future<Output = Result<CompactorTick, StorageError>> + Send {
+        async move {
+            if last.revision > 0 {
+                match self
+                    .run(StorageOp::Compact {
+                        revision: last.revision,
+                    })
+                    .await
+                {
+                    // Compacted further already, by hand: nothing to do.
+                    Ok(_) | Err(StorageError::Compacted { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            match self.run(StorageOp::CurrentRevision).await? {
+                StorageOutput::Revision(revision) => Ok(CompactorTick {
+                    revision,
+                    claim: last.claim,
+                }),
+                other => Err(StorageError::Internal(format!(
+                    "CurrentRevision answered {other:?}"
+                ))),
+            }
+        }
+    }
 
     /// Perform one operation.
     fn run(&self, op: StorageOp) -> impl Future<Output = Completion> + Send;

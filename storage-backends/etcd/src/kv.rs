@@ -6,7 +6,9 @@
 use crate::client::{storage_error, Client};
 use crate::grpc::{code, GrpcError};
 use crate::proto::{self, compare, compare_result, compare_target, path, request_op, response_op};
-use apiary_core::storage::{Completion, KeyValue, ListPage, Revision, StorageError, StorageOutput};
+use apiary_core::storage::{
+    CompactorTick, Completion, KeyValue, ListPage, Revision, StorageError, StorageOutput,
+};
 use bytes::Bytes;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -405,6 +407,58 @@ impl Kv<'_> {
         Ok(StorageOutput::Deleted {
             prev: key_value(prev)?,
             revision,
+        })
+    }
+
+    /// The compactor's tick as kube-apiserver takes it, so that apiary and
+    /// kube-apiserver processes sharing an etcd compact once per interval between them:
+    /// claim the tick by bumping the version of `compact_rev_key` from the last count
+    /// seen; the one that succeeds compacts to the revision of the previous tick, the
+    /// others adopt the count.
+    pub async fn compactor_tick(&self, last: CompactorTick) -> Result<CompactorTick, StorageError> {
+        const KEY: &str = "compact_rev_key";
+        let response = self
+            .txn(proto::TxnRequest {
+                compare: vec![proto::Compare {
+                    result: compare_result::EQUAL,
+                    target: compare_target::VERSION,
+                    key: KEY.as_bytes().to_vec(),
+                    target_union: Some(compare::TargetUnion::Version(last.claim)),
+                }],
+                success: vec![proto::RequestOp {
+                    request: Some(request_op::Request::Put(proto::PutRequest {
+                        key: KEY.as_bytes().to_vec(),
+                        value: Bytes::from(last.revision.to_string()),
+                        prev_kv: false,
+                    })),
+                }],
+                failure: vec![range_op(KEY)],
+            })
+            .await?;
+        let revision = header_revision(&response.header);
+        if !response.succeeded {
+            let claim = match response
+                .responses
+                .into_iter()
+                .next()
+                .and_then(|r| r.response)
+            {
+                Some(response_op::Response::Range(range)) => {
+                    range.kvs.first().map_or(0, |kv| kv.version)
+                }
+                _ => last.claim,
+            };
+            return Ok(CompactorTick { revision, claim });
+        }
+        if last.revision > 0 {
+            match self.compact(last.revision).await {
+                Ok(_) | Err(StorageError::Compacted { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(CompactorTick {
+            revision,
+            claim: last.claim + 1,
         })
     }
 

@@ -19,7 +19,9 @@ mod watch;
 pub use tls::TlsFiles;
 pub use watch::EtcdWatch;
 
-use apiary_core::storage::{Completion, Revision, Storage, StorageError, StorageOp, StorageOutput};
+use apiary_core::storage::{
+    CompactorTick, Completion, Revision, Storage, StorageError, StorageOp, StorageOutput,
+};
 use client::Client;
 use grpc::Endpoint;
 use kv::Kv;
@@ -145,6 +147,10 @@ impl Storage for EtcdStore {
         // Boxed: a call's state (a gRPC exchange, perhaps a bisection for the compacted
         // revision) is large, and callers nest these futures deeply.
         Box::pin(self.perform(op)).await
+    }
+
+    async fn compactor_tick(&self, last: CompactorTick) -> Result<CompactorTick, StorageError> {
+        Box::pin(self.kv().compactor_tick(last)).await
     }
 
     async fn watch(&self, prefix: &str, after: Revision) -> Result<EtcdWatch, StorageError> {

@@ -112,6 +112,7 @@ pub mod compare_result {
 
 /// `Compare.target`.
 pub mod compare_target {
+    pub const VERSION: i32 = 0;
     pub const CREATE: i32 = 1;
     pub const MOD: i32 = 2;
 }
@@ -124,13 +125,15 @@ pub struct Compare {
     pub target: i32,
     #[prost(bytes = "vec", tag = "3")]
     pub key: Vec<u8>,
-    #[prost(oneof = "compare::TargetUnion", tags = "5, 6")]
+    #[prost(oneof = "compare::TargetUnion", tags = "4, 5, 6")]
     pub target_union: Option<compare::TargetUnion>,
 }
 
 pub mod compare {
     #[derive(Clone, PartialEq, prost::Oneof)]
     pub enum TargetUnion {
+        #[prost(int64, tag = "4")]
+        Version(i64),
         #[prost(int64, tag = "5")]
         CreateRevision(i64),
         #[prost(int64, tag = "6")]

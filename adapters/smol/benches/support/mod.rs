@@ -209,7 +209,6 @@ pub fn create_concurrently(
     })
 }
 
-
 /// The median of some figures.
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
