@@ -280,6 +280,34 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The largest message read: far above what etcd sends (values are at most 1.5 MiB by
+/// default and lists come in pages), far below what a bad length could make us buffer.
+const MAX_MESSAGE: usize = 64 << 20;
+
+/// Take the next whole gRPC message out of `buf`, if it holds one: a flag byte (only 0,
+/// uncompressed, since none other was asked for), a big-endian u32 length, the message.
+pub fn next_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, GrpcError> {
+    if buf.len() < 5 {
+        return Ok(None);
+    }
+    if buf[0] != 0 {
+        return Err(GrpcError::Transport(
+            "a compressed message, which was not asked for".into(),
+        ));
+    }
+    let len = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize;
+    if len > MAX_MESSAGE {
+        return Err(GrpcError::Transport(format!(
+            "a message of {len} bytes, over the {MAX_MESSAGE} this client accepts"
+        )));
+    }
+    if buf.len() - 5 < len {
+        return Ok(None);
+    }
+    buf.advance(5);
+    Ok(Some(buf.split_to(len).freeze()))
+}
+
 /// The sending half of a stream.
 pub struct Sender<M> {
     body: SendStream<Bytes>,
@@ -313,21 +341,10 @@ impl<M: prost::Message + Default> MessageStream<M> {
     /// The next message; `None` when the server ended the stream with status OK.
     pub async fn next(&mut self) -> Result<Option<M>, GrpcError> {
         loop {
-            if self.buf.len() >= 5 {
-                let len = u32::from_be_bytes([self.buf[1], self.buf[2], self.buf[3], self.buf[4]])
-                    as usize;
-                if self.buf.len() >= 5 + len {
-                    if self.buf[0] != 0 {
-                        return Err(GrpcError::Transport(
-                            "a compressed message, which was not asked for".into(),
-                        ));
-                    }
-                    self.buf.advance(5);
-                    let message = self.buf.split_to(len);
-                    return M::decode(message.freeze())
-                        .map(Some)
-                        .map_err(|e| GrpcError::Transport(format!("undecodable message: {e}")));
-                }
+            if let Some(message) = next_frame(&mut self.buf)? {
+                return M::decode(message)
+                    .map(Some)
+                    .map_err(|e| GrpcError::Transport(format!("undecodable message: {e}")));
             }
             if self.done {
                 return Ok(None);
@@ -376,6 +393,22 @@ mod tests {
         );
         assert!(Endpoint::parse("etcd:2379").is_err());
         assert!(Endpoint::parse("ftp://x:1").is_err());
+    }
+
+    #[test]
+    fn frames_are_taken_whole_and_only_whole() {
+        let mut buf = BytesMut::new();
+        assert_eq!(next_frame(&mut buf), Ok(None));
+        buf.extend_from_slice(&[0, 0, 0, 0, 3, b'a', b'b']);
+        assert_eq!(next_frame(&mut buf), Ok(None));
+        buf.extend_from_slice(&[b'c', 0, 0, 0, 0, 0]);
+        assert_eq!(next_frame(&mut buf), Ok(Some(Bytes::from_static(b"abc"))));
+        assert_eq!(next_frame(&mut buf), Ok(Some(Bytes::new())));
+        assert!(buf.is_empty());
+        buf.extend_from_slice(&[1, 0, 0, 0, 0]);
+        assert!(next_frame(&mut buf).is_err(), "compressed");
+        let mut huge = BytesMut::from(&[0u8, 0xFF, 0xFF, 0xFF, 0xFF][..]);
+        assert!(next_frame(&mut huge).is_err(), "over the limit");
     }
 
     #[test]

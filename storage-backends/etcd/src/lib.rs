@@ -120,16 +120,6 @@ impl EtcdStore {
             StorageOp::CurrentRevision => kv.current_revision().await.map(StorageOutput::Revision),
         }
     }
-
-    /// Ask the member in use for its status: whether etcd answers at all.
-    pub async fn check(&self) -> Result<(), StorageError> {
-        self.inner
-            .client
-            .unary::<_, proto::StatusResponse>(proto::path::STATUS, &proto::StatusRequest {}, true)
-            .await
-            .map(|_| ())
-            .map_err(client::storage_error)
-    }
 }
 
 impl std::fmt::Debug for EtcdStore {

@@ -11,7 +11,6 @@ pub mod path {
     pub const TXN: &str = "/etcdserverpb.KV/Txn";
     pub const COMPACT: &str = "/etcdserverpb.KV/Compact";
     pub const WATCH: &str = "/etcdserverpb.Watch/Watch";
-    pub const STATUS: &str = "/etcdserverpb.Maintenance/Status";
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -284,19 +283,4 @@ pub struct Event {
     pub kv: Option<KeyValue>,
     #[prost(message, optional, tag = "3")]
     pub prev_kv: Option<KeyValue>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct StatusRequest {}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct StatusResponse {
-    #[prost(message, optional, tag = "1")]
-    pub header: Option<ResponseHeader>,
-    #[prost(string, tag = "2")]
-    pub version: String,
-    #[prost(uint64, tag = "4")]
-    pub leader: u64,
-    #[prost(string, repeated, tag = "8")]
-    pub errors: Vec<String>,
 }
