@@ -34,10 +34,10 @@ fn raw_sqlite_rate(path: &Path, value_len: usize) -> f64 {
         .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
-    conn.execute_batch(&format!(
+    conn.execute_batch(
         "PRAGMA synchronous = FULL;
-         CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL);"
-    ))
+         CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL);",
+    )
     .unwrap();
     let page_size: u32 = conn
         .query_row("PRAGMA page_size", [], |row| row.get(0))

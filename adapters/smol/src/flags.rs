@@ -94,6 +94,8 @@ impl Options {
 }
 
 /// What the command line asks for.
+// Made once per process: the size of `Options` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Command {
     /// Run the server.

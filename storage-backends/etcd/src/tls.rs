@@ -4,7 +4,7 @@
 use futures_rustls::rustls::pki_types::{pem::PemObject, CertificateDer, PrivateKeyDer};
 use futures_rustls::rustls::{ClientConfig, RootCertStore};
 use futures_rustls::TlsConnector;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`.
@@ -15,7 +15,7 @@ pub struct TlsFiles {
     pub key: Option<PathBuf>,
 }
 
-fn read_error(path: &PathBuf, e: impl std::fmt::Display) -> String {
+fn read_error(path: &Path, e: impl std::fmt::Display) -> String {
     format!("{}: {e}", path.display())
 }
 

@@ -197,7 +197,6 @@ fn list_at(
     for (_, revision) in pending {
         take(*revision);
     }
-    drop(take);
     let mut fetch = conn.prepare_cached(
         "SELECT key, value, create_revision, revision FROM log WHERE revision = ?1",
     )?;

@@ -1,6 +1,9 @@
 //! What the benchmarks share: starting the release binary and a small HTTPS client
 //! that authenticates with the admin certificate Apiary wrote.
 
+// Each benchmark uses some of these helpers.
+#![allow(dead_code)]
+
 use futures_rustls::rustls::pki_types::{
     pem::PemObject, CertificateDer, PrivateKeyDer, ServerName,
 };
