@@ -100,13 +100,6 @@ struct Model {
     compacted: Revision,
 }
 
-fn event_key(event: &WatchEvent) -> &str {
-    match event {
-        WatchEvent::Put { kv, .. } => &kv.key,
-        WatchEvent::Delete { prev, .. } => &prev.key,
-    }
-}
-
 impl Model {
     /// The newest revision: one per write, starting from the base.
     fn revision(&self) -> Revision {
@@ -115,7 +108,7 @@ impl Model {
 
     /// The live value of `key`: whatever its last write left, if any.
     fn latest(&self, key: &str) -> Option<KeyValue> {
-        match self.writes.iter().rev().find(|w| event_key(w) == key)? {
+        match self.writes.iter().rev().find(|w| w.key() == key)? {
             WatchEvent::Put { kv, .. } => Some(kv.clone()),
             WatchEvent::Delete { .. } => None,
         }
@@ -285,7 +278,7 @@ impl Model {
     fn events(&self, prefix: &str, after: Revision) -> Vec<WatchEvent> {
         self.writes
             .iter()
-            .filter(|w| w.revision() > after && event_key(w).starts_with(prefix))
+            .filter(|w| w.revision() > after && w.key().starts_with(prefix))
             .cloned()
             .collect()
     }

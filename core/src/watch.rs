@@ -144,10 +144,7 @@ impl WatchStream {
             Err(e) => return Some(self.on_error(e)),
         };
         self.revision = self.revision.max(event.revision());
-        let key = match &event {
-            WatchEvent::Put { kv, .. } => &kv.key,
-            WatchEvent::Delete { prev, .. } => &prev.key,
-        };
+        let key = event.key();
         if self.exact_key.as_deref().is_some_and(|k| k != key) {
             return None;
         }

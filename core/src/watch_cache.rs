@@ -73,13 +73,6 @@ struct Queue {
     closed: bool,
 }
 
-fn key_of(event: &WatchEvent) -> &str {
-    match event {
-        WatchEvent::Put { kv, .. } => &kv.key,
-        WatchEvent::Delete { prev, .. } => &prev.key,
-    }
-}
-
 impl Subscription {
     /// Queue `event` if it is for this subscriber; false once the subscriber is gone.
     fn offer(&self, event: &Arc<CachedEvent>) -> bool {
@@ -87,7 +80,7 @@ impl Subscription {
         if q.closed || q.ended.is_some() {
             return !q.closed;
         }
-        if event.event.revision() <= self.after || !key_of(&event.event).starts_with(&self.prefix) {
+        if event.event.revision() <= self.after || !&event.event.key().starts_with(&self.prefix) {
             return true;
         }
         if q.events.len() >= MAX_QUEUED {

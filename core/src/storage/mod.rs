@@ -162,6 +162,14 @@ pub enum WatchEvent {
 }
 
 impl WatchEvent {
+    /// The key the change is about.
+    pub fn key(&self) -> &str {
+        match self {
+            Self::Put { kv, .. } => &kv.key,
+            Self::Delete { prev, .. } => &prev.key,
+        }
+    }
+
     /// The revision of the write that produced this event.
     pub fn revision(&self) -> Revision {
         match self {

@@ -69,14 +69,6 @@ fn key_value(key: &str, version: &Version) -> KeyValue {
     }
 }
 
-/// The key a watch event is about.
-pub(crate) fn event_key(event: &WatchEvent) -> &str {
-    match event {
-        WatchEvent::Put { kv, .. } => &kv.key,
-        WatchEvent::Delete { prev, .. } => &prev.key,
-    }
-}
-
 /// A registered watch: where its live events go.
 pub(crate) struct Watcher {
     pub(crate) id: u64,
@@ -329,7 +321,7 @@ impl State {
     /// Send a live event to every watcher of its key, dropping the watchers that went
     /// away or fell too far behind.
     fn notify(&mut self, event: &WatchEvent) {
-        let key = event_key(event);
+        let key = event.key();
         let backlog = self.watch_backlog;
         self.watchers.retain(|watcher| {
             if !key.starts_with(&watcher.prefix) {
@@ -365,7 +357,7 @@ impl State {
         let replay = self
             .log
             .range(start..)
-            .filter(|event| event_key(event).starts_with(prefix))
+            .filter(|event| event.key().starts_with(prefix))
             .cloned()
             .collect();
         let id = self.next_watcher_id;

@@ -38,13 +38,6 @@ struct Watcher {
     overflowed: Arc<AtomicBool>,
 }
 
-fn event_key(event: &WatchEvent) -> &str {
-    match event {
-        WatchEvent::Put { kv, .. } => &kv.key,
-        WatchEvent::Delete { prev, .. } => &prev.key,
-    }
-}
-
 impl Registry {
     pub(crate) fn new(published: Revision, backlog: usize) -> Self {
         Self {
@@ -69,7 +62,7 @@ impl Registry {
         let Some(last) = events.last() else { return };
         let mut state = self.lock();
         for event in events {
-            let key = event_key(event);
+            let key = event.key();
             state.watchers.retain(|watcher| {
                 if !key.starts_with(&watcher.prefix) {
                     return !watcher.sender.is_closed();
