@@ -304,3 +304,23 @@ impl Server {
         rest::handle(&info, scope)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The adapter feeds every cache from one watch of the whole key space and hands
+    /// each change to the cache whose prefix its key starts with: no prefix may start
+    /// another, or a change would belong to two caches.
+    #[test]
+    fn watch_cache_prefixes_are_disjoint() {
+        let server = Server::new(Config::default());
+        let prefixes: Vec<&str> = server.watch_caches().iter().map(|c| c.prefix()).collect();
+        for a in &prefixes {
+            assert!(a.starts_with("/registry/") && a.ends_with('/'), "{a}");
+            for b in &prefixes {
+                assert!(a == b || !b.starts_with(a), "{a} is a prefix of {b}");
+            }
+        }
+    }
+}

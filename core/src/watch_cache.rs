@@ -221,6 +221,16 @@ impl WatchCache {
         }
     }
 
+    /// The store has reached `revision` with no change to this resource since the
+    /// cache's last event (the reflector saw another resource's change at it): a
+    /// consistent read up to `revision` can be served from here.
+    pub fn advance(&self, revision: Revision) {
+        let mut inner = self.lock();
+        if inner.synced && revision > inner.revision {
+            inner.revision = revision;
+        }
+    }
+
     /// Subscribe to every event under `prefix` after revision `after`. `None` when the
     /// cache cannot serve it (not synced, or `after` is older than its window): the
     /// caller watches the backend instead, which has the longer history.
@@ -332,6 +342,25 @@ mod tests {
             Poll::Ready(Err(_))
         ));
         assert_eq!(cache.subscribers(), 0);
+    }
+
+    #[test]
+    fn a_cache_advanced_past_its_last_event_serves_reads_up_to_there() {
+        let cache = WatchCache::new("/r/cm/".into());
+        cache.reset(5);
+        cache.apply(put("/r/cm/a/x", 6, false));
+        assert!(cache.snapshot("/r/cm/", 9).is_none(), "not there yet");
+        cache.advance(9);
+        let (items, revision) = cache.snapshot("/r/cm/", 9).expect("served");
+        assert_eq!((items.len(), revision), (1, 9));
+        // A later change of its own still applies, and a stale advance changes nothing.
+        cache.apply(put("/r/cm/a/y", 10, false));
+        cache.advance(8);
+        assert_eq!(cache.snapshot("/r/cm/", 10).map(|(i, r)| (i.len(), r)), Some((2, 10)));
+        // Unsynced, it serves nothing and advances nothing.
+        cache.unsync();
+        cache.advance(20);
+        assert!(cache.snapshot("/r/cm/", 0).is_none());
     }
 
     #[test]

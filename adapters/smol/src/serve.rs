@@ -112,6 +112,8 @@ pub struct Apiary<S: Storage> {
     compaction_interval: Option<Duration>,
     /// The readiness check that follows the storage backend, if it is outside.
     storage_check: Option<String>,
+    /// `--etcd-prefix`: every object's key starts with it.
+    storage_prefix: String,
 }
 
 /// How often an outside storage backend is probed for /readyz.
@@ -188,6 +190,7 @@ impl<S: Storage> Apiary<S> {
             answered: std::sync::atomic::AtomicU64::new(0),
             compaction_interval: options.compaction_interval,
             storage_check: storage_check(options),
+            storage_prefix: options.etcd_prefix.clone(),
         })
     }
 
@@ -273,12 +276,8 @@ impl<S: Storage> Apiary<S> {
                 .spawn(async move { this.compact_periodically(interval).await })
                 .detach();
         }
-        for cache in self.server.watch_caches() {
-            let (this, cache) = (self.clone(), cache.clone());
-            executor
-                .spawn(async move { this.reflect(&cache).await })
-                .detach();
-        }
+        let this = self.clone();
+        executor.spawn(async move { this.reflect().await }).detach();
         let mut backoff = Duration::from_millis(5);
         loop {
             match self.listener.accept().await {
@@ -306,36 +305,55 @@ impl<S: Storage> Apiary<S> {
         }
     }
 
-    /// Feed one resource's watch cache: list the resource, then apply every change from
-    /// one backend watch after that list's revision; start over whenever the watch
-    /// ends.
-    async fn reflect(&self, cache: &apiary_core::watch_cache::WatchCache) {
+    /// Feed every resource's watch cache from one list and one backend watch of the
+    /// whole key space: each change goes to its resource's cache, and every cache
+    /// learns that the store has reached the change's revision, so a consistent read is
+    /// served from a cache whenever the reflector has caught up, whichever resource was
+    /// written last. Start over whenever the watch ends.
+    async fn reflect(&self) {
         use apiary_core::storage::{StorageOp, StorageOutput, WatchStream as _};
+        let caches = self.server.watch_caches();
+        let cache_of = |key: &str| caches.iter().find(|cache| key.starts_with(cache.prefix()));
+        let root = format!("{}/", self.storage_prefix.trim_end_matches('/'));
         let mut backoff = Duration::from_millis(100);
         loop {
             let listed = self
                 .storage
                 .run(StorageOp::List {
-                    prefix: cache.prefix().to_owned(),
+                    prefix: root.clone(),
                     revision: None,
                     start_after: None,
                     limit: None,
                 })
                 .await;
             if let Ok(StorageOutput::Listed(page)) = listed {
-                if let Ok(mut events) = self.storage.watch(cache.prefix(), page.revision).await {
-                    cache.reset_with(page.items, page.revision);
+                if let Ok(mut events) = self.storage.watch(&root, page.revision).await {
+                    let mut objects: Vec<Vec<_>> = vec![Vec::new(); caches.len()];
+                    for kv in page.items {
+                        if let Some(i) = caches.iter().position(|c| kv.key.starts_with(c.prefix()))
+                        {
+                            objects[i].push(kv);
+                        }
+                    }
+                    for (cache, objects) in caches.iter().zip(objects) {
+                        cache.reset_with(objects, page.revision);
+                    }
                     backoff = Duration::from_millis(100);
                     while let Some(Ok(event)) = events.next().await {
-                        cache.apply(event);
+                        let revision = event.revision();
+                        if let Some(cache) = cache_of(event.key()) {
+                            cache.apply(event);
+                        }
+                        for cache in caches {
+                            cache.advance(revision);
+                        }
                     }
                 }
             }
-            cache.unsync();
-            tracing::debug!(
-                prefix = cache.prefix(),
-                "watch cache lost its backend watch; relisting in {backoff:?}"
-            );
+            for cache in caches {
+                cache.unsync();
+            }
+            tracing::debug!("the watch caches lost their backend watch; relisting in {backoff:?}");
             Timer::after(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(5));
         }
