@@ -16,6 +16,7 @@ pub mod http1;
 pub mod negotiation;
 pub mod nonresource;
 pub mod openapi;
+pub mod patch;
 pub mod protobuf;
 pub mod query;
 pub mod registry;

@@ -208,6 +208,12 @@ impl ApiError {
         }
     }
 
+    /// 422 for a request well formed but not applicable, such as a JSON patch whose
+    /// `test` fails.
+    pub fn unprocessable(message: impl Into<String>) -> ApiError {
+        Self::new(422, "Invalid", message)
+    }
+
     pub fn service_unavailable(message: impl Into<String>) -> ApiError {
         Self::new(503, "ServiceUnavailable", message)
     }

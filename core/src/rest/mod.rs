@@ -10,6 +10,7 @@ mod delete;
 mod get;
 mod list;
 pub mod object;
+mod patch;
 mod read_at;
 pub(crate) mod table;
 mod update;
@@ -167,6 +168,16 @@ impl Scope {
     /// and the warnings to send with the response.
     pub fn decode_body(&self, options: &str) -> Result<(object::Object, Vec<String>), ApiError> {
         let format = negotiation::negotiate_input(self.content_type.as_deref())?;
+        self.decode_as(format, &self.body, options)
+    }
+
+    /// [`Scope::decode_body`] for bytes in a known format (a patched object).
+    pub fn decode_as(
+        &self,
+        format: negotiation::Format,
+        body: &[u8],
+        options: &str,
+    ) -> Result<(object::Object, Vec<String>), ApiError> {
         let r = self.resource();
         let validation = schema::FieldValidation::from_query(self.query.get("fieldValidation"))
             .map_err(|e| ApiError::invalid("meta.k8s.io", options, "", vec![e]))?;
@@ -176,7 +187,7 @@ impl Scope {
                 r.kind
             ))
         };
-        let decoded = schema::decode(format, &self.body, (&r.group, &r.version, &r.kind), validation);
+        let decoded = schema::decode(format, body, (&r.group, &r.version, &r.kind), validation);
         let (obj, warnings) = match decoded {
             Ok(d) => (d.object, d.warnings),
             Err(e @ (schema::DecodeError::Syntax(_) | schema::DecodeError::NotAnObject)) => {
@@ -184,7 +195,7 @@ impl Scope {
             }
             Err(e) => {
                 // The apiVersion and kind are checked before the body is decoded.
-                if let Ok(Value::Object(plain)) = negotiation::decode(format, &self.body) {
+                if let Ok(Value::Object(plain)) = negotiation::decode(format, body) {
                     self.check_type_meta(&plain)?;
                 }
                 return Err(ApiError::bad_request(format!(
@@ -283,7 +294,8 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         "delete" => delete::delete(scope),
         "deletecollection" if sub.is_empty() => delete::delete_collection(scope),
         "watch" if sub.is_empty() => watch::watch(scope),
-        verb @ ("watch" | "patch") => {
+        "patch" => patch::patch(scope),
+        verb @ "watch" => {
             let e = ApiError::method_not_supported(&r.group, &r.plural, verb);
             scope.fail(e)
         }

@@ -3,7 +3,7 @@
 //! Like kube-apiserver's guaranteed update: read the current object, carry over what
 //! the client may not change, bump generation on spec changes, and compare-and-swap.
 //! An update that names a resourceVersion conflicts when it is stale; one that does
-//! not is retried on a concurrent write.
+//! not is retried on a concurrent write. PATCH (rest/patch.rs) goes the same way.
 
 use super::object::{self, meta_mut, meta_str, Object};
 use super::Scope;
@@ -12,6 +12,7 @@ use crate::status::ApiError;
 use crate::storage::{KeyValue, StorageOp, StorageOutput};
 use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// How many times an unconditional update re-reads after losing a race.
 const MAX_RETRIES: u32 = 16;
@@ -55,28 +56,51 @@ fn update_decoded(scope: Scope, obj: Object) -> Step {
             }
         },
     };
-    read_current(scope, obj, precondition, 0)
+    guaranteed_update(
+        scope,
+        Arc::new(move |scope: &Scope, old: &Object, current: &KeyValue| {
+            check_precondition(scope, precondition, current)?;
+            replace(scope, old, obj.clone())
+        }),
+    )
 }
 
-fn read_current(scope: Scope, obj: Object, precondition: Option<u64>, attempt: u32) -> Step {
-    scope.with_current(move |scope, current| write(scope, obj, current, precondition, attempt))
+/// What an update makes of the stored object (and stored value); made again from the
+/// newer object whenever a concurrent write wins the race.
+pub(super) type Change =
+    Arc<dyn Fn(&Scope, &Object, &KeyValue) -> Result<Object, ApiError> + Send + Sync>;
+
+/// Read the object, make the change, compare-and-swap; on a lost race, read again and
+/// remake the change (up to [`MAX_RETRIES`] times), as kube-apiserver's guaranteed
+/// update does. A change that pins a resourceVersion fails with 409 once it is stale.
+pub(super) fn guaranteed_update(scope: Scope, change: Change) -> Step {
+    scope.with_current(move |scope, current| write(scope, change, current, 0))
 }
 
-fn write(scope: Scope, obj: Object, current: KeyValue, precondition: Option<u64>, attempt: u32) -> Step {
+/// A resourceVersion the client gave must still be the stored one.
+pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, current: &KeyValue) -> Result<(), ApiError> {
     let r = scope.resource();
-    if precondition.is_some_and(|rv| rv != current.mod_revision) {
-        return scope.fail(ApiError::modified(&r.group, &r.plural, &scope.name));
+    match precondition {
+        Some(rv) if rv != current.mod_revision => Err(ApiError::modified(&r.group, &r.plural, &scope.name)),
+        _ => Ok(()),
     }
+}
+
+/// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
+pub(super) fn replace(scope: &Scope, old: &Object, new: Object) -> Result<Object, ApiError> {
+    if scope.subresource == "status" {
+        status_update(old.clone(), &new)
+    } else {
+        main_update(scope, old, new)
+    }
+}
+
+fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step {
     let old = match object::from_storage(&current) {
         Ok(old) => old,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
-    let new = if scope.subresource == "status" {
-        status_update(old.clone(), &obj)
-    } else {
-        main_update(&scope, &old, obj.clone())
-    };
-    let new = match new {
+    let new = match change(&scope, &old, &current) {
         Ok(new) => new,
         Err(e) => return scope.fail(e),
     };
@@ -95,10 +119,8 @@ fn write(scope: Scope, obj: Object, current: KeyValue, precondition: Option<u64>
             Ok(stored) => scope.respond(200, &Value::Object(stored)),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
-        Err(crate::storage::StorageError::Conflict { current, .. })
-            if precondition.is_none() && attempt < MAX_RETRIES =>
-        {
-            write(scope, obj, current, precondition, attempt + 1)
+        Err(crate::storage::StorageError::Conflict { current, .. }) if attempt < MAX_RETRIES => {
+            write(scope, change, current, attempt + 1)
         }
         other => scope.fail_storage(&scope.name, other),
     })

@@ -1,0 +1,107 @@
+//! PATCH through the core: JSON merge patch and JSON patch applied to the stored
+//! object, decoded against the schema, stored as a guaranteed update.
+mod support;
+
+use serde_json::{json, Value};
+use support::Harness;
+
+const CM: &str = "/api/v1/namespaces/default/configmaps/a";
+
+fn setup() -> Harness {
+    let h = Harness::new();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {"x": "1"}}, "data": {"k": "v", "gone": "soon"}});
+    assert_eq!(h.call("POST", "/api/v1/namespaces/default/configmaps", cm).status, 201);
+    h
+}
+
+fn patch(h: &Harness, content_type: &str, body: &Value) -> support::Reply {
+    h.send("PATCH", CM, &[("Content-Type", content_type)], &body.to_string())
+}
+
+#[test]
+fn a_merge_patch_merges_removes_and_bumps_the_resource_version() {
+    let h = setup();
+    let before = h.call("GET", CM, Value::Null).json();
+    let r = patch(&h, "application/merge-patch+json", &json!({"data": {"k": "w", "gone": null, "new": "n"}}));
+    assert_eq!(r.status, 200, "{}", r.message());
+    let after = r.json();
+    assert_eq!(after["data"], json!({"k": "w", "new": "n"}));
+    assert_eq!(after["metadata"]["labels"], json!({"x": "1"}));
+    assert_eq!(after["metadata"]["uid"], before["metadata"]["uid"]);
+    assert_ne!(after["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"]);
+    assert_eq!(h.call("GET", CM, Value::Null).json()["data"], json!({"k": "w", "new": "n"}));
+}
+
+#[test]
+fn a_json_patch_applies_in_order_or_not_at_all() {
+    let h = setup();
+    let ops = json!([
+        {"op": "test", "path": "/data/k", "value": "v"},
+        {"op": "replace", "path": "/data/k", "value": "w"},
+        {"op": "remove", "path": "/data/gone"},
+        {"op": "add", "path": "/metadata/labels/y", "value": "2"}
+    ]);
+    let r = patch(&h, "application/json-patch+json", &ops);
+    assert_eq!(r.status, 200, "{}", r.message());
+    assert_eq!(r.json()["data"], json!({"k": "w"}));
+    assert_eq!(r.json()["metadata"]["labels"], json!({"x": "1", "y": "2"}));
+    // A failed test changes nothing: 422.
+    let failing = json!([
+        {"op": "replace", "path": "/data/k", "value": "z"},
+        {"op": "test", "path": "/data/k", "value": "nope"}
+    ]);
+    let r = patch(&h, "application/json-patch+json", &failing);
+    assert_eq!(r.status, 422, "{}", r.message());
+    assert_eq!(r.json()["kind"], "Status");
+    assert_eq!(h.call("GET", CM, Value::Null).json()["data"], json!({"k": "w"}));
+}
+
+#[test]
+fn bad_patches_are_refused_with_the_right_code() {
+    let h = setup();
+    // Not JSON; a JSON patch that is not a list; an unknown operation.
+    assert_eq!(h.send("PATCH", CM, &[("Content-Type", "application/merge-patch+json")], "{").status, 400);
+    assert_eq!(patch(&h, "application/json-patch+json", &json!({"op": "add"})).status, 400);
+    assert_eq!(patch(&h, "application/json-patch+json", &json!([{"op": "frob", "path": "/a"}])).status, 400);
+    // A type error in the result, as a PUT body would get it.
+    assert_eq!(patch(&h, "application/merge-patch+json", &json!({"data": {"k": 5}})).status, 400);
+    // Renaming through a patch.
+    assert_eq!(patch(&h, "application/merge-patch+json", &json!({"metadata": {"name": "b"}})).status, 400);
+    // Patch types not built yet, and not patches at all.
+    for ct in ["application/strategic-merge-patch+json", "application/apply-patch+yaml", "application/json"] {
+        let r = patch(&h, ct, &json!({"data": {"k": "x"}}));
+        assert_eq!(r.status, 415, "{ct}: {}", r.message());
+    }
+    // Nothing to patch.
+    let r = h.send("PATCH", "/api/v1/namespaces/default/configmaps/none", &[("Content-Type", "application/merge-patch+json")], "{}");
+    assert_eq!(r.status, 404);
+    assert_eq!(h.call("GET", CM, Value::Null).json()["data"], json!({"k": "v", "gone": "soon"}));
+}
+
+#[test]
+fn a_patch_that_pins_a_stale_resource_version_conflicts() {
+    let h = setup();
+    let rv = h.call("GET", CM, Value::Null).json()["metadata"]["resourceVersion"].clone();
+    let pinned = json!({"metadata": {"resourceVersion": rv}, "data": {"k": "1"}});
+    assert_eq!(patch(&h, "application/merge-patch+json", &pinned).status, 200);
+    // The same resourceVersion again is stale now.
+    let r = patch(&h, "application/merge-patch+json", &pinned);
+    assert_eq!(r.status, 409, "{}", r.message());
+    assert_eq!(r.json()["reason"], "Conflict");
+}
+
+#[test]
+fn the_status_subresource_takes_patches_of_status_only() {
+    let h = Harness::new();
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "p"}});
+    assert_eq!(h.call("POST", "/api/v1/namespaces", ns).status, 201);
+    let r = h.send(
+        "PATCH",
+        "/api/v1/namespaces/p/status",
+        &[("Content-Type", "application/merge-patch+json")],
+        r#"{"metadata":{"labels":{"ignored":"yes"}},"status":{"phase":"Terminating"}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.message());
+    assert_eq!(r.json()["status"]["phase"], "Terminating");
+    assert!(r.json()["metadata"]["labels"].get("ignored").is_none());
+}
