@@ -105,3 +105,29 @@ fn the_status_subresource_takes_patches_of_status_only() {
     assert_eq!(r.json()["status"]["phase"], "Terminating");
     assert!(r.json()["metadata"]["labels"].get("ignored").is_none());
 }
+
+#[test]
+fn unknown_fields_in_a_patch_follow_field_validation() {
+    let h = setup();
+    let unknown = json!({"data": {"k": "w"}, "bogus": 1});
+    let strict = h.send(
+        "PATCH",
+        &format!("{CM}?fieldValidation=Strict"),
+        &[("Content-Type", "application/merge-patch+json")],
+        &unknown.to_string(),
+    );
+    assert_eq!(strict.status, 400, "{}", strict.message());
+    assert!(strict.message().contains("bogus"), "{}", strict.message());
+    let warn = h.send(
+        "PATCH",
+        &format!("{CM}?fieldValidation=Warn"),
+        &[("Content-Type", "application/merge-patch+json")],
+        &unknown.to_string(),
+    );
+    assert_eq!(warn.status, 200, "{}", warn.message());
+    assert_eq!(warn.warnings.len(), 1, "{:?}", warn.warnings);
+    assert!(warn.warnings[0].contains("bogus"), "{:?}", warn.warnings);
+    let stored = h.call("GET", CM, Value::Null).json();
+    assert!(stored.get("bogus").is_none());
+    assert_eq!(stored["data"]["k"], "w");
+}

@@ -251,6 +251,21 @@ pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
     }
 }
 
+/// [`warned`] with warnings known only as the request goes (a patch's come from the
+/// patched object, made again on every retry): the last ones set when it answers.
+pub(crate) fn warned_by(step: Step, warnings: Arc<std::sync::Mutex<Vec<String>>>) -> Step {
+    match step {
+        Step::Respond(r) => {
+            let latest = warnings.lock().map(|w| w.clone()).unwrap_or_default();
+            Step::Respond(with_warnings(r, &latest))
+        }
+        Step::Storage(op, pending) => {
+            Step::storage(op, move |done| warned_by(pending.resume(done), warnings))
+        }
+        watch @ Step::Watch(..) => watch,
+    }
+}
+
 /// Add a `Warning: 299 - "<text>"` header for each warning.
 pub(crate) fn with_warnings(mut response: http::Response<Bytes>, warnings: &[String]) -> http::Response<Bytes> {
     for header in schema::warning_headers(warnings) {

@@ -13,7 +13,7 @@ use crate::server::Step;
 use crate::status::ApiError;
 use crate::storage::KeyValue;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The patch types this server applies.
 const ACCEPTED: &[&str] = &["application/json-patch+json", "application/merge-patch+json"];
@@ -47,10 +47,15 @@ pub(super) fn patch(scope: Scope) -> Step {
         ));
     }
     let patch = Arc::new(patch);
-    guaranteed_update(
+    let warnings = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&warnings);
+    let step = guaranteed_update(
         scope,
         Arc::new(move |scope: &Scope, old: &Object, current: &KeyValue| {
-            let patched = patched(scope, old, kind, &patch)?;
+            let (patched, found) = patched(scope, old, kind, &patch)?;
+            if let Ok(mut latest) = sink.lock() {
+                *latest = found;
+            }
             // A resourceVersion the patch sets (or leaves as the stored one) must hold.
             let precondition = match meta_str(&patched, "resourceVersion") {
                 "" => None,
@@ -61,11 +66,13 @@ pub(super) fn patch(scope: Scope) -> Step {
             check_precondition(scope, precondition, current)?;
             replace(scope, old, patched)
         }),
-    )
+    );
+    super::warned_by(step, warnings)
 }
 
-/// The stored object with the patch applied, decoded as a body of its kind.
-fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<Object, ApiError> {
+/// The stored object with the patch applied, decoded as a body of its kind, and the
+/// fieldValidation warnings the decoding gave.
+fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Object, Vec<String>), ApiError> {
     let mut doc = Value::Object(old.clone());
     match kind {
         Kind::Merge => merge_patch(&mut doc, patch),
@@ -80,12 +87,12 @@ fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<Obj
         return Err(ApiError::bad_request("the patch does not leave an object"));
     }
     let body = serde_json::to_vec(&doc).map_err(ApiError::internal)?;
-    let (obj, _warnings) = scope.decode_as(Format::Json, &body, "PatchOptions")?;
+    let (obj, warnings) = scope.decode_as(Format::Json, &body, "PatchOptions")?;
     let (given, url) = (meta_str(&obj, "name"), scope.name.as_str());
     if given != url {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({given}) does not match the name on the URL ({url})"
         )));
     }
-    Ok(obj)
+    Ok((obj, warnings))
 }
