@@ -79,6 +79,7 @@ fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Ob
         Kind::Json => {
             doc = json_patch(&doc, patch).map_err(|e| match e {
                 PatchError::Malformed(why) => ApiError::bad_request(why),
+                // 422 as upstream answers it; the message is the operation's own reason.
                 PatchError::NotApplicable(why) => ApiError::unprocessable(why),
             })?
         }

@@ -190,6 +190,23 @@ impl Kv<'_> {
         })
     }
 
+    /// `key` as it was at `revision` (`None` if absent then).
+    pub async fn get_at(
+        &self,
+        key: &str,
+        revision: Revision,
+    ) -> Result<Option<KeyValue>, StorageError> {
+        let request = proto::RangeRequest {
+            key: key.as_bytes().to_vec(),
+            revision: revision as i64,
+            ..Default::default()
+        };
+        match self.range(request).await {
+            Ok(response) => response.kvs.into_iter().next().map(key_value).transpose(),
+            Err(e) => Err(self.revision_error(revision, e).await),
+        }
+    }
+
     pub async fn list(
         &self,
         prefix: &str,

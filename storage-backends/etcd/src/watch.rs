@@ -140,25 +140,19 @@ impl EtcdWatch {
         };
         let key = String::from_utf8_lossy(&kv.key).into_owned();
         let before = (kv.mod_revision as Revision).saturating_sub(1);
-        let page = kv_api
-            .list(&key, Some(before), None, Some(1))
-            .await
-            .map_err(|e| match e {
-                StorageError::Compacted { compacted, .. } => StorageError::Compacted {
-                    requested: self.seen,
-                    compacted,
-                },
-                other => other,
-            })?;
-        page.items
-            .into_iter()
-            .find(|item| item.key == key)
-            .ok_or_else(|| {
-                StorageError::Internal(format!(
-                    "etcd has no value of {key} before revision {}",
-                    kv.mod_revision
-                ))
-            })
+        match kv_api.get_at(&key, before).await {
+            Ok(Some(prev)) => Ok(prev),
+            Ok(None) => Err(StorageError::Internal(format!(
+                "etcd has no value of {key} before revision {}",
+                kv.mod_revision
+            ))),
+            // Compacted meanwhile: the watch cannot go on from where it is.
+            Err(StorageError::Compacted { compacted, .. }) => Err(StorageError::Compacted {
+                requested: self.seen,
+                compacted,
+            }),
+            Err(other) => Err(other),
+        }
     }
 }
 
