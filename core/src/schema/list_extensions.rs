@@ -276,3 +276,11 @@ pub fn list_extension(definition: &str, field: &str) -> Option<&'static ListExte
         .ok()
         .map(|i| &LIST_EXTENSIONS[i])
 }
+
+/// `x-kubernetes-map-type` of `definition.field` (`field` empty: of the definition).
+pub fn map_type(definition: &str, field: &str) -> Option<&'static str> {
+    MAP_TYPES
+        .binary_search_by(|m| (m.definition, m.field).cmp(&(definition, field)))
+        .ok()
+        .map(|i| MAP_TYPES[i].map_type)
+}

@@ -18,6 +18,7 @@
 mod decode;
 pub mod enums;
 pub mod list_extensions;
+mod node;
 mod structure;
 mod yaml;
 
@@ -30,6 +31,7 @@ use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 pub use decode::go_quote;
+pub use node::{ListType, NodeKind, SchemaNode};
 
 /// The OpenAPI v2 `definitions` object, as generated (pretty-printed JSON, sorted keys).
 pub const DEFINITIONS_JSON: &str = include_str!("definitions.json");
