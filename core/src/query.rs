@@ -27,6 +27,11 @@ impl Query {
         self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
+    /// Every value of `name`, in order (a repeated parameter, such as `dryRun`).
+    pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.pairs.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
     /// A boolean parameter as Go's strconv.ParseBool reads it; a bare `?pretty` is true.
     pub fn flag(&self, name: &str) -> bool {
         matches!(self.get(name), Some("" | "1" | "t" | "T" | "true" | "TRUE" | "True"))

@@ -9,6 +9,9 @@ use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
 
 pub(super) fn create(scope: Scope) -> Step {
+    if let Err(e) = super::dry_run::write_options(&scope, "CreateOptions") {
+        return scope.fail(e);
+    }
     let (obj, warnings) = match scope.decode_body("CreateOptions") {
         Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
@@ -119,6 +122,9 @@ fn defaults_on_create(plural: &str, obj: &mut Object) {
 
 fn store(scope: Scope, obj: Object) -> Step {
     let name = meta_str(&obj, "name").to_owned();
+    if scope.dry_run() {
+        return dry_run_store(scope, obj, name);
+    }
     let op = StorageOp::Create {
         key: scope.key(&name),
         value: object::to_storage(&obj),
@@ -128,6 +134,21 @@ fn store(scope: Scope, obj: Object) -> Step {
             Ok(stored) => scope.respond(201, &Value::Object(stored)),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
+        other => scope.fail_storage(&name, other),
+    })
+}
+
+/// A dry-run create: the name must still be free; the answer is the object as it would
+/// have been stored, without a resourceVersion (nothing was written).
+fn dry_run_store(scope: Scope, obj: Object, name: String) -> Step {
+    let key = scope.key(&name);
+    scope.then(StorageOp::Get { key }, move |scope, done| match done {
+        Ok(StorageOutput::Got { kv: None, .. }) => scope.respond(201, &Value::Object(obj)),
+        Ok(StorageOutput::Got { kv: Some(_), .. }) => {
+            let r = scope.resource();
+            let e = ApiError::already_exists(&r.group, &r.plural, &name);
+            scope.fail(e)
+        }
         other => scope.fail_storage(&name, other),
     })
 }

@@ -51,10 +51,14 @@ pub(super) fn delete(scope: Scope) -> Step {
         Ok(p) => p,
         Err(e) => return scope.fail(e),
     };
-    scope.with_current(move |scope, current| delete_current(scope, current, pre))
+    let dry_run = match super::dry_run::delete_options(&scope) {
+        Ok(dry_run) => dry_run,
+        Err(e) => return scope.fail(e),
+    };
+    scope.with_current(move |scope, current| delete_current(scope, current, pre, dry_run))
 }
 
-fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions) -> Step {
+fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: bool) -> Step {
     let obj = match object::from_storage(&current) {
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
@@ -74,25 +78,33 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions) -> Step {
     if let Some(why) = failed {
         return scope.fail(ApiError::conflict(&r.group, &r.plural, &scope.name, &why));
     }
+    if dry_run {
+        // Found and checked: answered as deleted, nothing removed.
+        return deleted(scope, obj, true);
+    }
     let op = StorageOp::Delete {
         key: current.key.clone(),
         expected_revision: Some(current.mod_revision),
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj),
-        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre),
+        Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj, false),
+        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre, dry_run),
         other => scope.fail_storage(&scope.name, other),
     })
 }
 
-/// Answer a finished delete, after removing a namespace's contents.
-fn deleted(scope: Scope, mut obj: Object) -> Step {
+/// Answer a finished delete, after removing a namespace's contents (left alone by a dry
+/// run).
+fn deleted(scope: Scope, mut obj: Object, dry_run: bool) -> Step {
     let r = scope.resource();
     let plural = r.plural.clone();
     if plural == "namespaces" {
         let now = object::rfc3339(scope.inputs.now);
         meta_mut(&mut obj).insert("deletionTimestamp".into(), Value::String(now));
         obj.insert("status".into(), json!({"phase": "Terminating"}));
+        if dry_run {
+            return scope.respond(200, &Value::Object(obj));
+        }
         let ns = scope.name.clone();
         return delete_namespace_contents(scope, ns, 0, move |scope| scope.respond(200, &Value::Object(obj)));
     }
@@ -180,10 +192,15 @@ fn delete_keys(
 }
 
 /// DELETE of a collection: every object under the request's prefix that its label and
-/// field selectors match; answers with the list of what was deleted.
+/// field selectors match; answers with the list of what was deleted (or, in a dry run,
+/// of what would have been).
 pub(super) fn delete_collection(scope: Scope) -> Step {
     let selection = match super::list::selection(&scope) {
         Ok(s) => s,
+        Err(e) => return scope.fail(e),
+    };
+    let dry_run = match super::dry_run::delete_options(&scope) {
+        Ok(dry_run) => dry_run,
         Err(e) => return scope.fail(e),
     };
     let prefix = scope.prefix();
@@ -209,7 +226,7 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
                     Err(e) => return scope.fail(ApiError::internal(e)),
                 }
             }
-            delete_keys(scope, keys, 0, move |scope| {
+            let answer = move |scope: Scope| {
                 let r = scope.resource();
                 let list = json!({
                     "kind": r.list_kind(),
@@ -218,7 +235,11 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
                     "items": items,
                 });
                 scope.respond(200, &list)
-            })
+            };
+            if dry_run {
+                return answer(scope);
+            }
+            delete_keys(scope, keys, 0, answer)
         }
         other => scope.fail_storage("", other),
     })

@@ -7,6 +7,9 @@ use crate::server::Step;
 use serde_json::Value;
 
 pub(super) fn get(scope: Scope) -> Step {
+    if scope.subresource == "scale" {
+        return super::scale::get(scope);
+    }
     let read_at = match super::read_at::for_get(&scope) {
         Ok(r) => r,
         Err(e) => return scope.fail(e),

@@ -7,11 +7,13 @@
 
 mod create;
 mod delete;
+mod dry_run;
 mod get;
 mod list;
 pub mod object;
 mod patch;
 mod read_at;
+mod scale;
 pub(crate) mod table;
 mod update;
 mod watch;
@@ -88,6 +90,37 @@ impl Scope {
             .iter()
             .find(|cache| key.starts_with(cache.prefix()))?
             .contains(key)
+    }
+
+    /// The group, version and kind of the objects this request reads and writes: the
+    /// resource's own, or its subresource's where that has a kind of its own (`Scale` of
+    /// `autoscaling/v1` on `deployments/{name}/scale`).
+    pub fn body_kind(&self) -> (&str, &str, &str) {
+        let r = self.resource();
+        match r.subresource(&self.subresource) {
+            Some(sub) => (
+                sub.group.as_deref().unwrap_or(&r.group),
+                sub.version.as_deref().unwrap_or(&r.version),
+                &sub.kind,
+            ),
+            None => (&r.group, &r.version, &r.kind),
+        }
+    }
+
+    /// The apiVersion of [`Scope::body_kind`].
+    fn body_api_version(&self) -> String {
+        match self.body_kind() {
+            ("", version, _) => version.to_owned(),
+            (group, version, _) => format!("{group}/{version}"),
+        }
+    }
+
+    /// The stored object as this request shows it: itself, or its `Scale`.
+    pub fn view(&self, stored: object::Object) -> Result<object::Object, ApiError> {
+        match self.subresource.as_str() {
+            "scale" => scale::of(self.resource(), &stored),
+            _ => Ok(stored),
+        }
     }
 
     /// Respond with `value` in the negotiated encoding.
@@ -178,16 +211,15 @@ impl Scope {
         body: &[u8],
         options: &str,
     ) -> Result<(object::Object, Vec<String>), ApiError> {
-        let r = self.resource();
+        let (group, version, kind) = self.body_kind();
         let validation = schema::FieldValidation::from_query(self.query.get("fieldValidation"))
             .map_err(|e| ApiError::invalid("meta.k8s.io", options, "", vec![e]))?;
         let unrecognized = |e: &str| {
             ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {e}",
-                r.kind
+                "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {e}"
             ))
         };
-        let decoded = schema::decode(format, body, (&r.group, &r.version, &r.kind), validation);
+        let decoded = schema::decode(format, body, (group, version, kind), validation);
         let (obj, warnings) = match decoded {
             Ok(d) => (d.object, d.warnings),
             Err(e @ (schema::DecodeError::Syntax(_) | schema::DecodeError::NotAnObject)) => {
@@ -199,37 +231,33 @@ impl Scope {
                     self.check_type_meta(&plain)?;
                 }
                 return Err(ApiError::bad_request(format!(
-                    "{} in version \"{}\" cannot be handled as a {}: {}",
-                    r.kind,
-                    r.version,
-                    r.kind,
+                    "{kind} in version \"{version}\" cannot be handled as a {kind}: {}",
                     e.reason()
                 )));
             }
         };
         self.check_type_meta(&obj)?;
         let mut obj = obj;
-        obj.insert("apiVersion".into(), Value::String(r.api_version()));
-        obj.insert("kind".into(), Value::String(r.kind.clone()));
+        obj.insert("apiVersion".into(), Value::String(self.body_api_version()));
+        obj.insert("kind".into(), Value::String(kind.to_owned()));
         Ok((obj, warnings))
     }
 
     /// The apiVersion and kind of a body, when given, must be this resource's.
     fn check_type_meta(&self, obj: &object::Object) -> Result<(), ApiError> {
-        let r = self.resource();
+        let expected_kind = self.body_kind().2;
+        let expected_version = self.body_api_version();
         let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
         let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-        if !api_version.is_empty() && api_version != r.api_version() {
+        if !api_version.is_empty() && api_version != expected_version {
             return Err(ApiError::bad_request(format!(
-                "the API version in the data ({api_version}) does not match the expected API version ({})",
-                r.api_version()
+                "the API version in the data ({api_version}) does not match the expected API version ({expected_version})"
             )));
         }
-        if !kind.is_empty() && kind != r.kind {
+        if !kind.is_empty() && kind != expected_kind {
             let version = api_version.rsplit('/').next().unwrap_or("");
             return Err(ApiError::bad_request(format!(
-                "{kind} in version \"{version}\" cannot be handled as a {}: no kind \"{kind}\" is registered for version \"{api_version}\" in scheme",
-                r.kind
+                "{kind} in version \"{version}\" cannot be handled as a {expected_kind}: no kind \"{kind}\" is registered for version \"{api_version}\" in scheme"
             )));
         }
         Ok(())
@@ -298,8 +326,12 @@ pub(crate) fn error_response(error: &ApiError, output: Output) -> http::Response
 pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
     let r = scope.resource();
     let sub = scope.subresource.as_str();
-    if !sub.is_empty() && sub != "status" {
+    if !sub.is_empty() && sub != "status" && sub != "scale" {
         return scope.fail(ApiError::no_such_path());
+    }
+    if sub == "scale" && !matches!(info.verb.as_str(), "get" | "update" | "patch") {
+        let e = ApiError::method_not_supported(&r.group, &format!("{}/scale", r.plural), &info.verb);
+        return scope.fail(e);
     }
     match info.verb.as_str() {
         "get" => get::get(scope),

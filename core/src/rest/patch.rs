@@ -37,6 +37,9 @@ pub(super) fn patch(scope: Scope) -> Step {
         "application/json-patch+json" => Kind::Json,
         _ => return scope.fail(ApiError::unsupported_media_type(ACCEPTED)),
     };
+    if let Err(e) = super::dry_run::write_options(&scope, "PatchOptions") {
+        return scope.fail(e);
+    }
     let patch: Value = match serde_json::from_slice(&scope.body) {
         Ok(patch) => patch,
         Err(e) => return scope.fail(ApiError::bad_request(format!("error decoding patch: {e}"))),
@@ -73,7 +76,7 @@ pub(super) fn patch(scope: Scope) -> Step {
 /// The stored object with the patch applied, decoded as a body of its kind, and the
 /// fieldValidation warnings the decoding gave.
 fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Object, Vec<String>), ApiError> {
-    let mut doc = Value::Object(old.clone());
+    let mut doc = Value::Object(scope.view(old.clone())?);
     match kind {
         Kind::Merge => merge_patch(&mut doc, patch),
         Kind::Json => {

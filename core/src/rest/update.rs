@@ -18,6 +18,9 @@ use std::sync::Arc;
 const MAX_RETRIES: u32 = 16;
 
 pub(super) fn update(scope: Scope) -> Step {
+    if let Err(e) = super::dry_run::write_options(&scope, "UpdateOptions") {
+        return scope.fail(e);
+    }
     let (obj, warnings) = match scope.decode_body("UpdateOptions") {
         Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
@@ -90,6 +93,8 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 pub(super) fn replace(scope: &Scope, old: &Object, new: Object) -> Result<Object, ApiError> {
     if scope.subresource == "status" {
         status_update(old.clone(), &new)
+    } else if scope.subresource == "scale" {
+        super::scale::write_back(scope, old, &new)
     } else {
         main_update(scope, old, new)
     }
@@ -104,10 +109,17 @@ fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step 
         Ok(new) => new,
         Err(e) => return scope.fail(e),
     };
+    if scope.dry_run() {
+        // Checked and made, not written: the answer carries the stored resourceVersion.
+        let mut new = new;
+        let rv = Value::String(current.mod_revision.to_string());
+        meta_mut(&mut new).insert("resourceVersion".into(), rv);
+        return respond_viewed(scope, new);
+    }
     let value = object::to_storage(&new);
     if value == current.value {
         // Nothing changed: kube-apiserver answers with the object as stored, no write.
-        return scope.respond(200, &Value::Object(old));
+        return respond_viewed(scope, old);
     }
     let op = StorageOp::Update {
         key: current.key.clone(),
@@ -116,7 +128,7 @@ fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step 
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Written(kv)) => match object::from_storage(&kv) {
-            Ok(stored) => scope.respond(200, &Value::Object(stored)),
+            Ok(stored) => respond_viewed(scope, stored),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
         Err(crate::storage::StorageError::Conflict { current, .. }) if attempt < MAX_RETRIES => {
@@ -124,6 +136,14 @@ fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step 
         }
         other => scope.fail_storage(&scope.name, other),
     })
+}
+
+/// Answer 200 with the object as the request shows it (the Scale of a scale update).
+fn respond_viewed(scope: Scope, obj: Object) -> Step {
+    match scope.view(obj) {
+        Ok(shown) => scope.respond(200, &Value::Object(shown)),
+        Err(e) => scope.fail(e),
+    }
 }
 
 /// The object a PUT stores: the client's object with the server-owned metadata (and,

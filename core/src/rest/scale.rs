@@ -1,0 +1,268 @@
+//! The `scale` subresource of deployments, replicasets and statefulsets (apps/v1) and
+//! of replicationcontrollers (v1): an `autoscaling/v1` `Scale` made from the parent
+//! object, whose `spec.replicas` writes the parent's.
+//!
+//! A Scale is a view, never stored. GET shows it; PUT and PATCH go through the parent's
+//! guaranteed update ([`super::update`]): the Scale is made from the stored parent, the
+//! client's Scale (or the patched one) is checked, and its replicas are written back into
+//! the parent, as kube-apiserver's ScaleREST does. A resourceVersion on the Scale is the
+//! parent's, so a stale one conflicts like a stale PUT of the parent.
+
+use super::object::{self, meta_mut, meta_str, Object};
+use super::Scope;
+use crate::registry::Resource;
+use crate::server::Step;
+use crate::status::ApiError;
+use crate::storage::{StorageOp, StorageOutput};
+use crate::validation::{ErrorKind, FieldError};
+use serde_json::{json, Map, Value};
+
+/// The replicas a parent has when its spec does not say: the v1 defaulting of all four
+/// kinds sets 1.
+const DEFAULT_REPLICAS: i64 = 1;
+
+/// The Scale of `parent`, an object of `resource`.
+pub(super) fn of(resource: &Resource, parent: &Object) -> Result<Object, ApiError> {
+    let mut metadata = Map::new();
+    let parent_meta = parent.get("metadata").and_then(Value::as_object);
+    for field in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
+        if let Some(v) = parent_meta.and_then(|m| m.get(field)) {
+            metadata.insert(field.into(), v.clone());
+        }
+    }
+    let spec = parent.get("spec");
+    let replicas = spec
+        .and_then(|s| s.get("replicas"))
+        .and_then(Value::as_i64)
+        .unwrap_or(DEFAULT_REPLICAS);
+    let status_replicas = parent
+        .get("status")
+        .and_then(|s| s.get("replicas"))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let selector = spec.and_then(|s| s.get("selector"));
+    let selector = if resource.plural == "replicationcontrollers" {
+        // A plain map of labels.
+        Ok(set_selector(selector.and_then(Value::as_object)))
+    } else {
+        label_selector(selector)
+    }
+    .map_err(ApiError::bad_request)?;
+
+    // Scale's JSON leaves out a zero spec.replicas and an empty selector; status.replicas
+    // is always written.
+    let mut scale_spec = Map::new();
+    if replicas != 0 {
+        scale_spec.insert("replicas".into(), json!(replicas));
+    }
+    let mut status = Map::new();
+    status.insert("replicas".into(), json!(status_replicas));
+    if !selector.is_empty() {
+        status.insert("selector".into(), Value::String(selector));
+    }
+    let mut scale = Map::new();
+    scale.insert("kind".into(), json!("Scale"));
+    scale.insert("apiVersion".into(), json!("autoscaling/v1"));
+    scale.insert("metadata".into(), Value::Object(metadata));
+    scale.insert("spec".into(), Value::Object(scale_spec));
+    scale.insert("status".into(), Value::Object(status));
+    Ok(scale)
+}
+
+/// The parent once `scale` (a client's Scale, decoded) is written to it: its replicas
+/// set, its generation counted up when that changed its spec.
+pub(super) fn write_back(
+    scope: &Scope,
+    parent: &Object,
+    scale: &Object,
+) -> Result<Object, ApiError> {
+    let r = scope.resource();
+    let replicas = scale
+        .get("spec")
+        .and_then(|s| s.get("replicas"))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let name = meta_str(parent, "name");
+    if replicas < 0 {
+        let errs = vec![unquoted_invalid(
+            "spec.replicas",
+            &replicas.to_string(),
+            "must be greater than or equal to 0",
+        )];
+        return Err(ApiError::invalid("autoscaling", "Scale", name, errs));
+    }
+    let (given_uid, uid) = (meta_str(scale, "uid"), meta_str(parent, "uid"));
+    if !given_uid.is_empty() && given_uid != uid {
+        let why = format!(
+            "Precondition failed: UID in precondition: {given_uid}, UID in object meta: {uid}"
+        );
+        let resource = format!("{}/scale", r.plural);
+        return Err(ApiError::conflict(&r.group, &resource, name, &why));
+    }
+    let mut updated = parent.clone();
+    let spec = updated.entry("spec").or_insert_with(|| json!({}));
+    if !spec.is_object() {
+        *spec = json!({});
+    }
+    if let Some(spec) = spec.as_object_mut() {
+        spec.insert("replicas".into(), json!(replicas));
+    }
+    if object::tracks_generation(r) && object::spec_changed(parent, &updated) {
+        let generation = parent
+            .get("metadata")
+            .and_then(|m| m.get("generation"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        meta_mut(&mut updated).insert("generation".into(), json!(generation + 1));
+    }
+    Ok(updated)
+}
+
+/// GET of a Scale. A missing parent is NotFound as each upstream ScaleREST words it:
+/// the parent resource for deployments and statefulsets, `replicasets/scale` and
+/// `replicationcontrollers/scale` (in the autoscaling group) for the others.
+pub(super) fn get(scope: Scope) -> Step {
+    let read_at = match super::read_at::for_get(&scope) {
+        Ok(r) => r,
+        Err(e) => return scope.fail(e),
+    };
+    let key = scope.key(&scope.name);
+    scope.then(StorageOp::Get { key }, move |scope, done| match done {
+        Ok(StorageOutput::Got { kv, revision }) => match (read_at.check(revision), kv) {
+            (Err(e), _) => scope.fail(e),
+            (Ok(()), Some(kv)) => {
+                let shown = object::from_storage(&kv)
+                    .map_err(ApiError::internal)
+                    .and_then(|parent| scope.view(parent));
+                match shown {
+                    Ok(scale) => scope.respond(200, &Value::Object(scale)),
+                    Err(e) => scope.fail(e),
+                }
+            }
+            (Ok(()), None) => {
+                let r = scope.resource();
+                let e = match r.plural.as_str() {
+                    "replicasets" => ApiError::not_found("apps", "replicasets/scale", &scope.name),
+                    "replicationcontrollers" => ApiError::not_found(
+                        "autoscaling",
+                        "replicationcontrollers/scale",
+                        &scope.name,
+                    ),
+                    _ => ApiError::not_found(&r.group, &r.plural, &scope.name),
+                };
+                scope.fail(e)
+            }
+        },
+        other => scope.fail_storage(&scope.name.clone(), other),
+    })
+}
+
+/// An Invalid field error whose value is shown as Go shows a number (unquoted).
+fn unquoted_invalid(field: &str, value: &str, detail: &str) -> FieldError {
+    FieldError {
+        field: field.to_owned(),
+        kind: ErrorKind::Invalid,
+        value: None,
+        detail: format!("{value}: {detail}"),
+    }
+}
+
+/// A label set as a selector string: `key=value` pairs sorted by key, comma-separated.
+fn set_selector(labels: Option<&Map<String, Value>>) -> String {
+    let mut pairs: Vec<String> = labels
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+        .collect();
+    pairs.sort();
+    pairs.join(",")
+}
+
+/// A metav1 LabelSelector as the selector string upstream prints for it: one
+/// requirement per label and expression, sorted by key, values of `in` and `notin`
+/// sorted. A missing or empty selector is the empty string.
+fn label_selector(selector: Option<&Value>) -> Result<String, String> {
+    let Some(selector) = selector.and_then(Value::as_object) else {
+        return Ok(String::new());
+    };
+    let mut requirements: Vec<(String, String)> = Vec::new();
+    if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
+        for (key, value) in labels {
+            let value = value.as_str().unwrap_or("");
+            requirements.push((key.clone(), format!("{key}={value}")));
+        }
+    }
+    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
+    for expression in expressions.into_iter().flatten() {
+        let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
+        let operator = expression
+            .get("operator")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let mut values: Vec<&str> = expression
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        values.sort_unstable();
+        let text = match operator {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_owned(),
+            "DoesNotExist" => format!("!{key}"),
+            other => {
+                return Err(format!(
+                    "{} is not a valid label selector operator",
+                    crate::schema::go_quote(other)
+                ))
+            }
+        };
+        requirements.push((key.to_owned(), text));
+    }
+    // Stable: requirements of one key keep the order they were given in.
+    requirements.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(requirements
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors_print_as_upstream_prints_them() {
+        let s = json!({
+            "matchLabels": {"tier": "web", "app": "shop"},
+            "matchExpressions": [
+                {"key": "env", "operator": "In", "values": ["prod", "dev"]},
+                {"key": "zone", "operator": "NotIn", "values": ["b"]},
+                {"key": "canary", "operator": "DoesNotExist"},
+                {"key": "team", "operator": "Exists"}
+            ]
+        });
+        assert_eq!(
+            label_selector(Some(&s)).unwrap(),
+            "app=shop,!canary,env in (dev,prod),team,tier=web,zone notin (b)"
+        );
+        assert_eq!(label_selector(None).unwrap(), "");
+        assert_eq!(label_selector(Some(&json!({}))).unwrap(), "");
+        let bad = json!({"matchExpressions": [{"key": "a", "operator": "Near"}]});
+        assert_eq!(
+            label_selector(Some(&bad)).unwrap_err(),
+            "\"Near\" is not a valid label selector operator"
+        );
+        let set = json!({"b": "2", "a": "1"});
+        assert_eq!(set_selector(set.as_object()), "a=1,b=2");
+    }
+}
