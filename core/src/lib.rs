@@ -8,6 +8,7 @@
 //! `nonresource` (health, version, discovery) or `rest` (the resource handlers, over
 //! `registry`, `negotiation`, `validation` and `storage`), and `status` words failures.
 
+pub mod apply;
 pub mod authn;
 pub mod discovery;
 pub mod duration;

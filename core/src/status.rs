@@ -129,6 +129,18 @@ impl ApiError {
         )
     }
 
+    /// The 409 of a server-side apply that conflicts with other managers: causes
+    /// name each field and its manager.
+    pub fn apply_conflict(message: String, causes: Vec<Cause>) -> ApiError {
+        ApiError {
+            details: Some(Box::new(Details {
+                causes,
+                ..Details::default()
+            })),
+            ..Self::new(409, "Conflict", message)
+        }
+    }
+
     /// 422 Invalid, listing every field error.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: Vec<crate::validation::FieldError>) -> ApiError {
         let listed = match errors.as_slice() {
