@@ -184,6 +184,15 @@ fn kubectl_scale_writes_the_deployments_replicas() {
         assert_eq!(scale["status"]["replicas"], 0);
         assert_eq!(scale["status"]["selector"], format!("app={name}"));
 
+        // kubectl get --subresource=scale prints the server's Table of the Scale.
+        let out = ok(&apiary.kubectl(version, &["get", &deployment, "--subresource=scale"]));
+        let lines: Vec<Vec<&str>> = out
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(lines[0], ["NAME", "DESIRED", "AVAILABLE", "AGE"], "{out}");
+        assert_eq!(lines[1][..3], [name.as_str(), "3", "0"], "{out}");
+
         // With --current-replicas, kubectl reads the Scale and PUTs it back.
         ok(&apiary.kubectl(
             version,

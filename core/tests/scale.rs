@@ -314,3 +314,23 @@ fn every_scalable_kind_has_a_scale() {
     );
     assert_eq!(r.status, 404);
 }
+
+#[test]
+fn a_table_of_a_scale_has_desired_and_available_columns() {
+    let (h, _) = setup();
+    let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+    let r = h.send("GET", SCALE, &[("Accept", accept)], "");
+    assert_eq!(r.status, 200, "{}", r.message());
+    let table = r.json();
+    assert_eq!(table["kind"], "Table");
+    let names: Vec<&str> = table["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Name", "Desired", "Available", "Age"]);
+    let cells = table["rows"][0]["cells"].as_array().unwrap();
+    assert_eq!(cells[..3], [json!("web"), json!(2), json!(0)]);
+    assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+}

@@ -10,6 +10,7 @@
 
 use super::object::{self, meta_mut, meta_str, Object};
 use super::Scope;
+use crate::negotiation::Shape;
 use crate::registry::Resource;
 use crate::server::Step;
 use crate::status::ApiError;
@@ -140,9 +141,13 @@ pub(super) fn get(scope: Scope) -> Step {
                 let shown = object::from_storage(&kv)
                     .map_err(ApiError::internal)
                     .and_then(|parent| scope.view(parent));
-                match shown {
-                    Ok(scale) => scope.respond(200, &Value::Object(scale)),
-                    Err(e) => scope.fail(e),
+                match (shown, scope.output.shape) {
+                    (Ok(scale), Shape::Table(version)) => {
+                        let t = table(&scope, version, &scale, &kv.mod_revision.to_string());
+                        scope.respond(200, &t)
+                    }
+                    (Ok(scale), Shape::Object) => scope.respond(200, &Value::Object(scale)),
+                    (Err(e), _) => scope.fail(e),
                 }
             }
             (Ok(()), None) => {
@@ -160,6 +165,58 @@ pub(super) fn get(scope: Scope) -> Step {
             }
         },
         other => scope.fail_storage(&scope.name.clone(), other),
+    })
+}
+
+/// A Scale as the Table `kubectl get --subresource=scale` asks for: Name, Desired
+/// (spec.replicas), Available (status.replicas) and Age, as upstream prints a Scale.
+fn table(scope: &Scope, version: &str, scale: &Object, rv: &str) -> Value {
+    let int_at = |section: &str| {
+        scale
+            .get(section)
+            .and_then(|s| s.get("replicas"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+    let now = scope
+        .inputs
+        .now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let age = object::parse_rfc3339(meta_str(scale, "creationTimestamp"))
+        .map(|t| super::table::human_duration(now.saturating_sub(t)))
+        .unwrap_or_else(|| "<unknown>".to_owned());
+    let column = |name: &str, kind: &str, description: &str| json!({"name": name, "type": kind, "format": "", "description": description, "priority": 0});
+    let cells = json!([
+        meta_str(scale, "name"),
+        int_at("spec"),
+        int_at("status"),
+        age
+    ]);
+    let row = match scope.query.get("includeObject").unwrap_or("Metadata") {
+        "None" => json!({ "cells": cells }),
+        "Object" => json!({ "cells": cells, "object": scale }),
+        _ => json!({
+            "cells": cells,
+            "object": {
+                "kind": "PartialObjectMetadata",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": scale.get("metadata").cloned().unwrap_or_else(|| json!({})),
+            },
+        }),
+    };
+    json!({
+        "kind": "Table",
+        "apiVersion": format!("meta.k8s.io/{version}"),
+        "metadata": {"resourceVersion": rv},
+        "columnDefinitions": [
+            column("Name", "string", "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"),
+            column("Desired", "integer", "replicas is the desired number of instances for the scaled object."),
+            column("Available", "integer", "replicas is the actual number of observed instances of the scaled object."),
+            column("Age", "string", "CreationTimestamp is a timestamp representing the server time when this object was created."),
+        ],
+        "rows": [row],
     })
 }
 
