@@ -299,6 +299,7 @@ impl Server {
             output,
             inputs,
             content_type,
+            user_agent: header(http::header::USER_AGENT).map(str::to_owned),
             body,
         };
         rest::handle(&info, scope)

@@ -70,11 +70,7 @@ impl FieldManager {
                 format!("{group}/{version}")
             },
             kind: kind.to_owned(),
-            subresource: if subresource == "status" {
-                subresource.to_owned()
-            } else {
-                String::new()
-            },
+            subresource: subresource.to_owned(),
         }
     }
 

@@ -19,10 +19,11 @@ pub(super) fn create(scope: Scope) -> Step {
     super::warned(create_decoded(scope, obj), warnings)
 }
 
-fn create_decoded(scope: Scope, mut obj: Object) -> Step {
+pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     if let Err(e) = prepare(&scope, &mut obj) {
         return scope.fail(e);
     }
+    scope.record_update(None, &mut obj);
     match scope.namespace.clone() {
         // A namespaced object needs its namespace to exist. Like upstream's namespace
         // lifecycle admission, look in the (watch-cache-fed) namespaces first and ask

@@ -45,6 +45,7 @@ pub(super) fn write_options(scope: &Scope, kind: &str) -> Result<bool, ApiError>
     if let Err(e) = FieldValidation::from_query(scope.query.get("fieldValidation")) {
         errors.push(e);
     }
+    errors.extend(super::managed::check_field_manager(scope));
     if errors.is_empty() {
         Ok(dry_run)
     } else {

@@ -5,11 +5,13 @@
 //! [`Step::Storage`] with a continuation that receives the outcome and decides the
 //! next step, until it can [`Step::Respond`].
 
+mod apply;
 mod create;
 mod delete;
 mod dry_run;
 mod get;
 mod list;
+mod managed;
 pub mod object;
 mod patch;
 mod read_at;
@@ -53,6 +55,8 @@ pub(crate) struct Scope {
     pub output: Output,
     pub inputs: Inputs,
     pub content_type: Option<String>,
+    /// The User-Agent header: who a write is recorded as when it names no manager.
+    pub user_agent: Option<String>,
     pub body: Bytes,
 }
 

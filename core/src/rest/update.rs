@@ -91,13 +91,15 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 
 /// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
 pub(super) fn replace(scope: &Scope, old: &Object, new: Object) -> Result<Object, ApiError> {
-    if scope.subresource == "status" {
-        status_update(old.clone(), &new)
+    let mut new = if scope.subresource == "status" {
+        status_update(old.clone(), &new)?
     } else if scope.subresource == "scale" {
-        super::scale::write_back(scope, old, &new)
+        super::scale::write_back(scope, old, &new)?
     } else {
-        main_update(scope, old, new)
-    }
+        main_update(scope, old, new)?
+    };
+    scope.record_update(Some(old), &mut new);
+    Ok(new)
 }
 
 fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step {

@@ -64,6 +64,10 @@ impl FieldError {
         Self::without_value(field, ErrorKind::Required, detail)
     }
 
+    pub fn too_long(field: &str, max_bytes: usize) -> FieldError {
+        Self::without_value(field, ErrorKind::TooLong, format!("may not be more than {max_bytes} bytes"))
+    }
+
     pub fn forbidden(field: &str, detail: impl Into<String>) -> FieldError {
         Self::without_value(field, ErrorKind::Forbidden, detail)
     }

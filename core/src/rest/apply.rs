@@ -1,0 +1,148 @@
+//! PATCH with `application/apply-patch+yaml`: server-side apply. The applied
+//! configuration is merged into the stored object by the rules of its schema, owned by
+//! the applying manager, checked for conflicts with other managers' fields, and stored
+//! as a guaranteed update — or created, when the object does not exist yet (201).
+
+use super::object::{meta_mut, meta_str, Object};
+use super::update::{check_precondition, guaranteed_update, replace};
+use super::Scope;
+use crate::negotiation::{self, Format};
+use crate::server::Step;
+use crate::status::ApiError;
+use crate::storage::{KeyValue, StorageOp, StorageOutput};
+use crate::validation::FieldError;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The media type of an apply patch.
+pub(super) const APPLY_YAML: &str = "application/apply-patch+yaml";
+
+impl Scope {
+    /// Whether this request is a server-side apply (whose managed fields the apply
+    /// itself records).
+    pub fn is_apply(&self) -> bool {
+        self.content_type
+            .as_deref()
+            .and_then(|ct| ct.split(';').next())
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case(APPLY_YAML))
+    }
+}
+
+pub(super) fn apply(scope: Scope) -> Step {
+    if let Err(e) = super::dry_run::write_options(&scope, "PatchOptions") {
+        return scope.fail(e);
+    }
+    if scope.query.get("fieldManager").unwrap_or("").is_empty() {
+        let required = FieldError::required("fieldManager", "is required for apply patch");
+        return scope.fail(ApiError::invalid(
+            "meta.k8s.io",
+            "PatchOptions",
+            "",
+            vec![required],
+        ));
+    }
+    let config = match read_config(&scope) {
+        Ok(config) => config,
+        Err(e) => return scope.fail(e),
+    };
+    let (config, warnings) = config;
+    let config = Arc::new(Value::Object(config));
+    let key = scope.key(&scope.name);
+    let step = scope.then(StorageOp::Get { key }, move |scope, done| match done {
+        Ok(StorageOutput::Got { kv: Some(_), .. }) => update_applied(scope, config),
+        Ok(StorageOutput::Got { kv: None, .. }) => create_applied(scope, &config),
+        other => scope.fail_storage(&scope.name.clone(), other),
+    });
+    super::warned(step, warnings)
+}
+
+/// The applied configuration, decoded against the kind's schema (fieldValidation
+/// applies), with the warnings decoding gave.
+fn read_config(scope: &Scope) -> Result<(Object, Vec<String>), ApiError> {
+    let plain = match negotiation::decode(Format::Yaml, &scope.body) {
+        Ok(Value::Object(plain)) => plain,
+        Ok(_) => {
+            return Err(ApiError::bad_request(
+                "error decoding YAML: the body is not an object",
+            ))
+        }
+        Err(e) => return Err(ApiError::bad_request(format!("error decoding YAML: {e}"))),
+    };
+    // The configuration must say what it is, exactly (upstream's version check).
+    let r = scope.resource();
+    let (group, version, kind) = (r.group.as_str(), r.version.as_str(), r.kind.as_str());
+    let api_version = plain
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let given_kind = plain.get("kind").and_then(Value::as_str).unwrap_or("");
+    let (given_group, given_version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    if (given_group, given_version, given_kind) != (group, version, kind) {
+        return Err(ApiError::bad_request(format!(
+            "invalid object type: {given_group}/{given_version}, Kind={given_kind}"
+        )));
+    }
+    let (mut config, warnings) = scope.decode_as(Format::Yaml, &scope.body, "PatchOptions")?;
+    match meta_str(&config, "name") {
+        "" => {
+            meta_mut(&mut config).insert("name".into(), Value::String(scope.name.clone()));
+        }
+        given if given != scope.name => {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({given}) does not match the name on the URL ({})",
+                scope.name
+            )))
+        }
+        _ => {}
+    }
+    Ok((config, warnings))
+}
+
+fn force(scope: &Scope) -> bool {
+    matches!(
+        scope.query.get("force"),
+        Some("true" | "1" | "t" | "T" | "TRUE" | "True")
+    )
+}
+
+/// Apply to the stored object, again on every lost race.
+fn update_applied(scope: Scope, config: Arc<Value>) -> Step {
+    let precondition = config
+        .get("metadata")
+        .and_then(|m| m.get("resourceVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    guaranteed_update(
+        scope,
+        Arc::new(move |scope: &Scope, old: &Object, current: &KeyValue| {
+            if let Some(rv) = &precondition {
+                let rv = rv.parse::<u64>().map_err(|_| {
+                    ApiError::bad_request(format!("invalid resource version: {rv}"))
+                })?;
+                check_precondition(scope, Some(rv), current)?;
+            }
+            let now = super::object::rfc3339(scope.inputs.now);
+            let live = Value::Object(old.clone());
+            let applied = scope.field_manager().apply(
+                Some(&live),
+                &config,
+                &scope.manager(),
+                force(scope),
+                &now,
+            )?;
+            replace(scope, old, applied)
+        }),
+    )
+}
+
+/// Apply to nothing: the object is created.
+fn create_applied(scope: Scope, config: &Value) -> Step {
+    let now = super::object::rfc3339(scope.inputs.now);
+    match scope
+        .field_manager()
+        .apply(None, config, &scope.manager(), force(&scope), &now)
+    {
+        Ok(obj) => super::create::create_decoded(scope, obj),
+        Err(e) => scope.fail(e),
+    }
+}
