@@ -1,8 +1,14 @@
-//! The patch documents PATCH takes that need no schema: JSON merge patch (RFC 7386,
+//! The patch documents PATCH takes: JSON merge patch (RFC 7386,
 //! `application/merge-patch+json`) and JSON patch (RFC 6902,
-//! `application/json-patch+json`).
+//! `application/json-patch+json`), which need no schema, and strategic merge patch
+//! (`application/strategic-merge-patch+json`, [`strategic`]), which merges lists as the
+//! kind's schema says.
 
 use serde_json::{Map, Value};
+
+pub mod strategic;
+
+pub use strategic::strategic_merge_patch;
 
 /// The most operations one JSON patch may hold (kube-apiserver's limit).
 pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
@@ -15,6 +21,9 @@ pub enum PatchError {
     /// A well-formed patch does not apply to this object (422), such as a failed `test`
     /// or a path that does not exist.
     NotApplicable(String),
+    /// A failure kube-apiserver does not classify (it answers 500 with this message),
+    /// such as a strategic merge patch list item without its merge key.
+    Internal(String),
 }
 
 /// Apply a JSON merge patch: objects merge key by key, `null` removes a key, anything

@@ -1,27 +1,37 @@
-//! PATCH with a JSON merge patch or a JSON patch: the patch is applied to the stored
-//! object, the result decoded against the kind's schema as a PUT body would be
-//! (fieldValidation included), and stored as a guaranteed update — re-applied to the
-//! newer object when a concurrent write wins, unless the patch pins a resourceVersion.
-//! Strategic merge patch and server-side apply are not built yet: 415, naming what is.
+//! PATCH with a JSON merge patch, a JSON patch or a strategic merge patch: the patch is
+//! applied to the stored object, the result decoded against the kind's schema as a PUT
+//! body would be (fieldValidation included), and stored as a guaranteed update —
+//! re-applied to the newer object when a concurrent write wins, unless the patch pins a
+//! resourceVersion. Strategic merge patch needs a built-in schema: kinds without one get
+//! 415, as custom resources do upstream. Server-side apply is not built yet: 415, naming
+//! what is.
 
 use super::object::{meta_str, Object};
 use super::update::{check_precondition, guaranteed_update, replace};
 use super::Scope;
 use crate::negotiation::Format;
-use crate::patch::{json_patch, merge_patch, PatchError};
+use crate::patch::{json_patch, merge_patch, strategic_merge_patch, PatchError};
+use crate::schema::SchemaNode;
 use crate::server::Step;
 use crate::status::ApiError;
 use crate::storage::KeyValue;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
-/// The patch types this server applies.
-const ACCEPTED: &[&str] = &["application/json-patch+json", "application/merge-patch+json"];
+/// The patch types this server applies to kinds with a built-in schema; the others
+/// (custom resources) take the first two only.
+const ACCEPTED: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+];
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Kind {
     Merge,
     Json,
+    /// With the schema of the kind patched.
+    Strategic(SchemaNode),
 }
 
 pub(super) fn patch(scope: Scope) -> Step {
@@ -32,10 +42,17 @@ pub(super) fn patch(scope: Scope) -> Step {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let kind = match media.as_str() {
-        "application/merge-patch+json" => Kind::Merge,
-        "application/json-patch+json" => Kind::Json,
-        _ => return scope.fail(ApiError::unsupported_media_type(ACCEPTED)),
+    let schema = {
+        let (group, version, kind) = scope.body_kind();
+        SchemaNode::of_kind(group, version, kind)
+    };
+    let accepted = if schema.is_some() { ACCEPTED } else { &ACCEPTED[..2] };
+    let kind = match (media.as_str(), schema) {
+        ("application/merge-patch+json", _) => Kind::Merge,
+        ("application/json-patch+json", _) => Kind::Json,
+        ("application/strategic-merge-patch+json", Some(schema)) => Kind::Strategic(schema),
+        (super::apply::APPLY_YAML, _) => return super::apply::apply(scope),
+        _ => return scope.fail(ApiError::unsupported_media_type(accepted)),
     };
     if let Err(e) = super::dry_run::write_options(&scope, "PatchOptions") {
         return scope.fail(e);
@@ -44,10 +61,17 @@ pub(super) fn patch(scope: Scope) -> Step {
         Ok(patch) => patch,
         Err(e) => return scope.fail(ApiError::bad_request(format!("error decoding patch: {e}"))),
     };
-    if kind == Kind::Json && !patch.is_array() {
+    if matches!(kind, Kind::Json) && !patch.is_array() {
         return scope.fail(ApiError::bad_request(
             "json: cannot unmarshal object into Go value of type jsonpatch.Patch",
         ));
+    }
+    // Upstream decodes a strategic merge patch into a Go map (`null` leaves it empty).
+    if matches!(kind, Kind::Strategic(_)) && !(patch.is_object() || patch.is_null()) {
+        return scope.fail(ApiError::bad_request(format!(
+            "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            json_type(&patch)
+        )));
     }
     let patch = Arc::new(patch);
     let warnings = Arc::new(Mutex::new(Vec::new()));
@@ -84,6 +108,17 @@ fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Ob
                 PatchError::Malformed(why) => ApiError::bad_request(why),
                 // 422 as upstream answers it; the message is the operation's own reason.
                 PatchError::NotApplicable(why) => ApiError::unprocessable(why),
+                PatchError::Internal(why) => unclassified(why),
+            })?
+        }
+        Kind::Strategic(schema) => {
+            doc = strategic_merge_patch(&doc, patch, schema).map_err(|e| match e {
+                PatchError::Malformed(why) => ApiError::bad_request(why),
+                // Upstream's 422 for lists of lists carries a generic message.
+                PatchError::NotApplicable(_) => ApiError::unprocessable(
+                    "the server rejected our request due to an error in our request",
+                ),
+                PatchError::Internal(why) => unclassified(why),
             })?
         }
     }
@@ -99,4 +134,27 @@ fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Ob
         )));
     }
     Ok((obj, warnings))
+}
+
+/// An error kube-apiserver passes on without a status of its own: 500, no reason, the
+/// error's text as the message.
+fn unclassified(message: String) -> ApiError {
+    ApiError {
+        code: 500,
+        reason: "",
+        message,
+        details: None,
+    }
+}
+
+/// How Go's JSON decoder names the type of a JSON value in its errors.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::Object(_) => "object",
+        Value::Null => "null",
+    }
 }

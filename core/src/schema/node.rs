@@ -174,6 +174,12 @@ impl SchemaNode {
         self.strategy_has("retainKeys")
     }
 
+    /// `x-kubernetes-patch-strategy` is `replace`: strategic merge patch replaces this
+    /// object whole (`PodDisruptionBudgetSpec.selector`).
+    pub fn replaces(&self) -> bool {
+        self.strategy_has("replace")
+    }
+
     /// `x-kubernetes-patch-merge-key`.
     pub fn merge_key(&self) -> Option<&'static str> {
         self.list.and_then(|ext| ext.patch_merge_key)
