@@ -162,6 +162,9 @@ pub(super) fn element_type(lists: &[&[Value]]) -> Result<GoType, PatchError> {
     found.ok_or_else(|| failed("no elements in any of the given slices"))
 }
 
+/// The original after `$patch` items, the plain items, and the original as seen.
+type Specials = (Vec<Value>, Vec<Value>, Option<Seen>);
+
 /// Apply the `$patch` items of a merged list of objects: the original without the
 /// deleted items and the patch's plain items, or (with `$patch: replace`) the plain
 /// items as the original and nothing to merge. With the original as upstream's caller
@@ -170,7 +173,7 @@ fn special_items(
     mut original: Vec<Value>,
     patch: Vec<Value>,
     key: &str,
-) -> Result<(Vec<Value>, Vec<Value>, Option<Seen>), PatchError> {
+) -> Result<Specials, PatchError> {
     let mut seen = None;
     let mut plain = Vec::with_capacity(patch.len());
     let mut replace = false;
