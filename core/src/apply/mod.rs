@@ -12,6 +12,7 @@
 //! keys, following the same rules as upstream's structured-merge-diff.
 
 mod compare;
+mod last_applied;
 mod managers;
 mod merge;
 mod path;
@@ -163,19 +164,46 @@ impl FieldManager {
         let empty = Value::Object(Map::new());
         let live = live.map(without_managed_fields).unwrap_or(empty);
         let id = self.id(manager, Operation::Apply);
-        let applied = self
+        // kubectl may be upgrading from client-side apply: the conflicts its last
+        // applied configuration explains are forced (upstream's lastAppliedManager).
+        let kubectl = manager == last_applied::KUBECTL;
+        let before = kubectl.then(|| managers.clone());
+        let applied = match self
             .updater()
             .apply(&live, config, &mut managers, &id, force, now)
-            .map_err(|e| match e {
-                ApplyError::Conflicts(conflicts) => conflict_error(&conflicts),
-                ApplyError::Invalid(why) => ApiError::bad_request(format!(
-                    "failed to create typed patch object ({}, Kind={}): {why}",
-                    self.api_version, self.kind
-                )),
-            })?;
+        {
+            Err(ApplyError::Conflicts(conflicts)) if kubectl => {
+                match last_applied::allowed_conflicts(&live, &self.api_version, &self.node) {
+                    Some(allowed) if conflicts.iter().all(|c| allowed.has(&c.path.0)) => {
+                        managers = before.unwrap_or_default();
+                        self.updater()
+                            .apply(&live, config, &mut managers, &id, true, now)
+                    }
+                    Some(allowed) => Err(ApplyError::Conflicts(
+                        conflicts
+                            .into_iter()
+                            .filter(|c| !allowed.has(&c.path.0))
+                            .collect(),
+                    )),
+                    None => Err(ApplyError::Conflicts(conflicts)),
+                }
+            }
+            other => other,
+        }
+        .map_err(|e| match e {
+            ApplyError::Conflicts(conflicts) => conflict_error(&conflicts),
+            ApplyError::Invalid(why) => ApiError::bad_request(format!(
+                "failed to create typed patch object ({}, Kind={}): {why}",
+                self.api_version, self.kind
+            )),
+        })?;
         let Value::Object(mut object) = applied else {
             return Err(ApiError::internal("apply did not leave an object"));
         };
+        if kubectl {
+            // And the annotation follows what it applied (lastAppliedUpdater).
+            last_applied::sync(&mut object, config);
+        }
         set_managed_fields(&mut object, managers.encode());
         Ok(object)
     }
