@@ -5,7 +5,7 @@ use super::path::PathElement;
 use super::set::FieldSet;
 use super::typed::{field_node, item_element, walk_both, Walk};
 use crate::schema::{NodeKind, SchemaNode};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Default)]
@@ -13,6 +13,53 @@ pub struct Comparison {
     pub added: FieldSet,
     pub modified: FieldSet,
     pub removed: FieldSet,
+}
+
+/// Compare two objects' fields, key by key.
+fn compare_fields(
+    l: &Map<String, Value>,
+    r: &Map<String, Value>,
+    node: &SchemaNode,
+    path: &mut Vec<PathElement>,
+    out: &mut Comparison,
+) -> Result<(), String> {
+    // Both maps are sorted: walk them together.
+    let (mut li, mut ri) = (l.iter().peekable(), r.iter().peekable());
+    loop {
+        let (name, a, b) = match (li.peek(), ri.peek()) {
+            (None, None) => return Ok(()),
+            (Some((ln, _)), Some((rn, _))) if ln == rn => {
+                let ((name, a), (_, b)) = (li.next().expect("peeked"), ri.next().expect("peeked"));
+                (name, Some(a), Some(b))
+            }
+            (Some((ln, _)), Some((rn, _))) if ln < rn => {
+                let (name, a) = li.next().expect("peeked");
+                (name, Some(a), None)
+            }
+            (Some(_), None) => {
+                let (name, a) = li.next().expect("peeked");
+                (name, Some(a), None)
+            }
+            _ => {
+                let (name, b) = ri.next().expect("peeked");
+                (name, None, Some(b))
+            }
+        };
+        path.push(PathElement::field(name));
+        compare_at(a, b, &field_node(node, name), path, out)?;
+        path.pop();
+    }
+}
+
+/// Compare two whole objects at `node`.
+pub fn compare_objects(
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    node: &SchemaNode,
+) -> Result<Comparison, String> {
+    let mut out = Comparison::default();
+    compare_fields(old, new, node, &mut Vec::new(), &mut out)?;
+    Ok(out)
 }
 
 /// Compare `old` with `new` (whole objects) at `node`.
@@ -40,17 +87,10 @@ fn compare_at(
             return Ok(());
         }
         Walk::Fields => {
-            let empty = serde_json::Map::new();
+            let empty = Map::new();
             let l = lhs.and_then(Value::as_object).unwrap_or(&empty);
             let r = rhs.and_then(Value::as_object).unwrap_or(&empty);
-            let mut names: Vec<&String> = l.keys().chain(r.keys()).collect();
-            names.sort();
-            names.dedup();
-            for name in names {
-                path.push(PathElement::Field(name.clone()));
-                compare_at(l.get(name), r.get(name), &field_node(node, name), path, out)?;
-                path.pop();
-            }
+            compare_fields(l, r, node, path, out)?;
         }
         Walk::List => compare_lists(lhs, rhs, node, path, out)?,
     }
@@ -100,26 +140,38 @@ fn compare_lists(
     out: &mut Comparison,
 ) -> Result<(), String> {
     let (left, right) = (group(node, lhs)?, group(node, rhs)?);
-    let find = |groups: &[(PathElement, Vec<&Value>)], e: &PathElement| -> Vec<Value> {
+    let index = |groups: &[(PathElement, Vec<&Value>)]| -> BTreeMap<PathElement, usize> {
         groups
             .iter()
-            .find(|(g, _)| g == e)
-            .map(|(_, items)| items.iter().map(|v| (*v).clone()).collect())
-            .unwrap_or_default()
+            .enumerate()
+            .map(|(i, (e, _))| (e.clone(), i))
+            .collect()
     };
-    let mut elements: Vec<PathElement> = left.iter().map(|(e, _)| e.clone()).collect();
-    for (e, _) in &right {
-        if !elements.contains(e) {
-            elements.push(e.clone());
-        }
+    let (left_at, right_at) = (index(&left), index(&right));
+    fn items<'v>(groups: &[(PathElement, Vec<&'v Value>)], at: Option<&usize>) -> Vec<&'v Value> {
+        at.map(|&i| groups[i].1.clone()).unwrap_or_default()
     }
+    // Every element, the old list's first, in order of appearance.
+    let elements = left.iter().map(|(e, _)| e).chain(
+        right
+            .iter()
+            .map(|(e, _)| e)
+            .filter(|e| !left_at.contains_key(*e)),
+    );
     let item_node = node.item();
     for element in elements {
-        let (l, r) = (find(&left, &element), find(&right, &element));
-        path.push(element);
+        let l = items(&left, left_at.get(element));
+        let r = items(&right, right_at.get(element));
+        path.push(element.clone());
         match (l.len(), r.len()) {
             (a, b) if a <= 1 && b <= 1 => {
-                compare_at(l.first(), r.first(), &item_node, path, out)?;
+                compare_at(
+                    l.first().copied(),
+                    r.first().copied(),
+                    &item_node,
+                    path,
+                    out,
+                )?;
             }
             (a, b) if a >= 2 && b >= 2 => {
                 if l != r {

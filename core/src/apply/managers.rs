@@ -187,7 +187,9 @@ impl Managers {
             if except.is_some_and(|id| entry.id.same(id)) {
                 continue;
             }
-            entry.set = entry.set.difference(fields);
+            if !entry.set.is_empty() {
+                entry.set = entry.set.difference(fields);
+            }
         }
         self.0.retain(|e| !e.set.is_empty());
     }

@@ -56,7 +56,7 @@ impl FieldManager {
     ) -> FieldManager {
         let node = SchemaNode::of_kind(group, version, kind).unwrap_or_else(SchemaNode::untyped);
         let mut ignored = FieldSet::new();
-        let field = |n: &str| PathElement::Field(n.to_owned());
+        let field = PathElement::field;
         match subresource {
             "status" => ignored.insert(&[field("spec")]),
             "" if has_status => ignored.insert(&[field("status")]),
@@ -101,12 +101,16 @@ impl FieldManager {
     /// a write: on an error the stored entries stay as they were.
     pub fn record_update(
         &self,
-        live: Option<&Value>,
+        live: Option<&Map<String, Value>>,
         new: &mut Map<String, Value>,
         manager: &str,
         now: &str,
     ) {
-        let stored = live.and_then(|l| managed_fields(l)).cloned();
+        let stored = live
+            .and_then(|l| l.get("metadata"))
+            .and_then(|m| m.get("managedFields"))
+            .filter(|v| !v.is_null())
+            .cloned();
         let sent = new
             .get_mut("metadata")
             .and_then(Value::as_object_mut)
@@ -119,14 +123,11 @@ impl FieldManager {
             },
             _ => decode_or_empty(stored.as_ref()),
         };
-        let empty = Value::Object(Map::new());
-        let live = live.map(without_managed_fields).unwrap_or(empty);
-        let new_value = Value::Object(new.clone());
+        // The stored managed fields are compared too, harmlessly: no one owns them.
+        let empty = Map::new();
+        let live = live.unwrap_or(&empty);
         let id = self.id(manager, Operation::Update);
-        let fields = match self
-            .updater()
-            .update(&live, &new_value, &mut managers, &id, now)
-        {
+        let fields = match self.updater().update(live, new, &mut managers, &id, now) {
             Ok(()) => managers.encode(),
             Err(_) => stored,
         };

@@ -4,13 +4,61 @@
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::fmt;
+use std::ops::Deref;
+
+/// A field name, kept inline when short (most are): walking an object makes one per
+/// field, and heap allocations would dominate the cost.
+#[derive(Clone)]
+pub struct Name(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<str>),
+}
+
+const INLINE: usize = 30;
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        if s.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            Name(Repr::Inline {
+                len: s.len() as u8,
+                bytes,
+            })
+        } else {
+            Name(Repr::Heap(s.into()))
+        }
+    }
+}
+
+impl Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match &self.0 {
+            // Copied whole from a `&str`: valid UTF-8 up to `len`.
+            Repr::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..*len as usize]).unwrap_or_default()
+            }
+            Repr::Heap(s) => s,
+        }
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
 
 /// One step of a path. Ordered as upstream orders them (fields, then keys, then values,
 /// then indexes), so sets iterate and serialize in the same order.
 #[derive(Clone, Debug)]
 pub enum PathElement {
     /// `f:name`: a field of a struct or a key of a map.
-    Field(String),
+    Field(Name),
     /// `k:{"name":"web"}`: a list item identified by these key fields, sorted by name.
     Key(Vec<(String, Value)>),
     /// `v:"x"`: an item of a set.
@@ -20,6 +68,10 @@ pub enum PathElement {
 }
 
 impl PathElement {
+    pub fn field(name: &str) -> PathElement {
+        PathElement::Field(Name::from(name))
+    }
+
     fn rank(&self) -> u8 {
         match self {
             PathElement::Field(_) => 0,
@@ -32,7 +84,7 @@ impl PathElement {
     /// The key as FieldsV1 writes it: `f:name`, `k:{...}`, `v:...`, `i:N`.
     pub fn encode(&self) -> String {
         match self {
-            PathElement::Field(name) => format!("f:{name}"),
+            PathElement::Field(name) => format!("f:{}", &**name),
             PathElement::Key(fields) => {
                 let object: serde_json::Map<String, Value> = fields.iter().cloned().collect();
                 format!("k:{}", Value::Object(object))
@@ -47,7 +99,7 @@ impl PathElement {
     pub fn decode(text: &str) -> Option<Option<PathElement>> {
         let (kind, rest) = (text.get(..2)?, text.get(2..)?);
         Some(Some(match kind {
-            "f:" => PathElement::Field(rest.to_owned()),
+            "f:" => PathElement::field(rest),
             "v:" => PathElement::Value(serde_json::from_str(rest).ok()?),
             "i:" => PathElement::Index(rest.parse().ok()?),
             "k:" => {
@@ -66,7 +118,7 @@ impl PathElement {
 impl Ord for PathElement {
     fn cmp(&self, other: &Self) -> Ordering {
         match (self, other) {
-            (PathElement::Field(a), PathElement::Field(b)) => a.cmp(b),
+            (PathElement::Field(a), PathElement::Field(b)) => (**a).cmp(&**b),
             (PathElement::Key(a), PathElement::Key(b)) => {
                 for ((ak, av), (bk, bv)) in a.iter().zip(b) {
                     let c = ak.cmp(bk).then_with(|| value_cmp(av, bv));
@@ -150,7 +202,7 @@ impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for element in &self.0 {
             match element {
-                PathElement::Field(name) => write!(f, ".{name}")?,
+                PathElement::Field(name) => write!(f, ".{}", &**name)?,
                 PathElement::Key(fields) => {
                     let parts: Vec<String> = fields
                         .iter()

@@ -3,14 +3,22 @@
 
 use super::path::{Path, PathElement};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Ordering;
 
-/// A set of paths, as a tree: the elements that are members at this level, and the
-/// sets below each element that has members further down.
+/// A set of paths, as a tree: per element (sorted), whether it is a member itself and
+/// the set of paths below it. One sorted vector per level: few allocations, and set
+/// operations are merges of sorted runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FieldSet {
-    members: BTreeSet<PathElement>,
-    children: BTreeMap<PathElement, FieldSet>,
+    /// Never an entry that is neither a member nor has anything below.
+    entries: Vec<Entry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    element: PathElement,
+    member: bool,
+    below: FieldSet,
 }
 
 /// The deepest FieldsV1 nesting read; deeper input is refused rather than recursed.
@@ -22,97 +30,143 @@ impl FieldSet {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty() && self.children.is_empty()
+        self.entries.is_empty()
+    }
+
+    fn find(&self, element: &PathElement) -> Result<usize, usize> {
+        self.entries.binary_search_by(|e| e.element.cmp(element))
+    }
+
+    fn entry_mut(&mut self, element: &PathElement) -> &mut Entry {
+        let i = match self.find(element) {
+            Ok(i) => i,
+            Err(i) => {
+                self.entries.insert(
+                    i,
+                    Entry {
+                        element: element.clone(),
+                        member: false,
+                        below: FieldSet::new(),
+                    },
+                );
+                i
+            }
+        };
+        &mut self.entries[i]
     }
 
     pub fn insert(&mut self, path: &[PathElement]) {
         match path {
             [] => {}
-            [last] => {
-                self.members.insert(last.clone());
-            }
-            [first, rest @ ..] => self.children.entry(first.clone()).or_default().insert(rest),
+            [last] => self.entry_mut(last).member = true,
+            [first, rest @ ..] => self.entry_mut(first).below.insert(rest),
         }
     }
 
     pub fn has(&self, path: &[PathElement]) -> bool {
         match path {
             [] => false,
-            [last] => self.members.contains(last),
-            [first, rest @ ..] => self.children.get(first).is_some_and(|c| c.has(rest)),
+            [last] => self.has_member(last),
+            [first, rest @ ..] => self.child(first).is_some_and(|c| c.has(rest)),
         }
     }
 
     /// Whether `element` itself is a member at this level.
     pub fn has_member(&self, element: &PathElement) -> bool {
-        self.members.contains(element)
+        self.find(element).is_ok_and(|i| self.entries[i].member)
     }
 
     /// The paths below `element`, relative to it.
     pub fn child(&self, element: &PathElement) -> Option<&FieldSet> {
-        self.children.get(element)
+        let i = self.find(element).ok()?;
+        let below = &self.entries[i].below;
+        (!below.is_empty()).then_some(below)
     }
 
     pub fn union(&self, other: &FieldSet) -> FieldSet {
         let mut out = self.clone();
-        out.members.extend(other.members.iter().cloned());
-        for (element, set) in &other.children {
-            let merged = match out.children.get(element) {
-                Some(mine) => mine.union(set),
-                None => set.clone(),
-            };
-            out.children.insert(element.clone(), merged);
-        }
+        out.add(other);
         out
     }
 
+    /// Add every path of `other` to `self`.
+    pub fn add(&mut self, other: &FieldSet) {
+        if self.entries.is_empty() {
+            self.entries = other.entries.clone();
+            return;
+        }
+        for theirs in &other.entries {
+            match self.find(&theirs.element) {
+                Ok(i) => {
+                    let mine = &mut self.entries[i];
+                    mine.member |= theirs.member;
+                    mine.below.add(&theirs.below);
+                }
+                Err(i) => self.entries.insert(i, theirs.clone()),
+            }
+        }
+    }
+
+    /// Walk the entries of `self` and `other` together, keeping what `keep` makes of
+    /// each entry of `self` (with `other`'s entry for the same element, if any).
+    fn zip(
+        &self,
+        other: &FieldSet,
+        keep: impl Fn(&Entry, Option<&Entry>) -> Option<Entry>,
+    ) -> FieldSet {
+        let mut entries = Vec::new();
+        let mut theirs = other.entries.iter().peekable();
+        for mine in &self.entries {
+            while theirs.peek().is_some_and(|t| t.element < mine.element) {
+                theirs.next();
+            }
+            let matching = theirs
+                .peek()
+                .filter(|t| t.element.cmp(&mine.element) == Ordering::Equal);
+            if let Some(entry) = keep(mine, matching.copied()) {
+                if entry.member || !entry.below.is_empty() {
+                    entries.push(entry);
+                }
+            }
+        }
+        FieldSet { entries }
+    }
+
     pub fn intersection(&self, other: &FieldSet) -> FieldSet {
-        let members = self.members.intersection(&other.members).cloned().collect();
-        let children = self
-            .children
-            .iter()
-            .filter_map(|(element, mine)| {
-                let common = mine.intersection(other.children.get(element)?);
-                (!common.is_empty()).then(|| (element.clone(), common))
+        self.zip(other, |mine, theirs| {
+            let theirs = theirs?;
+            Some(Entry {
+                element: mine.element.clone(),
+                member: mine.member && theirs.member,
+                below: mine.below.intersection(&theirs.below),
             })
-            .collect();
-        FieldSet { members, children }
+        })
     }
 
     /// The paths of `self` not in `other` (a member of `other` removes only that
     /// path, not what lies below it).
     pub fn difference(&self, other: &FieldSet) -> FieldSet {
-        let members = self.members.difference(&other.members).cloned().collect();
-        let children = self
-            .children
-            .iter()
-            .filter_map(|(element, mine)| {
-                let left = match other.children.get(element) {
-                    Some(theirs) => mine.difference(theirs),
-                    None => mine.clone(),
-                };
-                (!left.is_empty()).then(|| (element.clone(), left))
-            })
-            .collect();
-        FieldSet { members, children }
+        self.zip(other, |mine, theirs| match theirs {
+            None => Some(mine.clone()),
+            Some(theirs) => Some(Entry {
+                element: mine.element.clone(),
+                member: mine.member && !theirs.member,
+                below: mine.below.difference(&theirs.below),
+            }),
+        })
     }
 
     /// The paths of `self` neither in `other` nor below one of its members.
     pub fn recursive_difference(&self, other: &FieldSet) -> FieldSet {
-        let members = self.members.difference(&other.members).cloned().collect();
-        let children = self
-            .children
-            .iter()
-            .filter(|(element, _)| !other.members.contains(element))
-            .filter_map(|(element, mine)| {
-                let left = match other.children.get(element) {
-                    Some(theirs) => mine.recursive_difference(theirs),
-                    None => mine.clone(),
-                };
-                (!left.is_empty()).then(|| (element.clone(), left))
-            })
-            .collect();
-        FieldSet { members, children }
+        self.zip(other, |mine, theirs| match theirs {
+            None => Some(mine.clone()),
+            Some(theirs) if theirs.member => None,
+            Some(theirs) => Some(Entry {
+                element: mine.element.clone(),
+                member: mine.member,
+                below: mine.below.recursive_difference(&theirs.below),
+            }),
+        })
     }
 
     /// Every member path, members of a level before the levels below it.
@@ -123,35 +177,43 @@ impl FieldSet {
     }
 
     fn collect_paths(&self, prefix: &mut Vec<PathElement>, out: &mut Vec<Path>) {
-        for member in &self.members {
-            prefix.push(member.clone());
+        for entry in self.entries.iter().filter(|e| e.member) {
+            prefix.push(entry.element.clone());
             out.push(Path(prefix.clone()));
             prefix.pop();
         }
-        for (element, set) in &self.children {
-            prefix.push(element.clone());
-            set.collect_paths(prefix, out);
+        for entry in &self.entries {
+            prefix.push(entry.element.clone());
+            entry.below.collect_paths(prefix, out);
             prefix.pop();
         }
     }
 
     pub(super) fn members(&self) -> impl Iterator<Item = &PathElement> {
-        self.members.iter()
+        self.entries.iter().filter(|e| e.member).map(|e| &e.element)
     }
 
     pub(super) fn children(&self) -> impl Iterator<Item = (&PathElement, &FieldSet)> {
-        self.children.iter()
+        self.entries
+            .iter()
+            .filter(|e| !e.below.is_empty())
+            .map(|e| (&e.element, &e.below))
     }
 
     pub(super) fn insert_member(&mut self, element: PathElement) {
-        self.members.insert(element);
+        self.entry_mut(&element).member = true;
     }
 
     pub(super) fn set_child(&mut self, element: PathElement, set: FieldSet) {
         if set.is_empty() {
-            self.children.remove(&element);
+            if let Ok(i) = self.find(&element) {
+                self.entries[i].below = set;
+                if !self.entries[i].member {
+                    self.entries.remove(i);
+                }
+            }
         } else {
-            self.children.insert(element, set);
+            self.entry_mut(&element).below = set;
         }
     }
 
@@ -166,13 +228,8 @@ impl FieldSet {
         if include_self && !self.is_empty() {
             out.insert(".".into(), Value::Object(Map::new()));
         }
-        for member in &self.members {
-            if !self.children.contains_key(member) {
-                out.insert(member.encode(), Value::Object(Map::new()));
-            }
-        }
-        for (element, set) in &self.children {
-            out.insert(element.encode(), set.emit(self.members.contains(element)));
+        for entry in &self.entries {
+            out.insert(entry.element.encode(), entry.below.emit(entry.member));
         }
         Value::Object(out)
     }
@@ -208,10 +265,10 @@ fn read(fields: &Value, depth: usize) -> Result<(FieldSet, bool), String> {
         };
         let (below, member) = read(value, depth + 1)?;
         if member {
-            set.members.insert(element.clone());
+            set.insert_member(element.clone());
         }
         if !below.is_empty() {
-            set.children.insert(element, below);
+            set.set_child(element, below);
         }
     }
     let member = is_member || set.is_empty();

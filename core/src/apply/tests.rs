@@ -94,7 +94,7 @@ fn an_update_takes_the_fields_it_changes_from_other_managers() {
     m.record_update(None, &mut v1, "first", NOW);
     let mut v2 = v1.clone();
     v2["data"]["b"] = json!("3");
-    m.record_update(Some(&Value::Object(v1.clone())), &mut v2, "second", LATER);
+    m.record_update(Some(&v1), &mut v2, "second", LATER);
     let e = entries(&v2);
     assert_eq!(e.len(), 2, "{e:?}");
     let first = e.iter().find(|x| x["manager"] == "first").unwrap();
@@ -104,12 +104,12 @@ fn an_update_takes_the_fields_it_changes_from_other_managers() {
     assert_eq!(second["time"], LATER);
     // An update that changes nothing records nothing new.
     let mut v3 = v2.clone();
-    m.record_update(Some(&Value::Object(v2.clone())), &mut v3, "third", LATER);
+    m.record_update(Some(&v2), &mut v3, "third", LATER);
     assert_eq!(entries(&v3).len(), 2);
     // `managedFields: []` clears them.
     let mut v4 = v3.clone();
     v4["metadata"]["managedFields"] = json!([]);
-    m.record_update(Some(&Value::Object(v3)), &mut v4, "fourth", LATER);
+    m.record_update(Some(&v3), &mut v4, "fourth", LATER);
     assert!(v4["metadata"].get("managedFields").is_none(), "{v4:?}");
 }
 
@@ -192,11 +192,8 @@ fn apply_conflicts_with_a_field_another_manager_set_and_force_takes_it() {
         .find(|e| e["manager"] == "kubectl-create")
         .unwrap();
     let owned = FieldSet::from_fields_v1(&create_entry["fieldsV1"]).unwrap();
-    let spec = |p: &[&str]| -> Vec<PathElement> {
-        p.iter()
-            .map(|s| PathElement::Field(s.to_string()))
-            .collect()
-    };
+    let spec =
+        |p: &[&str]| -> Vec<PathElement> { p.iter().map(|s| PathElement::field(s)).collect() };
     assert!(!owned.has(&spec(&["spec", "replicas"])), "forced away");
     assert!(
         owned.has(&spec(&["spec", "selector"])),

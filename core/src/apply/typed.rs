@@ -60,9 +60,13 @@ pub(super) fn field_node(node: &SchemaNode, name: &str) -> SchemaNode {
     node.field(name).unwrap_or_else(SchemaNode::untyped)
 }
 
-/// A named field of a struct (not a key of a map).
-pub(super) fn is_struct_field(node: &SchemaNode, name: &str) -> bool {
-    node.kind() == NodeKind::Struct && node.field(name).is_some()
+/// [`field_node`], and whether the field is a named field of a struct (not a key of a
+/// map).
+fn field_of(node: &SchemaNode, name: &str) -> (SchemaNode, bool) {
+    match node.field(name) {
+        Some(child) => (child, node.kind() == NodeKind::Struct),
+        None => (SchemaNode::untyped(), false),
+    }
 }
 
 /// The values list map keys take when an item leaves them out (the schema defaults
@@ -160,9 +164,10 @@ fn collect(
         }
         (Walk::Fields, Value::Object(fields)) => {
             for (name, v) in fields {
-                path.push(PathElement::Field(name.clone()));
-                collect(v, &field_node(node, name), path, set)?;
-                if is_empty_container(v) || !is_struct_field(node, name) {
+                path.push(PathElement::field(name));
+                let (child, named) = field_of(node, name);
+                collect(v, &child, path, set)?;
+                if is_empty_container(v) || !named {
                     set.insert(path);
                 }
                 path.pop();
@@ -183,10 +188,11 @@ pub(super) fn ensure_named_fields(set: &FieldSet, node: &SchemaNode) -> FieldSet
     for (element, below) in set.children() {
         let child_node = match element {
             PathElement::Field(name) => {
-                if is_struct_field(node, name) {
+                let (child, named) = field_of(node, name);
+                if named {
                     out.insert_member(element.clone());
                 }
-                field_node(node, name)
+                child
             }
             _ => node.item(),
         };
@@ -222,7 +228,7 @@ pub(super) fn remove_items(value: &Value, remove: &FieldSet, node: &SchemaNode) 
         (Walk::Fields, Value::Object(fields)) if !fields.is_empty() => {
             let mut kept = Map::new();
             for (name, v) in fields {
-                let element = PathElement::Field(name.clone());
+                let element = PathElement::field(name);
                 if remove.has_member(&element) {
                     continue;
                 }

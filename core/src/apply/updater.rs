@@ -3,7 +3,7 @@
 //! and it would change (unless forced), and removes the fields it stopped applying
 //! that no one else owns.
 
-use super::compare::{compare, Comparison};
+use super::compare::{compare, compare_objects, Comparison};
 use super::managers::{ManagerId, Managers};
 use super::merge::merge;
 use super::path::{Path, PathElement};
@@ -36,9 +36,14 @@ pub struct Updater<'a> {
 }
 
 /// The fields no manager owns: type and object metadata the server sets.
-fn server_owned() -> FieldSet {
+fn server_owned() -> &'static FieldSet {
+    static SET: std::sync::OnceLock<FieldSet> = std::sync::OnceLock::new();
+    SET.get_or_init(build_server_owned)
+}
+
+fn build_server_owned() -> FieldSet {
     let mut set = FieldSet::new();
-    let field = |n: &str| PathElement::Field(n.to_owned());
+    let field = PathElement::field;
     set.insert(&[field("apiVersion")]);
     set.insert(&[field("kind")]);
     set.insert(&[field("metadata")]);
@@ -60,30 +65,44 @@ fn server_owned() -> FieldSet {
 
 impl Updater<'_> {
     fn owned(&self, set: &FieldSet) -> FieldSet {
-        set.recursive_difference(self.ignored)
-            .difference(&server_owned())
+        if self.ignored.is_empty() {
+            set.difference(server_owned())
+        } else {
+            set.recursive_difference(self.ignored)
+                .difference(server_owned())
+        }
     }
 
     fn compare(&self, old: &Value, new: &Value) -> Result<Comparison, String> {
-        let mut c = compare(old, new, self.node)?;
+        Ok(self.unignored(compare(old, new, self.node)?))
+    }
+
+    /// `c` without the fields nobody owns through this endpoint.
+    fn unignored(&self, mut c: Comparison) -> Comparison {
+        if self.ignored.is_empty() {
+            return c;
+        }
         c.added = c.added.recursive_difference(self.ignored);
         c.modified = c.modified.recursive_difference(self.ignored);
         c.removed = c.removed.recursive_difference(self.ignored);
-        Ok(c)
+        c
     }
 
     /// Record a create, update or non-apply patch from `live` to `new` by `id`.
     pub fn update(
         &self,
-        live: &Value,
-        new: &Value,
+        live: &Map<String, Value>,
+        new: &Map<String, Value>,
         managers: &mut Managers,
         id: &ManagerId,
         now: &str,
     ) -> Result<(), String> {
-        let c = self.compare(live, new)?;
-        let changed = c.modified.union(&c.added);
-        managers.release(&changed.union(&c.removed), None);
+        let c = self.unignored(compare_objects(live, new, self.node)?);
+        let mut changed = c.added;
+        changed.add(&c.modified);
+        if !managers.0.is_empty() {
+            managers.release(&changed.union(&c.removed), None);
+        }
         let taken = self.owned(&changed);
         if !taken.is_empty() {
             let before = managers.get(id).map(|e| e.set.clone()).unwrap_or_default();
@@ -110,11 +129,14 @@ impl Updater<'_> {
         let merged = merge(live, config, self.node).map_err(invalid)?;
         let last = managers.get(id).map(|e| e.set.clone());
         let new_manager = last.is_none();
+        // Only what the applier stops applying can be pruned; when it still applies
+        // everything it did, pruning would remove nothing and put it all back.
+        let dropped = last
+            .as_ref()
+            .is_some_and(|last| !last.difference(&applied).is_empty());
         managers.set(id, applied);
         let new = match &last {
-            Some(last) if !last.is_empty() => {
-                self.prune(&merged, managers, last).map_err(invalid)?
-            }
+            Some(last) if dropped => self.prune(&merged, managers, last).map_err(invalid)?,
             _ => merged,
         };
         let c = self.compare(live, &new).map_err(invalid)?;
@@ -158,10 +180,10 @@ impl Updater<'_> {
         let last = named(last);
         let pruned = remove(merged, &last);
         // Put back what anyone (the applier included) owns.
-        let owned = managers
-            .0
-            .iter()
-            .fold(FieldSet::new(), |all, e| all.union(&e.set));
+        let mut owned = FieldSet::new();
+        for entry in &managers.0 {
+            owned.add(&entry.set);
+        }
         let merged_set = named(&to_field_set(merged, node)?);
         let pruned_set = named(&to_field_set(&pruned, node)?);
         let pruned = remove(

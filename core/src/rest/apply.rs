@@ -59,7 +59,12 @@ pub(super) fn apply(scope: Scope) -> Step {
 /// The applied configuration, decoded against the kind's schema (fieldValidation
 /// applies), with the warnings decoding gave.
 fn read_config(scope: &Scope) -> Result<(Object, Vec<String>), ApiError> {
-    let plain = match negotiation::decode(Format::Yaml, &scope.body) {
+    // Clients mostly send JSON, which is YAML too: read it as JSON when it is.
+    let format = match serde_json::from_slice::<serde::de::IgnoredAny>(&scope.body) {
+        Ok(_) => Format::Json,
+        Err(_) => Format::Yaml,
+    };
+    let plain = match negotiation::decode(format, &scope.body) {
         Ok(Value::Object(plain)) => plain,
         Ok(_) => {
             return Err(ApiError::bad_request(
@@ -82,7 +87,7 @@ fn read_config(scope: &Scope) -> Result<(Object, Vec<String>), ApiError> {
             "invalid object type: {given_group}/{given_version}, Kind={given_kind}"
         )));
     }
-    let (mut config, warnings) = scope.decode_as(Format::Yaml, &scope.body, "PatchOptions")?;
+    let (mut config, warnings) = scope.decode_as(format, &scope.body, "PatchOptions")?;
     match meta_str(&config, "name") {
         "" => {
             meta_mut(&mut config).insert("name".into(), Value::String(scope.name.clone()));

@@ -128,13 +128,10 @@ fn store(scope: Scope, obj: Object) -> Step {
     }
     let op = StorageOp::Create {
         key: scope.key(&name),
-        value: object::to_storage(&obj),
+        value: object::into_storage(obj),
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(kv)) => match object::from_storage(&kv) {
-            Ok(stored) => scope.respond(201, &Value::Object(stored)),
-            Err(e) => scope.fail(ApiError::internal(e)),
-        },
+        Ok(StorageOutput::Written(kv)) => scope.respond_stored(201, &kv),
         other => scope.fail_storage(&name, other),
     })
 }

@@ -5,7 +5,6 @@ use super::object::{self, Object};
 use super::Scope;
 use crate::apply::{manager_from_user_agent, FieldManager};
 use crate::validation::FieldError;
-use serde_json::Value;
 
 /// The longest `fieldManager` upstream accepts.
 const MAX_MANAGER_LEN: usize = 128;
@@ -39,10 +38,9 @@ impl Scope {
             // The apply recorded its own entry.
             return;
         }
-        let old = old.map(|o| Value::Object(o.clone()));
         let now = object::rfc3339(self.inputs.now);
         self.field_manager()
-            .record_update(old.as_ref(), new, &self.manager(), &now);
+            .record_update(old, new, &self.manager(), &now);
     }
 }
 

@@ -132,6 +132,25 @@ impl Scope {
         Step::Respond(encoded(self.output, code, value))
     }
 
+    /// Answer `code` with a stored object: for plain JSON its stored bytes with the
+    /// resourceVersion spliced in (no parse and re-encode), otherwise decoded.
+    pub fn respond_stored(&self, code: u16, kv: &KeyValue) -> Step {
+        if self.output == negotiation::Output::JSON {
+            if let Some(body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
+                let response = http::Response::builder()
+                    .status(code)
+                    .header(http::header::CONTENT_TYPE, self.output.content_type())
+                    .body(Bytes::from(body))
+                    .expect("valid status and header");
+                return Step::Respond(response);
+            }
+        }
+        match object::from_storage(kv) {
+            Ok(stored) => self.respond(code, &Value::Object(stored)),
+            Err(e) => self.fail(ApiError::internal(e)),
+        }
+    }
+
     /// Respond with an error Status, in the negotiated format.
     pub fn fail(&self, error: ApiError) -> Step {
         Step::Respond(error_response(&error, self.output))

@@ -85,7 +85,11 @@ pub fn from_storage(kv: &KeyValue) -> Result<Object, String> {
 
 /// The bytes to store: the object without its resourceVersion (storage tracks it).
 pub fn to_storage(obj: &Object) -> bytes::Bytes {
-    let mut obj = obj.clone();
+    into_storage(obj.clone())
+}
+
+/// [`to_storage`] of an object no longer needed (no copy).
+pub fn into_storage(mut obj: Object) -> bytes::Bytes {
     let meta = meta_mut(&mut obj);
     meta.remove("resourceVersion");
     meta.remove("selfLink");

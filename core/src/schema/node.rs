@@ -4,7 +4,43 @@
 //! items are matched), or a scalar.
 
 use super::list_extensions::{self, ListExtension};
-use super::structure::{Schemas, Shape, Ty};
+use super::structure::{Schemas, Shape, Ty, TypeId};
+use std::sync::OnceLock;
+
+/// The extensions of every definition and field, by type and field index: looked up
+/// once, so walking an object costs no string searches.
+struct Extensions {
+    /// `x-kubernetes-map-type: atomic` on the definition.
+    atomic_type: Vec<bool>,
+    /// Per struct definition, per field (in the shape's order): list extensions, and
+    /// `x-kubernetes-map-type: atomic` on the field.
+    fields: Vec<Vec<(Option<&'static ListExtension>, bool)>>,
+}
+
+fn extensions() -> &'static Extensions {
+    static EXTENSIONS: OnceLock<Extensions> = OnceLock::new();
+    EXTENSIONS.get_or_init(|| {
+        let types = &Schemas::get().types;
+        let atomic_type = types
+            .iter()
+            .map(|t| list_extensions::map_type(t.name, "") == Some("atomic"))
+            .collect();
+        let fields = types
+            .iter()
+            .map(|t| match &t.shape {
+                Shape::Struct(fields) => fields
+                    .iter()
+                    .map(|(f, _)| {
+                        let list = list_extensions::list_extension(t.name, f);
+                        (list, list_extensions::map_type(t.name, f) == Some("atomic"))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        Extensions { atomic_type, fields }
+    })
+}
 
 /// One place in a schema: the type of the value there, and the list and map
 /// extensions of the field that holds it.
@@ -13,6 +49,7 @@ pub struct SchemaNode {
     ty: &'static Ty,
     /// The definition (`Ref`) that `ty` names, resolved.
     shape: Option<&'static Shape>,
+    id: Option<TypeId>,
     definition: Option<&'static str>,
     /// The list extensions of the field this value is (lists only).
     list: Option<&'static ListExtension>,
@@ -71,7 +108,7 @@ impl SchemaNode {
     /// A node of type `ty`, or of the definition `id` (which wins over `ty`).
     fn resolved(
         ty: &'static Ty,
-        id: Option<super::structure::TypeId>,
+        id: Option<TypeId>,
         list: Option<&'static ListExtension>,
         atomic_map: bool,
     ) -> SchemaNode {
@@ -82,11 +119,11 @@ impl SchemaNode {
             }
             None => (None, None),
         };
-        let atomic_map = atomic_map
-            || definition.is_some_and(|d| list_extensions::map_type(d, "") == Some("atomic"));
+        let atomic_map = atomic_map || id.is_some_and(|id| extensions().atomic_type[id as usize]);
         SchemaNode {
             ty,
             shape,
+            id,
             definition,
             list,
             atomic_map,
@@ -115,10 +152,11 @@ impl SchemaNode {
         match (self.ty, self.shape) {
             (_, Some(Shape::Struct(fields))) => {
                 let i = fields.binary_search_by(|(f, _)| (*f).cmp(name)).ok()?;
-                let (field, ty) = &fields[i];
-                let definition = self.definition.unwrap_or("");
-                let list = list_extensions::list_extension(definition, field);
-                let atomic = list_extensions::map_type(definition, field) == Some("atomic");
+                let (_, ty) = &fields[i];
+                let (list, atomic) = self
+                    .id
+                    .map(|id| extensions().fields[id as usize][i])
+                    .unwrap_or((None, false));
                 Some(Self::new(ty, list, atomic))
             }
             (Ty::Map(values), None) => Some(Self::new(values, None, false)),
