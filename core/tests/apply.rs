@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::Harness;
+use support::{managers, Harness};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 const CM: &str = "/api/v1/namespaces/default/configmaps/a";
@@ -19,22 +19,6 @@ fn apply(h: &Harness, query: &str, body: &str) -> support::Reply {
     )
 }
 
-fn managers(object: &Value) -> Vec<String> {
-    object["metadata"]["managedFields"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .map(|e| {
-                    format!(
-                        "{}/{}",
-                        e["manager"].as_str().unwrap(),
-                        e["operation"].as_str().unwrap()
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 const CONFIG: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n";
 

@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::Harness;
+use support::{managers, Harness};
 
 const DEPLOYS: &str = "/apis/apps/v1/namespaces/default/deployments";
 const DEPLOY: &str = "/apis/apps/v1/namespaces/default/deployments/web";
@@ -29,22 +29,6 @@ fn fields<'a>(object: &'a Value, manager: &str) -> &'a Value {
         ["fieldsV1"]
 }
 
-fn managers(object: &Value) -> Vec<String> {
-    object["metadata"]["managedFields"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .map(|e| {
-                    format!(
-                        "{}/{}",
-                        e["manager"].as_str().unwrap(),
-                        e["operation"].as_str().unwrap()
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 fn send(h: &Harness, method: &str, uri: &str, content_type: &str, body: &str) -> Value {
     let r = h.send(method, uri, &[("Content-Type", content_type)], body);

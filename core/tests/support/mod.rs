@@ -160,3 +160,21 @@ impl Harness {
         self.send(method, uri, &[("content-type", "application/json")], &body)
     }
 }
+
+/// `manager/operation` of each entry of an object's managed fields, in order.
+pub fn managers(object: &Value) -> Vec<String> {
+    object["metadata"]["managedFields"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|e| {
+                    format!(
+                        "{}/{}",
+                        e["manager"].as_str().unwrap(),
+                        e["operation"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
