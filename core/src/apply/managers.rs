@@ -193,4 +193,73 @@ impl Managers {
         }
         self.0.retain(|e| !e.set.is_empty());
     }
+
+    /// Keep at most `max` Update managers, as upstream does: the oldest are merged,
+    /// per apiVersion, into one `ancient-changes` entry (the first of them becomes it,
+    /// the rest join it). Apply managers are never merged.
+    pub fn cap_updates(&mut self, max: usize) {
+        let mut updaters: Vec<ManagerId> = self
+            .0
+            .iter()
+            .filter(|e| e.id.operation == Operation::Update)
+            .map(|e| e.id.clone())
+            .collect();
+        if updaters.len() <= max {
+            return;
+        }
+        let time = |id: &ManagerId| {
+            self.get(id)
+                .and_then(|e| e.time.clone())
+                .unwrap_or_default()
+        };
+        updaters.sort_by_cached_key(|id| {
+            (
+                time(id),
+                id.manager.clone(),
+                id.api_version.clone(),
+                id.subresource.clone(),
+            )
+        });
+        let mut left = updaters.len();
+        let mut first_of_version: Vec<(String, ManagerId)> = Vec::new();
+        for id in updaters {
+            if left <= max {
+                break;
+            }
+            let first = first_of_version
+                .iter()
+                .find(|(v, _)| *v == id.api_version)
+                .map(|(_, f)| f.clone());
+            let Some(first) = first else {
+                first_of_version.push((id.api_version.clone(), id));
+                continue;
+            };
+            let bucket = ManagerId {
+                manager: ANCIENT_CHANGES.into(),
+                operation: Operation::Update,
+                api_version: id.api_version.clone(),
+                subresource: String::new(),
+            };
+            if self.get(&bucket).is_none() {
+                if let Some(entry) = self.0.iter_mut().find(|e| e.id.same(&first)) {
+                    entry.id = bucket.clone();
+                }
+            }
+            let Some(i) = self.0.iter().position(|e| e.id.same(&id)) else {
+                continue;
+            };
+            let merged = self.0.remove(i);
+            if let Some(entry) = self.0.iter_mut().find(|e| e.id.same(&bucket)) {
+                entry.set.add(&merged.set);
+                entry.time = merged.time;
+            }
+            left -= 1;
+        }
+    }
 }
+
+/// The manager the oldest Update managers are merged into past the cap.
+const ANCIENT_CHANGES: &str = "ancient-changes";
+
+/// The most Update managers an object keeps (upstream's default).
+pub const MAX_UPDATE_MANAGERS: usize = 10;

@@ -383,3 +383,38 @@ fn the_manager_defaults_to_the_user_agents_first_part() {
     assert_eq!(manager_from_user_agent("kube-rs"), "kube-rs");
     assert_eq!(manager_from_user_agent(&"x".repeat(300)).len(), 128);
 }
+
+#[test]
+fn past_ten_update_managers_the_oldest_merge_into_ancient_changes() {
+    let m = configmaps();
+    let mut object = obj(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {}}),
+    );
+    for i in 0..12 {
+        let before = object.clone();
+        object["data"][format!("k{i}")] = json!("v");
+        let now = format!("2026-11-22T10:00:{i:02}Z");
+        m.record_update(Some(&before), &mut object, &format!("writer-{i}"), &now);
+    }
+    let e = entries(&object);
+    let names: Vec<&str> = e.iter().map(|x| x["manager"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 10, "{names:?}");
+    // writer-0 became the bucket, writer-1 and writer-2 joined it (12 - 10 + 1 merged).
+    assert_eq!(names[0], "ancient-changes", "{names:?}");
+    assert!(
+        !names.contains(&"writer-0") && !names.contains(&"writer-2"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"writer-3") && names.contains(&"writer-11"),
+        "{names:?}"
+    );
+    let bucket = FieldSet::from_fields_v1(&e[0]["fieldsV1"]).unwrap();
+    for k in ["k0", "k1", "k2"] {
+        assert!(
+            bucket.has(&[PathElement::field("data"), PathElement::field(k)]),
+            "{k}"
+        );
+    }
+    assert_eq!(e[0]["time"], "2026-11-22T10:00:02Z");
+}

@@ -109,6 +109,7 @@ impl Updater<'_> {
             managers.set(id, taken.union(&before));
             managers.touch(id, now);
         }
+        managers.cap_updates(super::managers::MAX_UPDATE_MANAGERS);
         Ok(())
     }
 
