@@ -68,10 +68,8 @@ fn bad_patches_are_refused_with_the_right_code() {
     // Renaming through a patch.
     assert_eq!(patch(&h, "application/merge-patch+json", &json!({"metadata": {"name": "b"}})).status, 400);
     // Not a patch type at all.
-    for ct in ["application/json"] {
-        let r = patch(&h, ct, &json!({"data": {"k": "x"}}));
-        assert_eq!(r.status, 415, "{ct}: {}", r.message());
-    }
+    let r = patch(&h, "application/json", &json!({"data": {"k": "x"}}));
+    assert_eq!(r.status, 415, "{}", r.message());
     // Nothing to patch.
     let r = h.send("PATCH", "/api/v1/namespaces/default/configmaps/none", &[("Content-Type", "application/merge-patch+json")], "{}");
     assert_eq!(r.status, 404);

@@ -72,7 +72,7 @@ fn field<'a>(operation: &'a Value, name: &str) -> Result<&'a Value, PatchError> 
         .ok_or_else(|| PatchError::Malformed(format!("operation {operation} has no \"{name}\"")))
 }
 
-fn pointer<'a>(operation: &'a Value, name: &str) -> Result<Vec<String>, PatchError> {
+fn pointer(operation: &Value, name: &str) -> Result<Vec<String>, PatchError> {
     match field(operation, name)? {
         Value::String(text) => parse_pointer(text),
         other => Err(PatchError::Malformed(format!("\"{name}\" must be a string, not {other}"))),
