@@ -66,6 +66,11 @@ pub struct Options {
     pub sqlite_synchronous: apiary_sqlite::Synchronous,
     /// `--max-request-body-bytes`: the largest request body accepted.
     pub max_request_body_bytes: usize,
+    /// `--max-requests-inflight`: read-only requests in flight at most; 0 is no limit.
+    pub max_requests_inflight: usize,
+    /// `--max-mutating-requests-inflight`: mutating requests in flight at most; 0 is no
+    /// limit.
+    pub max_mutating_requests_inflight: usize,
     /// `--min-request-timeout`: the shortest time, in seconds, a watch without
     /// `timeoutSeconds` runs (it runs a random time between this and twice this).
     pub min_request_timeout: u64,
@@ -278,6 +283,16 @@ const FLAGS: &[Flag] = &[
                 than the revision seen at the previous one. 0 disables compaction.",
     },
     Flag {
+        name: "max-mutating-requests-inflight",
+        short: None,
+        section: Section::Generic,
+        kind: "int",
+        default: Some("200"),
+        usage: "This flag limits the maximum number of mutating requests in flight, or a zero \
+                value disables the limit completely. Requests over the limit are answered 429 \
+                with Retry-After; watches are not counted.",
+    },
+    Flag {
         name: "max-request-body-bytes",
         short: None,
         section: Section::Limits,
@@ -285,6 +300,16 @@ const FLAGS: &[Flag] = &[
         default: Some("3145728"),
         usage: "The largest request body, in bytes, the server accepts; larger requests are \
                 rejected with 413.",
+    },
+    Flag {
+        name: "max-requests-inflight",
+        short: None,
+        section: Section::Generic,
+        kind: "int",
+        default: Some("400"),
+        usage: "This flag limits the maximum number of non-mutating requests in flight, or a \
+                zero value disables the limit completely. Requests over the limit are answered \
+                429 with Retry-After; watches and health checks are not counted.",
     },
     Flag {
         name: "min-request-timeout",
@@ -704,6 +729,22 @@ where
         }
     };
 
+    let mut inflight_limit = |flag: &str| {
+        let value = get(flag).unwrap_or_default();
+        match value.parse::<usize>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.push(format!(
+                    "invalid value {value:?} for --{flag}: must be a non-negative integer (0 \
+                     disables the limit)"
+                ));
+                None
+            }
+        }
+    };
+    let max_requests_inflight = inflight_limit("max-requests-inflight");
+    let max_mutating_requests_inflight = inflight_limit("max-mutating-requests-inflight");
+
     let min_request_timeout = {
         let value = get("min-request-timeout").unwrap_or_default();
         match value.parse::<u64>() {
@@ -747,6 +788,8 @@ where
         etcd_tls,
         sqlite_synchronous: sqlite_synchronous.expect("validated"),
         max_request_body_bytes: max_request_body_bytes.expect("validated"),
+        max_requests_inflight: max_requests_inflight.expect("validated"),
+        max_mutating_requests_inflight: max_mutating_requests_inflight.expect("validated"),
         min_request_timeout: min_request_timeout.expect("validated"),
         verbosity: verbosity.expect("validated"),
     }))
@@ -782,6 +825,8 @@ mod tests {
         assert_eq!(o.compaction_interval, Some(Duration::from_secs(300)));
         assert_eq!(o.etcd_prefix, "/registry");
         assert_eq!(o.max_request_body_bytes, 3 << 20);
+        assert_eq!(o.max_requests_inflight, 400);
+        assert_eq!(o.max_mutating_requests_inflight, 200);
         assert!(o.data_dir.is_absolute());
         assert!(o.data_dir.ends_with(".apiary"));
         assert_eq!(o.cert_dir, o.data_dir.join("pki"));
@@ -902,6 +947,40 @@ mod tests {
             problems(&["--etcd-prefix=registry"]),
             vec!["invalid value \"registry\" for --etcd-prefix: must start with \"/\""]
         );
+    }
+
+    #[test]
+    fn inflight_limits() {
+        let o = serve(&[
+            "--max-requests-inflight=0",
+            "--max-mutating-requests-inflight",
+            "7",
+        ]);
+        assert_eq!(o.max_requests_inflight, 0);
+        assert_eq!(o.max_mutating_requests_inflight, 7);
+        assert_eq!(
+            problems(&[
+                "--max-requests-inflight=-1",
+                "--max-mutating-requests-inflight=-5",
+                "--secure-port=x",
+            ]),
+            vec![
+                "invalid value \"x\" for --secure-port: must be a port number (0 to 65535; 0 \
+                 picks a free port)",
+                "invalid value \"-1\" for --max-requests-inflight: must be a non-negative \
+                 integer (0 disables the limit)",
+                "invalid value \"-5\" for --max-mutating-requests-inflight: must be a \
+                 non-negative integer (0 disables the limit)",
+            ]
+        );
+        assert_eq!(problems(&["--max-requests-inflight=many"]).len(), 1);
+        let text = help();
+        let mutating = text.find("--max-mutating-requests-inflight int").unwrap();
+        let body = text.find("--max-request-body-bytes").unwrap();
+        let reads = text.find("--max-requests-inflight int").unwrap();
+        let min = text.find("--min-request-timeout").unwrap();
+        assert!(mutating < reads && reads < min, "sorted in Generic flags");
+        assert!(body > min, "--max-request-body-bytes is in Limits flags, after Generic");
     }
 
     #[test]
