@@ -45,6 +45,13 @@ pub(crate) fn handle(
         Err(_) if aggregated => Output::JSON,
         Err(e) => return error_response(&e, Output::JSON),
     };
+    if path == "/metrics" {
+        return http::Response::builder()
+            .status(200)
+            .header(http::header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)
+            .body(Bytes::from(shared.metrics.render(&shared.storage_objects())))
+            .expect("valid response");
+    }
     if path == "/version" {
         return encoded(Output { pretty: true, ..output }, 200, &crate::version::info());
     }

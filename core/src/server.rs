@@ -127,6 +127,33 @@ pub(crate) struct Shared {
     pub(crate) health: HealthChecks,
     /// One watch cache per resource, fed by the adapter's reflectors.
     pub(crate) watch_caches: Vec<Arc<crate::watch_cache::WatchCache>>,
+    /// The server's metrics, served at /metrics.
+    pub(crate) metrics: crate::metrics::Metrics,
+}
+
+/// A group-resource as upstream writes it: `pods`, `deployments.apps`.
+fn group_resource(group: &str, plural: &str) -> String {
+    if group.is_empty() {
+        plural.to_owned()
+    } else {
+        format!("{plural}.{group}")
+    }
+}
+
+impl Shared {
+    /// Upstream's `apiserver_storage_objects`: each resource's object count, from its
+    /// watch cache; -1 until the cache has synced. A resource served at several
+    /// versions is stored once and counted once.
+    pub(crate) fn storage_objects(&self) -> Vec<(String, i64)> {
+        let mut objects: Vec<(String, i64)> = Vec::new();
+        for (r, c) in self.registry.resources().iter().zip(&self.watch_caches) {
+            let name = group_resource(&r.group, &r.plural);
+            if !objects.iter().any(|(n, _)| *n == name) {
+                objects.push((name, c.object_count().map_or(-1, |n| n as i64)));
+            }
+        }
+        objects
+    }
 }
 
 /// Paths anyone may read without credentials.
@@ -163,6 +190,7 @@ impl Server {
                     config,
                     registry,
                     watch_caches,
+                    metrics: crate::metrics::Metrics::new(),
                 }
             }),
         }
@@ -187,6 +215,44 @@ impl Server {
     /// The server's health checks, for the adapter to mark as the server comes up.
     pub fn health(&self) -> &HealthChecks {
         &self.shared.health
+    }
+
+    /// The server's metrics.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.shared.metrics
+    }
+
+    /// A client request arrives: its metric labels, counted in flight unless it is a
+    /// watch. The adapter ends it with [`crate::metrics::Metrics::request_finished`], or
+    /// for a watch with `watch_started` and `watch_finished`.
+    pub fn request_started(&self, request: &http::Request<Bytes>) -> crate::metrics::Tracked {
+        let header = |name| request.headers().get(name).and_then(|v: &http::HeaderValue| v.to_str().ok());
+        let mut tracked = crate::metrics::classify(
+            request.method(),
+            request.uri().path(),
+            request.uri().query(),
+            header(http::header::CONTENT_TYPE),
+        );
+        if tracked.is_long_running() {
+            tracked.watch_kind = tracked.labels.as_ref().and_then(|l| {
+                self.shared.registry.resources().iter().find(|r| {
+                    r.group == l.group && r.version == l.version && r.plural == l.resource
+                }).map(|r| (r.group.clone(), r.version.clone(), r.kind.clone()))
+            });
+        }
+        self.shared.metrics.request_started(&tracked);
+        tracked
+    }
+
+    /// The adapter ran `op` against storage in `elapsed`: upstream's
+    /// `etcd_request_duration_seconds{operation,type}`.
+    pub fn storage_observed(&self, op: &StorageOp, elapsed: std::time::Duration) {
+        if let Some((operation, key)) = crate::metrics::storage_operation(op) {
+            if let Some(index) = self.shared.watch_caches.iter().position(|c| key.starts_with(c.prefix())) {
+                let resource = &self.shared.registry.resources()[index];
+                self.shared.metrics.storage_observed(operation, &group_resource(&resource.group, &resource.plural), elapsed);
+            }
+        }
     }
 
     /// Handle one client request.

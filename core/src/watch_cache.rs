@@ -154,6 +154,12 @@ impl WatchCache {
         }
     }
 
+    /// How many objects the cache holds; `None` until a reflector has synced it.
+    pub fn object_count(&self) -> Option<usize> {
+        let inner = self.lock();
+        inner.synced.then_some(inner.objects.len())
+    }
+
     /// The key prefix of the resource this cache holds.
     pub fn prefix(&self) -> &str {
         &self.prefix

@@ -3,13 +3,12 @@
 //! storage backend.
 
 use crate::flags::Options;
-use apiary_core::inflight::{Admission, Limiter, Limits as InflightLimits};
 use crate::memory;
 use crate::pki::{self, ServingNames};
 use crate::tls;
 use apiary_core::health::BOOTSTRAP_HOOK;
 use apiary_core::http1::{Connection, Event, Limits};
-use apiary_core::storage::Storage;
+use apiary_core::storage::{Storage, StorageOp};
 use apiary_core::watch::WatchStream;
 use apiary_core::{Config, Inputs, Server, Step, WatchRequest};
 use bytes::Bytes;
@@ -72,6 +71,29 @@ pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> Driven {
     }
 }
 
+/// [`drive`], timing each storage operation for the server's
+/// `etcd_request_duration_seconds`.
+pub async fn drive_observed<S: Storage>(storage: &S, server: &Server, mut step: Step) -> Driven {
+    loop {
+        step = match step {
+            Step::Respond(response) => return Driven::Respond(response),
+            Step::Storage(op, pending) => {
+                let started = std::time::Instant::now();
+                let observed = match &op {
+                    StorageOp::Compact { .. } | StorageOp::CurrentRevision => None,
+                    op => Some(op.clone()),
+                };
+                let done = storage.run(op).await;
+                if let Some(op) = observed {
+                    server.storage_observed(&op, started.elapsed());
+                }
+                pending.resume(done)
+            }
+            Step::Watch(request, stream) => return Driven::Watch(request, stream),
+        };
+    }
+}
+
 /// The inputs of a request arriving now.
 pub fn inputs(remote_addr: Option<SocketAddr>, peer_certificates: Vec<Bytes>) -> Inputs {
     let mut entropy = [0u8; 32];
@@ -109,8 +131,6 @@ pub struct Apiary<S: Storage> {
     kubeconfig: PathBuf,
     /// Requests answered since the last return of free memory to the OS.
     answered: std::sync::atomic::AtomicU64,
-    /// The in-flight limits every request passes before the core sees it.
-    inflight: Limiter,
     /// `--etcd-compaction-interval`.
     compaction_interval: Option<Duration>,
     /// The readiness check that follows the storage backend, if it is outside.
@@ -191,10 +211,6 @@ impl<S: Storage> Apiary<S> {
             url,
             kubeconfig,
             answered: std::sync::atomic::AtomicU64::new(0),
-            inflight: Limiter::new(InflightLimits {
-                max_requests_inflight: options.max_requests_inflight,
-                max_mutating_requests_inflight: options.max_mutating_requests_inflight,
-            }),
             compaction_interval: options.compaction_interval,
             storage_check: storage_check(options),
             storage_prefix: options.etcd_prefix.clone(),
@@ -466,21 +482,13 @@ impl<S: Storage> Apiary<S> {
             match codec.poll() {
                 Event::Request(request) => {
                     let path = request.uri().path().to_owned();
-                    // The request's in-flight place (--max-requests-inflight and
-                    // --max-mutating-requests-inflight), held until its response is
-                    // written and given back however it ends.
-                    let _inflight;
-                    let step = match self.inflight.admit_request(&request, &peer_certificates)
-                    {
-                        Admission::Refused(response) => Step::Respond(response),
-                        Admission::Admitted(slot) => {
-                            _inflight = slot;
-                            self.server
-                                .handle(request, inputs(Some(remote), peer_certificates.clone()))
-                        }
-                    };
                     let started = std::time::Instant::now();
-                    let mut response = match AssertUnwindSafe(drive(&*self.storage, step))
+                    let tracked = self.server.request_started(&request);
+                    let step = self
+                        .server
+                        .handle(request, inputs(Some(remote), peer_certificates.clone()));
+                    let driven = drive_observed(&*self.storage, &self.server, step);
+                    let mut response = match AssertUnwindSafe(driven)
                         .catch_unwind()
                         .await
                     {
@@ -494,7 +502,10 @@ impl<S: Storage> Apiary<S> {
                                 buf: &mut buf,
                                 eof: &mut eof,
                             };
-                            self.pump_watch(client, request, watch).await?;
+                            self.server.metrics().watch_started(&tracked);
+                            let pumped = self.pump_watch(client, request, watch).await;
+                            self.server.metrics().watch_finished(&tracked, 200);
+                            pumped?;
                             if codec.should_close() {
                                 return finish(&mut stream).await;
                             }
@@ -512,6 +523,11 @@ impl<S: Storage> Apiary<S> {
                             response.headers_mut().insert(http::header::DATE, date);
                         }
                     }
+                    self.server.metrics().request_finished(
+                        &tracked,
+                        response.status().as_u16(),
+                        started.elapsed(),
+                    );
                     let bytes = codec.encode_response(&response);
                     stream.write_all(&bytes).await?;
                     drop((response, bytes));
