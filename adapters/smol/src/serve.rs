@@ -3,6 +3,7 @@
 //! storage backend.
 
 use crate::flags::Options;
+use apiary_core::inflight::{Admission, Limiter, Limits as InflightLimits};
 use crate::memory;
 use crate::pki::{self, ServingNames};
 use crate::tls;
@@ -131,6 +132,8 @@ pub struct Apiary<S: Storage> {
     kubeconfig: PathBuf,
     /// Requests answered since the last return of free memory to the OS.
     answered: std::sync::atomic::AtomicU64,
+    /// The in-flight limits every request passes before the core sees it.
+    inflight: Limiter,
     /// `--etcd-compaction-interval`.
     compaction_interval: Option<Duration>,
     /// The readiness check that follows the storage backend, if it is outside.
@@ -211,6 +214,10 @@ impl<S: Storage> Apiary<S> {
             url,
             kubeconfig,
             answered: std::sync::atomic::AtomicU64::new(0),
+            inflight: Limiter::new(InflightLimits {
+                max_requests_inflight: options.max_requests_inflight,
+                max_mutating_requests_inflight: options.max_mutating_requests_inflight,
+            }),
             compaction_interval: options.compaction_interval,
             storage_check: storage_check(options),
             storage_prefix: options.etcd_prefix.clone(),
@@ -484,9 +491,19 @@ impl<S: Storage> Apiary<S> {
                     let path = request.uri().path().to_owned();
                     let started = std::time::Instant::now();
                     let tracked = self.server.request_started(&request);
-                    let step = self
-                        .server
-                        .handle(request, inputs(Some(remote), peer_certificates.clone()));
+                    // The request's in-flight place (--max-requests-inflight and
+                    // --max-mutating-requests-inflight), held until its response is
+                    // written and given back however it ends.
+                    let _inflight;
+                    let step = match self.inflight.admit_request(&request, &peer_certificates)
+                    {
+                        Admission::Refused(response) => Step::Respond(response),
+                        Admission::Admitted(slot) => {
+                            _inflight = slot;
+                            self.server
+                                .handle(request, inputs(Some(remote), peer_certificates.clone()))
+                        }
+                    };
                     let driven = drive_observed(&*self.storage, &self.server, step);
                     let mut response = match AssertUnwindSafe(driven)
                         .catch_unwind()
