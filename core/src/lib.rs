@@ -9,6 +9,7 @@
 //! `registry`, `negotiation`, `validation` and `storage`), and `status` words failures.
 
 pub mod apply;
+pub mod audit;
 pub mod authn;
 pub mod discovery;
 pub mod duration;
