@@ -270,20 +270,9 @@ impl Metrics {
         }
         header(&mut out, "apiserver_longrunning_requests", "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.", "gauge");
         for (l, n) in &state.longrunning {
-            sample(
-                &mut out,
-                "apiserver_longrunning_requests",
-                &[
-                    ("component", &l.component),
-                    ("group", &l.group),
-                    ("resource", &l.resource),
-                    ("scope", &l.scope),
-                    ("subresource", &l.subresource),
-                    ("verb", &l.verb),
-                    ("version", &l.version),
-                ],
-                *n as f64,
-            );
+            // The request labels without dry_run, as upstream labels this gauge.
+            let labels: Vec<(&str, &str)> = request_labels(l).into_iter().filter(|(k, _)| *k != "dry_run").collect();
+            sample(&mut out, "apiserver_longrunning_requests", &labels, *n as f64);
         }
         header(
             &mut out,
