@@ -240,6 +240,11 @@ fn a_patch_that_changes_nothing_records_nothing() {
 /// A ConfigMap as client-side `kubectl apply` leaves it: created by
 /// kubectl-client-side-apply with its configuration in the annotation, then `x`
 /// changed by another manager (so the annotation no longer holds for `x`).
+/// Apply `config` to the ConfigMap as `manager`.
+fn apply_as(h: &Harness, manager: &str, config: &str) -> support::Reply {
+    h.send("PATCH", &format!("{CM}?fieldManager={manager}"), &[("Content-Type", APPLY)], config)
+}
+
 fn client_side_applied(h: &Harness) -> Value {
     let last = r#"{"apiVersion":"v1","data":{"k":"v","x":"1"},"kind":"ConfigMap","metadata":{"annotations":{},"name":"a","namespace":"default"}}"#;
     let cm = json!({
@@ -270,12 +275,7 @@ fn kubectl_applies_over_client_side_apply_without_conflicts_on_what_it_applied()
     let config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: default\ndata:\n  k: w\n  x: '2'\n";
 
     // Another manager than kubectl conflicts, as ever.
-    let r = h.send(
-        "PATCH",
-        &format!("{CM}?fieldManager=tool"),
-        &[("Content-Type", APPLY)],
-        config,
-    );
+    let r = apply_as(&h, "tool", config);
     assert_eq!(r.status, 409, "{}", r.message());
     assert_eq!(
         r.message(),
@@ -284,12 +284,7 @@ fn kubectl_applies_over_client_side_apply_without_conflicts_on_what_it_applied()
 
     // kubectl: .data.k is in the last applied configuration with the live value, so
     // its conflict is no conflict. kubectl takes the field over.
-    let r = h.send(
-        "PATCH",
-        &format!("{CM}?fieldManager=kubectl"),
-        &[("Content-Type", APPLY)],
-        config,
-    );
+    let r = apply_as(&h, "kubectl", config);
     assert_eq!(r.status, 200, "{}", r.message());
     let applied = r.json();
     assert_eq!(applied["data"], json!({"k": "w", "x": "2"}));
@@ -313,12 +308,7 @@ fn kubectl_still_conflicts_where_the_object_left_its_last_applied_configuration(
     client_side_applied(&h);
     // x is 2 now, set by edit: the annotation's x: 1 does not explain a conflict on it.
     let config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: w\n  x: '3'\n";
-    let r = h.send(
-        "PATCH",
-        &format!("{CM}?fieldManager=kubectl"),
-        &[("Content-Type", APPLY)],
-        config,
-    );
+    let r = apply_as(&h, "kubectl", config);
     assert_eq!(r.status, 409, "{}", r.message());
     assert_eq!(
         r.message(),

@@ -134,6 +134,20 @@ impl FieldManager {
         set_managed_fields(new, fields);
     }
 
+    /// An applied configuration must name exactly this kind and version (upstream's
+    /// version check, before anything is decoded or merged).
+    pub fn check_type(&self, config: &Value) -> Result<(), ApiError> {
+        let text = |name: &str| config.get(name).and_then(Value::as_str).unwrap_or("");
+        let (api_version, kind) = (text("apiVersion"), text("kind"));
+        if api_version == self.api_version && kind == self.kind {
+            return Ok(());
+        }
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        Err(ApiError::bad_request(format!(
+            "invalid object type: {group}/{version}, Kind={kind}"
+        )))
+    }
+
     /// Apply `config` (the decoded apply body) to `live` (`None`: the object does not
     /// exist yet) as `manager`: the object to store, managed fields included.
     pub fn apply(
@@ -147,16 +161,7 @@ impl FieldManager {
         if managed_fields(config).is_some() {
             return Err(ApiError::bad_request("metadata.managedFields must be nil"));
         }
-        let sent = config
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if sent != self.api_version {
-            return Err(ApiError::bad_request(format!(
-                "Incorrect version specified in apply patch. Specified patch version: {sent}, expected: {}",
-                self.api_version
-            )));
-        }
+        self.check_type(config)?;
         let mut managers = match live.and_then(managed_fields) {
             Some(list) => Managers::decode(list)
                 .map_err(|e| ApiError::internal(format!("failed to decode managed fields: {e}")))?,

@@ -359,7 +359,7 @@ fn bad_applies_are_refused_with_upstreams_errors() {
     wrong["apiVersion"] = json!("apps/v1beta1");
     assert_eq!(
         m.apply(None, &wrong, "k", false, NOW).unwrap_err().message,
-        "Incorrect version specified in apply patch. Specified patch version: apps/v1beta1, expected: apps/v1"
+        "invalid object type: apps/v1beta1, Kind=Deployment"
     );
 }
 

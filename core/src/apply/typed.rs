@@ -33,15 +33,12 @@ pub(super) fn walk_of(node: &SchemaNode, value: &Value) -> Walk {
 /// How two values at one node are walked together: as a leaf when either side is
 /// one, or when both are empty (which keeps "empty" distinct from "absent").
 pub(super) fn walk_both(node: &SchemaNode, lhs: Option<&Value>, rhs: Option<&Value>) -> Walk {
-    let walks: Vec<Walk> = [lhs, rhs]
-        .into_iter()
-        .flatten()
-        .map(|v| walk_of(node, v))
-        .collect();
-    let empty = [lhs, rhs].into_iter().flatten().all(is_empty_container);
-    match walks.as_slice() {
-        [] => Walk::Leaf,
-        [w] | [w, _] if walks.iter().all(|x| x == w) && !empty => *w,
+    // On every node of every write: no allocation here.
+    let empty = lhs.is_none_or(is_empty_container) && rhs.is_none_or(is_empty_container);
+    match (lhs.map(|v| walk_of(node, v)), rhs.map(|v| walk_of(node, v))) {
+        _ if empty => Walk::Leaf,
+        (Some(w), None) | (None, Some(w)) => w,
+        (Some(a), Some(b)) if a == b => a,
         _ => Walk::Leaf,
     }
 }

@@ -73,20 +73,8 @@ fn read_config(scope: &Scope) -> Result<(Object, Vec<String>), ApiError> {
         }
         Err(e) => return Err(ApiError::bad_request(format!("error decoding YAML: {e}"))),
     };
-    // The configuration must say what it is, exactly (upstream's version check).
-    let r = scope.resource();
-    let (group, version, kind) = (r.group.as_str(), r.version.as_str(), r.kind.as_str());
-    let api_version = plain
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let given_kind = plain.get("kind").and_then(Value::as_str).unwrap_or("");
-    let (given_group, given_version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-    if (given_group, given_version, given_kind) != (group, version, kind) {
-        return Err(ApiError::bad_request(format!(
-            "invalid object type: {given_group}/{given_version}, Kind={given_kind}"
-        )));
-    }
+    // Checked on the plain body: decoding would refuse another kind in its own words.
+    scope.field_manager().check_type(&Value::Object(plain))?;
     let (mut config, warnings) = scope.decode_as(format, &scope.body, "PatchOptions")?;
     match meta_str(&config, "name") {
         "" => {
