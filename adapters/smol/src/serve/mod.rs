@@ -1,0 +1,266 @@
+//! Serving: bind the listener, accept TLS connections, decode requests with the core's
+//! HTTP/1.1 codec and drive each request through the core's state machine against the
+//! storage backend.
+
+mod background;
+mod drive;
+mod exchange;
+mod watch_pump;
+
+pub use drive::{drive, drive_observed, inputs, Driven};
+pub use exchange::{HANDSHAKE_TIMEOUT, IDLE_TIMEOUT};
+
+use crate::flags::Options;
+use crate::pki::{self, ServingNames};
+use crate::tls;
+use apiary_core::health::BOOTSTRAP_HOOK;
+use apiary_core::http1::Limits;
+use apiary_core::inflight::{Limiter, Limits as InflightLimits};
+use apiary_core::storage::Storage;
+use apiary_core::{Config, Server};
+use futures_rustls::TlsAcceptor;
+use smol::future::{self, FutureExt as _};
+use smol::net::TcpListener;
+use smol::{Executor, Timer};
+use std::fmt;
+use std::net::SocketAddr;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// The largest request line plus headers (Go's and kube-apiserver's MaxHeaderBytes).
+pub const MAX_HEADER_BYTES: usize = 1 << 20;
+
+/// Why apiary could not start; the message says what and where.
+#[derive(Debug)]
+pub struct StartError(String);
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+pub(crate) fn timeout<T>(
+    after: Duration,
+    fut: impl std::future::Future<Output = T>,
+) -> impl std::future::Future<Output = Option<T>> {
+    future::or(async { Some(fut.await) }, async move {
+        Timer::after(after).await;
+        None
+    })
+}
+
+/// A bound, ready-to-serve apiary over storage backend `S`.
+pub struct Apiary<S: Storage> {
+    server: Server,
+    storage: Arc<S>,
+    acceptor: TlsAcceptor,
+    listener: TcpListener,
+    limits: Limits,
+    local_addr: SocketAddr,
+    url: String,
+    kubeconfig: PathBuf,
+    /// Requests answered since the last return of free memory to the OS.
+    answered: std::sync::atomic::AtomicU64,
+    /// The in-flight limits every request passes before the core sees it.
+    inflight: Limiter,
+    /// `--etcd-compaction-interval`.
+    compaction_interval: Option<Duration>,
+    /// The readiness check that follows the storage backend, if it is outside.
+    storage_check: Option<String>,
+    /// `--etcd-prefix`: every object's key starts with it.
+    storage_prefix: String,
+}
+
+/// The readiness check of `--storage`: `etcd` for etcd, as kube-apiserver names it.
+fn storage_check(options: &Options) -> Option<String> {
+    (options.storage == crate::flags::StorageKind::Etcd).then(|| "etcd".to_owned())
+}
+
+impl<S: Storage> Apiary<S> {
+    /// Bind the listener, load or create the certificates, write the admin kubeconfig
+    /// and build the server. Nothing is served until [`Apiary::serve`].
+    pub fn start(options: &Options, storage: S) -> Result<Apiary<S>, StartError> {
+        let wanted = SocketAddr::new(options.bind_address, options.secure_port);
+        let listener = std::net::TcpListener::bind(wanted)
+            .map_err(|e| StartError(format!("failed to listen on {wanted}: {e}")))?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|e| StartError(format!("failed to listen on {wanted}: {e}")))?;
+        let listener = TcpListener::try_from(listener)
+            .map_err(|e| StartError(format!("failed to listen on {wanted}: {e}")))?;
+
+        std::fs::create_dir_all(&options.data_dir).map_err(|e| {
+            StartError(format!(
+                "creating --data-dir {}: {e}",
+                options.data_dir.display()
+            ))
+        })?;
+        let names = ServingNames::new(options.bind_address, options.advertise_address);
+        let pki = pki::ensure(&options.cert_dir, &names, SystemTime::now())
+            .map_err(|e| StartError(e.to_string()))?;
+        let tls =
+            tls::server_config(&pki).map_err(|e| StartError(format!("configuring TLS: {e}")))?;
+
+        let client_addr = pki::client_address(
+            options.bind_address,
+            options.advertise_address,
+            local_addr.port(),
+        );
+        let url = format!("https://{client_addr}");
+        let kubeconfig = options.kubeconfig_path();
+        pki::write_kubeconfig(&kubeconfig, &url, &pki).map_err(|e| StartError(e.to_string()))?;
+
+        let advertise = options
+            .advertise_address
+            .or(Some(options.bind_address).filter(|ip| !ip.is_unspecified()))
+            .map(|ip| SocketAddr::new(ip, local_addr.port()));
+        // Fields the core adds later keep their defaults until a flag sets them.
+        #[allow(clippy::needless_update)]
+        let config = Config {
+            storage_prefix: options.etcd_prefix.clone(),
+            max_request_body_bytes: options.max_request_body_bytes,
+            advertise_address: advertise,
+            min_request_timeout: Duration::from_secs(options.min_request_timeout),
+            storage_check: storage_check(options),
+            ..Config::default()
+        };
+        let server = Server::new(config);
+        Ok(Apiary {
+            server,
+            storage: Arc::new(storage),
+            acceptor: TlsAcceptor::from(tls),
+            listener,
+            limits: Limits {
+                max_header_bytes: MAX_HEADER_BYTES,
+                max_body_bytes: options.max_request_body_bytes,
+            },
+            local_addr,
+            url,
+            kubeconfig,
+            answered: std::sync::atomic::AtomicU64::new(0),
+            inflight: Limiter::new(InflightLimits {
+                max_requests_inflight: options.max_requests_inflight,
+                max_mutating_requests_inflight: options.max_mutating_requests_inflight,
+            }),
+            compaction_interval: options.compaction_interval,
+            storage_check: storage_check(options),
+            storage_prefix: options.etcd_prefix.clone(),
+        })
+    }
+
+    /// The address the listener is bound to (with the real port when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL clients on this host reach the server at, as in the kubeconfig.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The admin kubeconfig written at start.
+    pub fn kubeconfig_path(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The core server.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The storage backend.
+    pub fn storage(&self) -> &Arc<S> {
+        &self.storage
+    }
+
+    /// Run the requests the server makes of itself at start (the default namespaces)
+    /// until each has succeeded (409: done on an earlier start), retrying failures as
+    /// kube-apiserver's post-start hooks do; then mark the hook's health check.
+    pub async fn bootstrap(&self) {
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            let mut failed = 0;
+            for request in self.server.bootstrap_requests() {
+                let (method, uri) = (request.method().clone(), request.uri().clone());
+                let step = self
+                    .server
+                    .handle_as_system(request, inputs(None, Vec::new()));
+                let response = match drive(&*self.storage, step).await {
+                    Driven::Respond(response) => response,
+                    Driven::Watch(..) => unreachable!("bootstrap requests are creates"),
+                };
+                let status = response.status();
+                if status.is_success() || status == http::StatusCode::CONFLICT {
+                    tracing::debug!(%method, %uri, status = status.as_u16(), "bootstrap request done");
+                } else {
+                    failed += 1;
+                    tracing::warn!(
+                        %method,
+                        %uri,
+                        status = status.as_u16(),
+                        body = %String::from_utf8_lossy(response.body()),
+                        "bootstrap request failed; retrying in {backoff:?}"
+                    );
+                }
+            }
+            if failed == 0 {
+                self.server.health().set(BOOTSTRAP_HOOK, true);
+                return;
+            }
+            Timer::after(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    /// Accept connections forever, serving each on `executor`.
+    pub async fn serve(self: Arc<Self>, executor: &Arc<Executor<'static>>) {
+        let this = self.clone();
+        executor
+            .spawn(async move { this.release_memory_periodically().await })
+            .detach();
+        if let Some(check) = self.storage_check.clone() {
+            let this = self.clone();
+            executor
+                .spawn(async move { this.probe_storage(&check).await })
+                .detach();
+        }
+        if let Some(interval) = self.compaction_interval {
+            let this = self.clone();
+            executor
+                .spawn(async move { this.compact_periodically(interval).await })
+                .detach();
+        }
+        let this = self.clone();
+        executor.spawn(async move { this.reflect().await }).detach();
+        let mut backoff = Duration::from_millis(5);
+        loop {
+            match self.listener.accept().await {
+                Ok((tcp, remote)) => {
+                    backoff = Duration::from_millis(5);
+                    let this = self.clone();
+                    executor
+                        .spawn(async move {
+                            let served = AssertUnwindSafe(this.connection(tcp, remote))
+                                .catch_unwind()
+                                .await;
+                            if served.is_err() {
+                                tracing::error!(%remote, "connection handler panicked; closed the connection");
+                            }
+                        })
+                        .detach();
+                }
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, as Go's server does.
+                    tracing::warn!("accept failed: {e}; retrying in {backoff:?}");
+                    Timer::after(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+            }
+        }
+    }
+}
