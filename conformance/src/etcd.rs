@@ -126,6 +126,20 @@ impl Etcd {
         response.contains("\"health\":\"true\"")
     }
 
+    /// Freeze the process (SIGSTOP): connections stay open and nothing is answered.
+    pub fn pause(&self) {
+        if let Some(child) = &self.child {
+            crate::harness::send_signal(child.id(), "STOP");
+        }
+    }
+
+    /// Thaw a paused process (SIGCONT).
+    pub fn resume(&self) {
+        if let Some(child) = &self.child {
+            crate::harness::send_signal(child.id(), "CONT");
+        }
+    }
+
     /// Stop the process (SIGKILL); the data stays for [`Etcd::restart`].
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {

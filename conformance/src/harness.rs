@@ -148,6 +148,30 @@ impl Apiary {
             .expect("kubectl runs")
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Send the process a signal by name (`TERM`, `INT`, ...).
+    pub fn signal(&self, name: &str) {
+        send_signal(self.child.id(), name);
+    }
+
+    /// Wait up to `within` for the process to exit; its status, if it did.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if std::time::Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Stop the process now.
     pub fn stop(&mut self) {
         let _ = self.child.kill();
@@ -189,4 +213,14 @@ pub fn ok(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Send process `pid` the signal `name` with kill(1).
+pub fn send_signal(pid: u32, name: &str) {
+    let sent = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -{name} {pid} failed");
 }
