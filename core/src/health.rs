@@ -25,38 +25,38 @@ pub struct HealthChecks {
 
 /// The post-start hook that creates the default namespaces.
 pub const BOOTSTRAP_HOOK: &str = "poststarthook/apiary-bootstrap-namespaces";
+/// Readiness: every watch cache has been filled from storage once.
+pub const INFORMER_SYNC: &str = "informer-sync";
+/// Readiness: fails from the moment shutdown begins, so that load balancers stop sending
+/// requests while the server drains.
+pub const SHUTDOWN: &str = "shutdown";
+
+fn check(name: &str, ok: bool, liveness: bool) -> Check {
+    Check {
+        name: name.to_owned(),
+        ok: AtomicBool::new(ok),
+        liveness,
+    }
+}
 
 impl Default for HealthChecks {
     fn default() -> Self {
-        let check = |name: &str, ok: bool, liveness: bool| Check {
-            name: name.to_owned(),
-            ok: AtomicBool::new(ok),
-            liveness,
-        };
-        HealthChecks {
-            checks: vec![
-                check("ping", true, true),
-                check("log", true, true),
-                check(BOOTSTRAP_HOOK, false, true),
-            ],
-        }
+        Self::with_readiness(None)
     }
 }
 
 impl HealthChecks {
-    /// The default checks plus `readiness`, if given: a check only /readyz includes,
-    /// failing until it is marked (an external storage backend's, like upstream's
-    /// `etcd`, which should take the server out of rotation but not restart it).
-    pub fn with_readiness(readiness: Option<&str>) -> Self {
-        let mut checks = Self::default();
-        if let Some(name) = readiness {
-            checks.checks.push(Check {
-                name: name.to_owned(),
-                ok: AtomicBool::new(false),
-                liveness: false,
-            });
-        }
-        checks
+    /// The server's checks, in upstream's order: ping and log; `storage`, if given (an
+    /// external backend's, like upstream's `etcd`: it takes the server out of rotation
+    /// without restarting it, so readiness only); the watch caches' sync; the post-start
+    /// hooks; and shutdown. Only ping, log and the hooks count for /livez and /healthz.
+    pub fn with_readiness(storage: Option<&str>) -> Self {
+        let mut checks = vec![check("ping", true, true), check("log", true, true)];
+        checks.extend(storage.map(|name| check(name, false, false)));
+        checks.push(check(INFORMER_SYNC, false, false));
+        checks.push(check(BOOTSTRAP_HOOK, false, true));
+        checks.push(check(SHUTDOWN, true, false));
+        HealthChecks { checks }
     }
 
     /// Mark a check as passing (or failing).
@@ -129,6 +129,9 @@ mod tests {
         assert!(body(&r).ends_with("readyz check failed\n"));
         h.set(BOOTSTRAP_HOOK, true);
         let r = h.answer("readyz", "", false, &[]);
+        assert_eq!(r.status(), 500, "the watch caches have not synced");
+        h.set(INFORMER_SYNC, true);
+        let r = h.answer("readyz", "", false, &[]);
         assert_eq!((r.status().as_u16(), body(&r)), (200, "ok"));
         let r = h.answer("livez", "", true, &[]);
         assert_eq!(body(&r), "[+]ping ok\n[+]log ok\n[+]poststarthook/apiary-bootstrap-namespaces ok\nlivez check passed\n");
@@ -139,8 +142,30 @@ mod tests {
         let h = HealthChecks::default();
         assert_eq!(h.answer("readyz", "ping", false, &[]).status(), 200);
         assert_eq!(h.answer("readyz", "nope", false, &[]).status(), 404);
+        h.set(INFORMER_SYNC, true);
         let r = h.answer("readyz", "", true, &[BOOTSTRAP_HOOK]);
         assert_eq!(r.status(), 200);
         assert!(body(&r).contains("excluded: ok"));
+    }
+
+    #[test]
+    fn shutdown_fails_readiness_only() {
+        let h = HealthChecks::with_readiness(Some("etcd"));
+        for name in ["etcd", INFORMER_SYNC, BOOTSTRAP_HOOK] {
+            h.set(name, true);
+        }
+        assert_eq!(h.answer("readyz", "", false, &[]).status(), 200);
+        h.set(SHUTDOWN, false);
+        let r = h.answer("readyz", "", true, &[]);
+        assert_eq!(r.status(), 500);
+        assert_eq!(
+            body(&r),
+            "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n\
+             [+]poststarthook/apiary-bootstrap-namespaces ok\n\
+             [-]shutdown failed: reason withheld\nreadyz check failed\n"
+        );
+        assert_eq!(h.answer("readyz", "shutdown", false, &[]).status(), 500);
+        assert_eq!(h.answer("livez", "", false, &[]).status(), 200);
+        assert_eq!(h.answer("healthz", "", false, &[]).status(), 200);
     }
 }

@@ -122,6 +122,60 @@ pub fn is_exempt_path(path: &str) -> bool {
         .any(|p| path.starts_with(p))
 }
 
+/// Seconds a client is told to wait before retrying on another server, as upstream's
+/// `--shutdown-send-retry-after` answer says.
+pub const SHUTTING_DOWN_RETRY_AFTER: u32 = 5;
+
+/// The answer to a request the lifecycle turns away: [`Admission::ShuttingDown`] (429,
+/// `Retry-After`, `Connection: close`) or [`Admission::NotYetInstalled`] (503); `None`
+/// for the others.
+pub fn turned_away(admission: Admission) -> Option<http::Response<bytes::Bytes>> {
+    let (error, retry_after, close) = match admission {
+        Admission::ShuttingDown => (
+            crate::status::ApiError::too_many_requests(
+                "The apiserver is shutting down, please try again later.",
+                SHUTTING_DOWN_RETRY_AFTER,
+            ),
+            SHUTTING_DOWN_RETRY_AFTER,
+            true,
+        ),
+        Admission::NotYetInstalled => (
+            crate::status::ApiError::service_unavailable(
+                "the request has been made before all known HTTP paths have been installed, \
+                 please try again",
+            ),
+            1,
+            false,
+        ),
+        Admission::Serve | Admission::Refuse => return None,
+    };
+    let mut response = http::Response::builder()
+        .status(error.code)
+        .header(http::header::RETRY_AFTER, retry_after.to_string())
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header("X-Content-Type-Options", "nosniff");
+    if close {
+        response = response.header(http::header::CONNECTION, "close");
+    }
+    Some(
+        response
+            .body(bytes::Bytes::from(error.to_json()))
+            .expect("static response"),
+    )
+}
+
+/// The answer to a request that took longer than `--request-timeout`.
+pub fn timed_out() -> http::Response<bytes::Bytes> {
+    let error =
+        crate::status::ApiError::timeout("request did not complete within the allotted timeout");
+    http::Response::builder()
+        .status(error.code)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header("X-Content-Type-Options", "nosniff")
+        .body(bytes::Bytes::from(error.to_json()))
+        .expect("static response")
+}
+
 #[derive(Debug)]
 pub struct Lifecycle {
     config: LifecycleConfig,

@@ -230,6 +230,25 @@ impl ApiError {
         Self::new(503, "ServiceUnavailable", message)
     }
 
+    /// 504: the request did not finish within its time (`--request-timeout`).
+    pub fn timeout(message: impl std::fmt::Display) -> ApiError {
+        ApiError {
+            details: Some(Box::default()),
+            ..Self::new(504, "Timeout", format!("Timeout: {message}"))
+        }
+    }
+
+    /// 429 with `details.retryAfterSeconds`: try again later.
+    pub fn too_many_requests(message: impl Into<String>, retry_after_seconds: u32) -> ApiError {
+        ApiError {
+            details: Some(Box::new(Details {
+                retry_after_seconds: Some(retry_after_seconds),
+                ..Details::default()
+            })),
+            ..Self::new(429, "TooManyRequests", message)
+        }
+    }
+
     pub fn gone(message: impl Into<String>) -> ApiError {
         Self::new(410, "Expired", message)
     }

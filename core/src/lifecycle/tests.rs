@@ -271,3 +271,26 @@ fn health_and_metrics_paths_are_exempt() {
         assert!(!is_exempt_path(path), "{path}");
     }
 }
+
+#[test]
+fn turned_away_answers() {
+    let r = turned_away(Admission::ShuttingDown).unwrap();
+    assert_eq!(r.status(), 429);
+    assert_eq!(r.headers()["retry-after"], "5");
+    assert_eq!(r.headers()["connection"], "close");
+    let status: serde_json::Value = serde_json::from_slice(r.body()).unwrap();
+    assert_eq!(status["reason"], "TooManyRequests");
+    assert_eq!(status["details"]["retryAfterSeconds"], 5);
+    let r = turned_away(Admission::NotYetInstalled).unwrap();
+    assert_eq!(r.status(), 503);
+    assert!(turned_away(Admission::Refuse).is_none());
+    assert!(turned_away(Admission::Serve).is_none());
+    let r = timed_out();
+    let status: serde_json::Value = serde_json::from_slice(r.body()).unwrap();
+    assert_eq!(status["code"], 504);
+    assert_eq!(status["reason"], "Timeout");
+    assert_eq!(
+        status["message"],
+        "Timeout: request did not complete within the allotted timeout"
+    );
+}
