@@ -3,10 +3,10 @@
 //! fields are left out of logged objects. No rule matching means level None.
 
 use crate::validation::{quoted, FieldError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How much of a request is recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
 pub enum Level {
     None,
     /// Who, what and when; no bodies.
@@ -17,7 +17,7 @@ pub enum Level {
     RequestResponse,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
 pub enum Stage {
     RequestReceived,
     ResponseStarted,
