@@ -100,6 +100,8 @@ pub struct Config {
     /// A readiness check for the storage backend (kube-apiserver's `etcd`), failing
     /// until the adapter marks it; `None` for backends inside the process.
     pub storage_check: Option<String>,
+    /// The audit policy (kube-apiserver's `--audit-policy-file`); `None` audits nothing.
+    pub audit_policy: Option<Arc<crate::audit::Policy>>,
 }
 
 impl Default for Config {
@@ -110,6 +112,7 @@ impl Default for Config {
             advertise_address: None,
             min_request_timeout: std::time::Duration::from_secs(1800),
             storage_check: None,
+            audit_policy: None,
         }
     }
 }
@@ -253,6 +256,34 @@ impl Server {
                 self.shared.metrics.storage_observed(operation, &group_resource(&resource.group, &resource.plural), elapsed);
             }
         }
+    }
+
+    /// The audit record of a request about to be handled with `inputs`, under the
+    /// configured policy: `None` when there is no policy or its level is None. The
+    /// adapter writes the record's events as the request goes (see
+    /// [`crate::audit::Record`]); `audit_id` is [`crate::audit::audit_id`]'s.
+    pub fn audit(
+        &self,
+        request: &http::Request<Bytes>,
+        inputs: &Inputs,
+        audit_id: &str,
+    ) -> Option<crate::audit::Record> {
+        let policy = self.shared.config.audit_policy.as_deref()?;
+        let user = authn::authenticate(&inputs.peer_certificates);
+        let authenticated = !user.is_anonymous() || is_public(request.uri().path());
+        let uri = request.uri();
+        let info = request_info::resolve(request.method(), uri.path(), uri.query());
+        crate::audit::Record::new(
+            policy,
+            crate::audit::Arrival {
+                request,
+                info: &info,
+                user: authenticated.then_some(&user),
+                remote_addr: inputs.remote_addr,
+                now: inputs.now,
+                audit_id: audit_id.to_owned(),
+            },
+        )
     }
 
     /// Handle one client request.

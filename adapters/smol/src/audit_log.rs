@@ -122,9 +122,16 @@ pub fn options_from_flags(flags: Flags<'_>, problems: &mut Vec<String>) -> Optio
     })
 }
 
+/// What the writer thread is handed.
+enum Queued {
+    Line(String),
+    /// Write out everything queued before this, then answer.
+    Flush(mpsc::Sender<()>),
+}
+
 /// The running audit log: lines in, a writer thread appending them.
 pub struct AuditLog {
-    queue: SyncSender<String>,
+    queue: SyncSender<Queued>,
     dropped: Arc<AtomicU64>,
 }
 
@@ -157,7 +164,7 @@ impl AuditLog {
 
     /// Queue one event line; never waits. A line that finds the queue full is dropped.
     pub fn write(&self, line: String) {
-        match self.queue.try_send(line) {
+        match self.queue.try_send(Queued::Line(line)) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => {
                 let dropped = self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -174,6 +181,17 @@ impl AuditLog {
                     tracing::error!("audit log writer has stopped: audit events are dropped");
                 }
             }
+        }
+    }
+}
+
+impl AuditLog {
+    /// Write out every line queued so far, waiting at most `within` (at exit, so that
+    /// the last requests' events are not lost).
+    pub fn flush(&self, within: Duration) {
+        let (done, flushed) = mpsc::channel();
+        if self.queue.send(Queued::Flush(done)).is_ok() && flushed.recv_timeout(within).is_err() {
+            tracing::warn!("the audit log was not written out within {within:?}");
         }
     }
 }
@@ -269,7 +287,7 @@ impl<W: Write + Send> Sink for BufWriter<W> {
 
 /// The writer thread: write each line, flushing whenever the queue runs dry, until
 /// every sender is gone.
-fn write_lines(lines: &Receiver<String>, sink: &mut dyn Sink) {
+fn write_lines(lines: &Receiver<Queued>, sink: &mut dyn Sink) {
     loop {
         let line = match lines.try_recv() {
             Ok(line) => line,
@@ -287,8 +305,18 @@ fn write_lines(lines: &Receiver<String>, sink: &mut dyn Sink) {
                 return;
             }
         };
-        if let Err(e) = sink.write_line(line.as_bytes()) {
-            tracing::error!("writing the audit log: {e}");
+        match line {
+            Queued::Line(line) => {
+                if let Err(e) = sink.write_line(line.as_bytes()) {
+                    tracing::error!("writing the audit log: {e}");
+                }
+            }
+            Queued::Flush(done) => {
+                if let Err(e) = sink.flush_lines() {
+                    tracing::error!("writing the audit log: {e}");
+                }
+                let _ = done.send(());
+            }
         }
     }
 }

@@ -74,6 +74,18 @@ pub struct Options {
     /// `--min-request-timeout`: the shortest time, in seconds, a watch without
     /// `timeoutSeconds` runs (it runs a random time between this and twice this).
     pub min_request_timeout: u64,
+    /// `--request-timeout`: how long a request that is not a watch may take before it
+    /// is answered 504, and how long in-flight requests may drain on shutdown.
+    pub request_timeout: Duration,
+    /// `--shutdown-delay-duration`: how long the server keeps serving, with /readyz
+    /// failing, after SIGTERM before it stops taking requests.
+    pub shutdown_delay: Duration,
+    /// `--shutdown-send-retry-after`: answer requests arriving while in-flight ones drain
+    /// with 429 and Retry-After instead of refusing connections.
+    pub shutdown_send_retry_after: bool,
+    /// `--audit-policy-file` and `--audit-log-*`: auditing, when both a policy and a
+    /// log path are given.
+    pub audit: Option<crate::audit_log::AuditOptions>,
     /// `-v`/`--v`: log verbosity, as klog counts it.
     pub verbosity: u32,
 }
@@ -122,16 +134,18 @@ enum Section {
     SecureServing,
     Storage,
     Limits,
+    Auditing,
     Logs,
     Global,
 }
 
 impl Section {
-    const ORDER: [Section; 6] = [
+    const ORDER: [Section; 7] = [
         Section::Generic,
         Section::SecureServing,
         Section::Storage,
         Section::Limits,
+        Section::Auditing,
         Section::Logs,
         Section::Global,
     ];
@@ -142,6 +156,7 @@ impl Section {
             Section::SecureServing => "Secure serving flags",
             Section::Storage => "Storage flags",
             Section::Limits => "Limits flags",
+            Section::Auditing => "Auditing flags",
             Section::Logs => "Logs flags",
             Section::Global => "Global flags",
         }
@@ -320,6 +335,91 @@ const FLAGS: &[Flag] = &[
         usage: "How many seconds, at least, a watch without timeoutSeconds stays open: each \
                 such watch ends after a random time between this and twice this, so that \
                 clients do not all reconnect at once.",
+    },
+    Flag {
+        name: "request-timeout",
+        short: None,
+        section: Section::Generic,
+        kind: "duration",
+        default: Some("1m0s"),
+        usage: "How long a request may take before the server gives up on it and answers 504 \
+                with a Status. Watches and other long-running requests are not bound by it \
+                (see --min-request-timeout). On shutdown, in-flight requests are waited for \
+                this long at most.",
+    },
+    Flag {
+        name: "shutdown-delay-duration",
+        short: None,
+        section: Section::Generic,
+        kind: "duration",
+        default: Some("0s"),
+        usage: "How long to keep serving after SIGTERM or SIGINT before graceful termination \
+                begins. Meanwhile /readyz fails while /livez and /healthz pass, so that load \
+                balancers take the server out of rotation before it stops taking requests.",
+    },
+    Flag {
+        name: "shutdown-send-retry-after",
+        short: None,
+        section: Section::Generic,
+        kind: "",
+        default: None,
+        usage: "When set, the listener stays open while in-flight requests drain on \
+                shutdown, and every new request is answered 429 with a Retry-After header and \
+                Connection: close, instead of the connection being refused.",
+    },
+    Flag {
+        name: "audit-log-format",
+        short: None,
+        section: Section::Auditing,
+        kind: "string",
+        default: Some("json"),
+        usage: "Format of saved audits. \"legacy\" indicates 1-line text format for each \
+                event. \"json\" indicates structured json format. Known formats are \
+                legacy,json. apiary writes json only.",
+    },
+    Flag {
+        name: "audit-log-maxage",
+        short: None,
+        section: Section::Auditing,
+        kind: "int",
+        default: Some("0"),
+        usage: "The maximum number of days to retain old audit log files based on the \
+                timestamp encoded in their filename.",
+    },
+    Flag {
+        name: "audit-log-maxbackup",
+        short: None,
+        section: Section::Auditing,
+        kind: "int",
+        default: Some("0"),
+        usage: "The maximum number of old audit log files to retain. Setting a value of 0 \
+                will mean there's no restriction on the number of files.",
+    },
+    Flag {
+        name: "audit-log-maxsize",
+        short: None,
+        section: Section::Auditing,
+        kind: "int",
+        default: Some("0"),
+        usage: "The maximum size in megabytes of the audit log file before it gets rotated \
+                (0: 100).",
+    },
+    Flag {
+        name: "audit-log-path",
+        short: None,
+        section: Section::Auditing,
+        kind: "string",
+        default: None,
+        usage: "If set, all requests coming to the apiserver will be logged to this file.  \
+                '-' means standard out.",
+    },
+    Flag {
+        name: "audit-policy-file",
+        short: None,
+        section: Section::Auditing,
+        kind: "string",
+        default: None,
+        usage: "Path to the file that defines the audit policy configuration.",
     },
     Flag {
         name: "v",
@@ -515,7 +615,10 @@ where
             match flag.name {
                 "help" => help = on,
                 "version" => version = on,
-                _ => unreachable!("every boolean flag is handled"),
+                name => {
+                    values.retain(|(n, _)| *n != name);
+                    values.push((flag.name, on.to_string()));
+                }
             }
             continue;
         }
@@ -759,6 +862,38 @@ where
         }
     };
 
+    let mut duration = |flag: &str, zero_allowed: bool| {
+        let value = get(flag).unwrap_or_default();
+        match apiary_core::duration::parse_duration(value) {
+            Ok(d) if zero_allowed || !d.is_zero() => Some(d),
+            Ok(_) => {
+                problems.push(format!(
+                    "invalid value {value:?} for --{flag}: must be greater than 0"
+                ));
+                None
+            }
+            Err(e) => {
+                problems.push(format!("invalid value {value:?} for --{flag}: {e}"));
+                None
+            }
+        }
+    };
+    let request_timeout = duration("request-timeout", false);
+    let shutdown_delay = duration("shutdown-delay-duration", true);
+    let shutdown_send_retry_after = get("shutdown-send-retry-after") == Some("true");
+
+    let audit = crate::audit_log::options_from_flags(
+        crate::audit_log::Flags {
+            policy_file: get("audit-policy-file"),
+            path: get("audit-log-path"),
+            max_size: get("audit-log-maxsize").unwrap_or_default(),
+            max_backup: get("audit-log-maxbackup").unwrap_or_default(),
+            max_age: get("audit-log-maxage").unwrap_or_default(),
+            format: get("audit-log-format").unwrap_or_default(),
+        },
+        &mut problems,
+    );
+
     let verbosity = {
         let value = get("v").unwrap_or_default();
         match value.parse::<u32>() {
@@ -791,6 +926,10 @@ where
         max_requests_inflight: max_requests_inflight.expect("validated"),
         max_mutating_requests_inflight: max_mutating_requests_inflight.expect("validated"),
         min_request_timeout: min_request_timeout.expect("validated"),
+        request_timeout: request_timeout.expect("validated"),
+        shutdown_delay: shutdown_delay.expect("validated"),
+        shutdown_send_retry_after,
+        audit,
         verbosity: verbosity.expect("validated"),
     }))
 }
@@ -831,6 +970,30 @@ mod tests {
         assert!(o.data_dir.ends_with(".apiary"));
         assert_eq!(o.cert_dir, o.data_dir.join("pki"));
         assert_eq!(o.verbosity, 0);
+        assert_eq!(o.request_timeout, Duration::from_secs(60));
+        assert_eq!(o.shutdown_delay, Duration::ZERO);
+        assert!(!o.shutdown_send_retry_after);
+    }
+
+    #[test]
+    fn lifecycle_flags() {
+        let o = serve(&[
+            "--request-timeout=2s",
+            "--shutdown-delay-duration",
+            "1m30s",
+            "--shutdown-send-retry-after",
+        ]);
+        assert_eq!(o.request_timeout, Duration::from_secs(2));
+        assert_eq!(o.shutdown_delay, Duration::from_secs(90));
+        assert!(o.shutdown_send_retry_after);
+        assert!(!serve(&["--shutdown-send-retry-after=false"]).shutdown_send_retry_after);
+        assert_eq!(
+            problems(&["--request-timeout=0", "--shutdown-delay-duration=soon"]),
+            [
+                "invalid value \"0\" for --request-timeout: must be greater than 0",
+                "invalid value \"soon\" for --shutdown-delay-duration: invalid duration \"soon\"",
+            ]
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //!   that runs the core's [`Step`](apiary_core::Step)s against a storage backend.
 //! - [`main`]: what the binary does, from the command line to the exit code.
 
+pub mod audit_log;
 pub mod flags;
 pub mod memory;
 pub mod pki;
@@ -119,7 +120,8 @@ pub fn run(options: Options) -> ExitCode {
     }
 }
 
-/// Serve over `storage` until SIGTERM or SIGINT: exit 0 then, 1 if startup failed.
+/// Serve over `storage` until SIGTERM or SIGINT has drained the server: exit 0 then; 1
+/// if startup failed or a second signal cut the drain short.
 pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
     // Registered first, so that a signal during startup is not lost.
     let mut signals =
@@ -152,7 +154,6 @@ pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
     }
 
     smol::block_on(executor.run(async {
-        // Serve while the server bootstraps itself; /readyz says when that is done.
         executor
             .spawn({
                 let apiary = apiary.clone();
@@ -160,23 +161,34 @@ pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
                 async move { apiary.serve(&executor).await }
             })
             .detach();
-        let serving = async {
-            apiary.bootstrap().await;
-            tracing::info!(
-                "apiary ready at {} (kubeconfig: {})",
-                apiary.url(),
-                apiary.kubeconfig_path().display()
-            );
-            smol::future::pending::<ExitCode>().await
-        };
-        let stopping = async {
-            match signals.next().await {
-                Some(Ok(signal)) => tracing::info!("received {}, exiting", signal_name(signal)),
-                _ => tracing::info!("signal handling ended, exiting"),
+        // Each signal is an event of the lifecycle: the first begins graceful
+        // termination, a second exits at once.
+        let signalled = async {
+            while let Some(signal) = signals.next().await {
+                match signal {
+                    Ok(signal) => tracing::info!(
+                        "received {}, shutting down (send it again to exit at once)",
+                        signal_name(signal)
+                    ),
+                    Err(e) => {
+                        tracing::warn!("signal handling failed: {e}");
+                        continue;
+                    }
+                }
+                apiary
+                    .lifecycle()
+                    .event(apiary_core::lifecycle::Event::Terminate);
             }
-            ExitCode::SUCCESS
+            smol::future::pending::<i32>().await
         };
-        smol::future::or(stopping, serving).await
+        let code = smol::future::or(apiary.lifecycle().exited(), signalled).await;
+        apiary.flush_audit_log();
+        if code == 0 {
+            tracing::info!("shut down cleanly");
+        } else {
+            tracing::warn!("exiting with {code} before requests drained");
+        }
+        ExitCode::from(code.clamp(0, 255) as u8)
     }))
 }
 

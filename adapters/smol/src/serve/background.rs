@@ -2,6 +2,7 @@
 //! probe behind /readyz, the compactor and the return of free memory to the OS.
 
 use super::{timeout, Apiary};
+use apiary_core::health::INFORMER_SYNC;
 use crate::memory;
 use apiary_core::storage::Storage;
 use smol::Timer;
@@ -46,6 +47,9 @@ impl<S: Storage> Apiary<S> {
                     for (cache, objects) in caches.iter().zip(objects) {
                         cache.reset_with(objects, page.revision);
                     }
+                    // Once filled, the caches count as synced for good (as upstream's
+                    // informer-sync): a later relist is the storage check's business.
+                    self.server.health().set(INFORMER_SYNC, true);
                     backoff = Duration::from_millis(100);
                     while let Some(Ok(event)) = events.next().await {
                         let revision = event.revision();

@@ -5,6 +5,7 @@
 mod background;
 mod drive;
 mod exchange;
+pub mod lifecycle;
 mod watch_pump;
 
 pub use drive::{drive, drive_observed, inputs, Driven};
@@ -16,6 +17,8 @@ use crate::tls;
 use apiary_core::health::BOOTSTRAP_HOOK;
 use apiary_core::http1::Limits;
 use apiary_core::inflight::{Limiter, Limits as InflightLimits};
+use apiary_core::lifecycle::{Event, LifecycleConfig};
+use lifecycle::Lifecycle;
 use apiary_core::storage::Storage;
 use apiary_core::{Config, Server};
 use futures_rustls::TlsAcceptor;
@@ -59,7 +62,12 @@ pub struct Apiary<S: Storage> {
     server: Server,
     storage: Arc<S>,
     acceptor: TlsAcceptor,
-    listener: TcpListener,
+    /// Taken by [`Apiary::serve`], dropped when the lifecycle says to stop listening.
+    listener: std::sync::Mutex<Option<TcpListener>>,
+    /// Start-up and graceful termination.
+    lifecycle: Lifecycle,
+    /// `--request-timeout`: the longest a request that is not a watch may take.
+    request_timeout: Duration,
     limits: Limits,
     local_addr: SocketAddr,
     url: String,
@@ -74,6 +82,8 @@ pub struct Apiary<S: Storage> {
     storage_check: Option<String>,
     /// `--etcd-prefix`: every object's key starts with it.
     storage_prefix: String,
+    /// `--audit-log-path` with `--audit-policy-file`: where audit events go.
+    audit_log: Option<crate::audit_log::AuditLog>,
 }
 
 /// The readiness check of `--storage`: `etcd` for etcd, as kube-apiserver names it.
@@ -127,14 +137,38 @@ impl<S: Storage> Apiary<S> {
             advertise_address: advertise,
             min_request_timeout: Duration::from_secs(options.min_request_timeout),
             storage_check: storage_check(options),
+            audit_policy: options.audit.as_ref().map(|a| a.policy.clone()),
             ..Config::default()
         };
         let server = Server::new(config);
+        let audit_log = match &options.audit {
+            Some(audit) => Some(
+                crate::audit_log::AuditLog::start(audit)
+                    .map_err(|e| StartError(format!("--audit-log-path: {e}")))?,
+            ),
+            None => None,
+        };
+        // /metrics reports the in-flight limiter's counts, as upstream's filter does.
+        let inflight = Limiter::new(InflightLimits {
+            max_requests_inflight: options.max_requests_inflight,
+            max_mutating_requests_inflight: options.max_mutating_requests_inflight,
+        });
+        server.metrics().follow_inflight(&inflight);
+        let lifecycle = Lifecycle::new(
+            LifecycleConfig {
+                shutdown_delay: options.shutdown_delay,
+                request_timeout: options.request_timeout,
+                send_retry_after: options.shutdown_send_retry_after,
+            },
+            server.clone(),
+        );
         Ok(Apiary {
             server,
             storage: Arc::new(storage),
             acceptor: TlsAcceptor::from(tls),
-            listener,
+            listener: std::sync::Mutex::new(Some(listener)),
+            lifecycle,
+            request_timeout: options.request_timeout,
             limits: Limits {
                 max_header_bytes: MAX_HEADER_BYTES,
                 max_body_bytes: options.max_request_body_bytes,
@@ -143,13 +177,11 @@ impl<S: Storage> Apiary<S> {
             url,
             kubeconfig,
             answered: std::sync::atomic::AtomicU64::new(0),
-            inflight: Limiter::new(InflightLimits {
-                max_requests_inflight: options.max_requests_inflight,
-                max_mutating_requests_inflight: options.max_mutating_requests_inflight,
-            }),
+            inflight,
             compaction_interval: options.compaction_interval,
             storage_check: storage_check(options),
             storage_prefix: options.etcd_prefix.clone(),
+            audit_log,
         })
     }
 
@@ -176,6 +208,18 @@ impl<S: Storage> Apiary<S> {
     /// The storage backend.
     pub fn storage(&self) -> &Arc<S> {
         &self.storage
+    }
+
+    /// Write out what is still queued for the audit log (before the process exits).
+    pub fn flush_audit_log(&self) {
+        if let Some(log) = &self.audit_log {
+            log.flush(Duration::from_secs(5));
+        }
+    }
+
+    /// Start-up and graceful termination: feed it signals, await its exit code.
+    pub fn lifecycle(&self) -> &Lifecycle {
+        &self.lifecycle
     }
 
     /// Run the requests the server makes of itself at start (the default namespaces)
@@ -217,8 +261,18 @@ impl<S: Storage> Apiary<S> {
         }
     }
 
-    /// Accept connections forever, serving each on `executor`.
+    /// Serve until the lifecycle closes the listener: start the background tasks, run the
+    /// post-start hooks once the listener is served, and accept connections, serving
+    /// each on `executor`.
     pub async fn serve(self: Arc<Self>, executor: &Arc<Executor<'static>>) {
+        let Some(listener) = self
+            .listener
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+        else {
+            return;
+        };
         let this = self.clone();
         executor
             .spawn(async move { this.release_memory_periodically().await })
@@ -237,9 +291,37 @@ impl<S: Storage> Apiary<S> {
         }
         let this = self.clone();
         executor.spawn(async move { this.reflect().await }).detach();
+        let this = self.clone();
+        executor
+            .spawn(async move { this.lifecycle.run_timer().await })
+            .detach();
+        let this = self.clone();
+        executor
+            .spawn(async move {
+                this.lifecycle.post_start.wait().await;
+                this.bootstrap().await;
+                this.lifecycle
+                    .event(Event::PostStartHookFinished(lifecycle::BOOTSTRAP.to_owned()));
+                tracing::info!(
+                    "apiary ready at {} (kubeconfig: {})",
+                    this.url(),
+                    this.kubeconfig_path().display()
+                );
+            })
+            .detach();
+
+        self.lifecycle.event(Event::ListenerBound);
         let mut backoff = Duration::from_millis(5);
         loop {
-            match self.listener.accept().await {
+            let stop = async {
+                self.lifecycle.stop_listening.wait().await;
+                None
+            };
+            let Some(accepted) = future::or(async { Some(listener.accept().await) }, stop).await
+            else {
+                break;
+            };
+            match accepted {
                 Ok((tcp, remote)) => {
                     backoff = Duration::from_millis(5);
                     let this = self.clone();
@@ -262,5 +344,8 @@ impl<S: Storage> Apiary<S> {
                 }
             }
         }
+        drop(listener);
+        tracing::info!("stopped listening on {}", self.local_addr);
+        self.lifecycle.event(Event::ListenerClosed);
     }
 }

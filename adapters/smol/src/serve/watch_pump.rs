@@ -21,6 +21,8 @@ pub(super) struct WatchClient<'a, T> {
     pub codec: &'a mut Connection,
     pub buf: &'a mut Vec<u8>,
     pub eof: &'a mut bool,
+    /// The request's `Audit-Id`, answered in the stream's head.
+    pub audit_id: &'a http::HeaderValue,
 }
 
 /// Where a watch's events come from.
@@ -58,10 +60,14 @@ impl<S: Storage> Apiary<S> {
             codec,
             buf,
             eof,
+            audit_id,
         } = client;
-        stream
-            .write_all(&codec.encode_stream_head(&watch.head()))
-            .await?;
+        let mut head = watch.head();
+        if !audit_id.is_empty() {
+            head.headers
+                .insert(crate::audit_log::AUDIT_ID, audit_id.clone());
+        }
+        stream.write_all(&codec.encode_stream_head(&head)).await?;
         for frame in watch.take_initial() {
             stream.write_all(&codec.encode_chunk(&frame)).await?;
         }
@@ -96,6 +102,11 @@ impl<S: Storage> Apiary<S> {
                 (&mut deadline).await;
                 Wake::Deadline
             };
+            // Shutting down ends the watch as its timeout would: a clean end of stream.
+            let ending = async {
+                self.lifecycle.end_watches.wait().await;
+                Wake::Deadline
+            };
             let bookmark = async {
                 match bookmarks.as_mut() {
                     Some(timer) => {
@@ -113,7 +124,7 @@ impl<S: Storage> Apiary<S> {
                     Wake::Client(stream.read(buf).await)
                 }
             };
-            let frame = match event.or(expired).or(bookmark).or(read).await {
+            let frame = match event.or(expired).or(ending).or(bookmark).or(read).await {
                 Wake::Event(Some(event)) => watch.on_event(event, SystemTime::now()),
                 Wake::Cached(first) => {
                     // Write what has piled up in one go: one TLS record and one flush

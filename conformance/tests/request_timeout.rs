@@ -1,0 +1,100 @@
+//! --request-timeout on the real binary over a real etcd that stops answering (SIGSTOP):
+//! a write gets 504 with a Timeout Status in time (sooner with `?timeout=`, as kubectl's
+//! --request-timeout sends), and once etcd answers again the write either happened in
+//! full or not at all, and the server serves on.
+
+mod raw_tls;
+
+use apiary_conformance::etcd::Etcd;
+use apiary_conformance::harness::Apiary;
+use raw_tls::connect;
+use std::time::{Duration, Instant};
+
+const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+
+fn configmap(name: &str) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name},
+        "data": {"a": "1", "b": "2"},
+    }))
+    .unwrap()
+}
+
+#[test]
+fn writes_time_out_with_504_and_are_never_half_done() {
+    let etcd = Etcd::start();
+    let servers = format!("--etcd-servers={}", etcd.url());
+    let apiary = Apiary::start_with(&["--storage=etcd", &servers, "--request-timeout=2s"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut conn = connect(&apiary).await.unwrap();
+        let created = conn
+            .call("POST", CONFIGMAPS, Some(&configmap("first")))
+            .await
+            .unwrap();
+        assert_eq!(created.status, 201);
+
+        etcd.pause();
+        let cases = [
+            ("during", CONFIGMAPS.to_owned(), Duration::from_secs(2)),
+            ("asked", format!("{CONFIGMAPS}?timeout=1s"), Duration::from_secs(1)),
+        ];
+        for (name, path, limit) in &cases {
+            let mut conn = connect(&apiary).await.unwrap();
+            let started = Instant::now();
+            let answer = conn
+                .call("POST", path, Some(&configmap(name)))
+                .await
+                .unwrap();
+            let took = started.elapsed();
+            assert_eq!(answer.status, 504, "{}", String::from_utf8_lossy(&answer.body));
+            let status = answer.json();
+            assert_eq!(status["kind"], "Status");
+            assert_eq!(status["reason"], "Timeout");
+            assert_eq!(status["code"], 504);
+            assert_eq!(
+                status["message"],
+                "Timeout: request did not complete within the allotted timeout"
+            );
+            assert!(
+                took >= *limit && took < *limit + Duration::from_secs(2),
+                "{path}: answered after {took:?}"
+            );
+        }
+        etcd.resume();
+
+        // Each timed-out create happened in full or not at all.
+        for (name, _, _) in &cases {
+            let mut seen = None;
+            for _ in 0..100 {
+                let mut conn = connect(&apiary).await.unwrap();
+                let got = conn
+                    .call("GET", &format!("{CONFIGMAPS}/{name}"), None)
+                    .await
+                    .unwrap();
+                if got.status != 503 {
+                    seen = Some(got);
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let got = seen.expect("the server answers once etcd is back");
+            match got.status {
+                200 => assert_eq!(got.json()["data"], serde_json::json!({"a": "1", "b": "2"})),
+                404 => {}
+                other => panic!("{name}: {other} {}", String::from_utf8_lossy(&got.body)),
+            }
+        }
+        let mut conn = connect(&apiary).await.unwrap();
+        let after = conn
+            .call("POST", CONFIGMAPS, Some(&configmap("after")))
+            .await
+            .unwrap();
+        assert_eq!(after.status, 201, "{}", String::from_utf8_lossy(&after.body));
+    });
+}
