@@ -373,9 +373,8 @@ const FLAGS: &[Flag] = &[
         section: Section::Auditing,
         kind: "string",
         default: Some("json"),
-        usage: "Format of saved audits. \"legacy\" indicates 1-line text format for each \
-                event. \"json\" indicates structured json format. Known formats are \
-                legacy,json. apiary writes json only.",
+        usage: "How each audit event is written: json, one audit.k8s.io/v1 Event object per \
+                line. kube-apiserver's legacy text format is not supported.",
     },
     Flag {
         name: "audit-log-maxage",
@@ -383,8 +382,8 @@ const FLAGS: &[Flag] = &[
         section: Section::Auditing,
         kind: "int",
         default: Some("0"),
-        usage: "The maximum number of days to retain old audit log files based on the \
-                timestamp encoded in their filename.",
+        usage: "Rotated audit log files older than this many days (by the time in their \
+                names) are deleted; 0 keeps them whatever their age.",
     },
     Flag {
         name: "audit-log-maxbackup",
@@ -392,8 +391,7 @@ const FLAGS: &[Flag] = &[
         section: Section::Auditing,
         kind: "int",
         default: Some("0"),
-        usage: "The maximum number of old audit log files to retain. Setting a value of 0 \
-                will mean there's no restriction on the number of files.",
+        usage: "How many rotated audit log files to keep, newest first; 0 keeps them all.",
     },
     Flag {
         name: "audit-log-maxsize",
@@ -401,8 +399,8 @@ const FLAGS: &[Flag] = &[
         section: Section::Auditing,
         kind: "int",
         default: Some("0"),
-        usage: "The maximum size in megabytes of the audit log file before it gets rotated \
-                (0: 100).",
+        usage: "The size in megabytes at which the audit log file is rotated: renamed with \
+                the time in its name, and a new file begun. 0 means 100.",
     },
     Flag {
         name: "audit-log-path",
@@ -410,8 +408,8 @@ const FLAGS: &[Flag] = &[
         section: Section::Auditing,
         kind: "string",
         default: None,
-        usage: "If set, all requests coming to the apiserver will be logged to this file.  \
-                '-' means standard out.",
+        usage: "The file audit events are appended to, one JSON line each ('-' for \
+                standard output). Auditing is on only with both this and --audit-policy-file.",
     },
     Flag {
         name: "audit-policy-file",
@@ -419,7 +417,8 @@ const FLAGS: &[Flag] = &[
         section: Section::Auditing,
         kind: "string",
         default: None,
-        usage: "Path to the file that defines the audit policy configuration.",
+        usage: "An audit.k8s.io/v1 Policy (YAML or JSON): which requests are recorded, at \
+                which level and stages.",
     },
     Flag {
         name: "v",
