@@ -1,13 +1,13 @@
 //! One connection: the TLS handshake, then requests read and responses written in
 //! order through the core's HTTP/1.1 codec.
 
-use super::watch_pump::WatchClient;
 use super::lifecycle::{Gate, InFlight};
+use super::watch_pump::WatchClient;
 use super::{drive_observed, inputs, timeout, Apiary, Driven};
-use apiary_core::lifecycle::{timed_out, turned_away as lifecycle_answer};
 use crate::memory;
 use apiary_core::http1::{Connection, Event};
 use apiary_core::inflight::Admission;
+use apiary_core::lifecycle::{timed_out, turned_away as lifecycle_answer};
 use apiary_core::storage::Storage;
 use apiary_core::Step;
 use bytes::Bytes;
@@ -58,6 +58,85 @@ impl<S: Storage> Apiary<S> {
         }
     }
 
+    /// Whether to serve a request that arrived: served if it began while requests were
+    /// taken, otherwise as the lifecycle decides. `Some((in_flight, None))` to serve it,
+    /// `Some((None, Some(answer)))` to answer it so, `None` to close the connection.
+    #[allow(clippy::type_complexity)]
+    fn gate<'a>(
+        &'a self,
+        begun: Option<InFlight<'a>>,
+        path: &str,
+    ) -> Option<(Option<InFlight<'a>>, Option<http::Response<Bytes>>)> {
+        let gate = match begun {
+            Some(in_flight) => Gate::Serve(in_flight),
+            None => self.lifecycle.admit(path, false),
+        };
+        match gate {
+            Gate::Serve(in_flight) => Some((Some(in_flight), None)),
+            Gate::Turned(admission) => {
+                lifecycle_answer(admission).map(|answer| (None, Some(answer)))
+            }
+        }
+    }
+
+    /// Answer `turned` if the gate turned the request away; otherwise pass the in-flight
+    /// limits, then run the request through the core against storage, within `deadline`
+    /// if it has one. A request past its deadline is dropped with its
+    /// storage operation: each is one atomic write, so it happened in full or not at all.
+    async fn handle(
+        &self,
+        request: http::Request<Bytes>,
+        turned: Option<http::Response<Bytes>>,
+        remote: SocketAddr,
+        peer_certificates: &[Bytes],
+        deadline: Option<Duration>,
+    ) -> Driven {
+        if let Some(answer) = turned {
+            return Driven::Respond(answer);
+        }
+        // The request's in-flight place (--max-requests-inflight and
+        // --max-mutating-requests-inflight), held until it is answered or becomes a
+        // watch, and given back however it ends.
+        let _slot;
+        let step = match self.inflight.admit_request(&request, peer_certificates) {
+            Admission::Refused(response) => Step::Respond(response),
+            Admission::Admitted(slot) => {
+                _slot = slot;
+                self.server
+                    .handle(request, inputs(Some(remote), peer_certificates.to_vec()))
+            }
+        };
+        let driven = drive_observed(&*self.storage, &self.server, step);
+        match deadline {
+            Some(deadline) => timeout(deadline, driven)
+                .await
+                .unwrap_or_else(|| Driven::Respond(timed_out())),
+            None => driven.await,
+        }
+    }
+
+    /// The headers every answer gets: `Audit-Id`, `Date`, and `Connection: close` while
+    /// draining (the connection takes no more requests).
+    fn finish_headers(&self, response: &mut http::Response<Bytes>, audit_id: http::HeaderValue) {
+        let headers = response.headers_mut();
+        if !audit_id.is_empty() {
+            headers.insert(crate::audit_log::AUDIT_ID, audit_id);
+        }
+        if !headers.contains_key(http::header::DATE) {
+            if let Ok(date) =
+                http::HeaderValue::from_str(&apiary_core::time::imf_fixdate(SystemTime::now()))
+            {
+                headers.insert(http::header::DATE, date);
+            }
+        }
+        if self.lifecycle.closing.fired() {
+            headers.insert(
+                http::header::CONNECTION,
+                http::HeaderValue::from_static("close"),
+            );
+        }
+    }
+
     /// Read requests and write responses, in order, until either side closes.
     async fn exchange<T>(
         &self,
@@ -78,19 +157,9 @@ impl<S: Storage> Apiary<S> {
                 Event::Request(request) => {
                     let path = request.uri().path().to_owned();
                     let started = std::time::Instant::now();
-                    // Served if it began while requests were taken; otherwise the
-                    // lifecycle decides (shutting down, not yet installed).
-                    let gate = match begun.take() {
-                        Some(in_flight) => Gate::Serve(in_flight),
-                        None => self.lifecycle.admit(&path, false),
-                    };
-                    let (mut in_flight, turned) = match gate {
-                        Gate::Serve(in_flight) => (Some(in_flight), None),
-                        Gate::Turned(admission) => match lifecycle_answer(admission) {
-                            Some(response) => (None, Some(response)),
-                            // No new requests: close without an answer.
-                            None => return finish(&mut stream).await,
-                        },
+                    let Some((mut in_flight, turned)) = self.gate(begun.take(), &path) else {
+                        // No new requests: close without an answer.
+                        return finish(&mut stream).await;
                     };
                     let tracked = self.server.request_started(&request);
                     // Audit (upstream's WithAuditInit and WithAudit): the Audit-Id every
@@ -108,34 +177,7 @@ impl<S: Storage> Apiary<S> {
                     };
                     let deadline = (!tracked.is_long_running())
                         .then(|| request_deadline(self.request_timeout, request.uri().query()));
-                    // The request's in-flight place (--max-requests-inflight and
-                    // --max-mutating-requests-inflight), held until its response is
-                    // written and given back however it ends.
-                    let _inflight;
-                    let step = match turned {
-                        Some(response) => Step::Respond(response),
-                        None => match self.inflight.admit_request(&request, &peer_certificates) {
-                            Admission::Refused(response) => Step::Respond(response),
-                            Admission::Admitted(slot) => {
-                                _inflight = slot;
-                                self.server.handle(
-                                    request,
-                                    inputs(Some(remote), peer_certificates.clone()),
-                                )
-                            }
-                        },
-                    };
-                    // A request past its deadline is dropped with its storage operation:
-                    // each is one atomic write, so it happened in full or not at all.
-                    let driven = async {
-                        let driven = drive_observed(&*self.storage, &self.server, step);
-                        match deadline {
-                            Some(deadline) => timeout(deadline, driven)
-                                .await
-                                .unwrap_or_else(|| Driven::Respond(timed_out())),
-                            None => driven.await,
-                        }
-                    };
+                    let driven = self.handle(request, turned, remote, &peer_certificates, deadline);
                     let mut response = match AssertUnwindSafe(driven).catch_unwind().await {
                         Ok(Driven::Respond(response)) => response,
                         Ok(Driven::Watch(request, watch)) => {
@@ -177,25 +219,7 @@ impl<S: Storage> Apiary<S> {
                     if let Some(audit) = &audit {
                         audit.response_complete(&response);
                     }
-                    if !audit_id.is_empty() {
-                        response
-                            .headers_mut()
-                            .insert(crate::audit_log::AUDIT_ID, audit_id);
-                    }
-                    if !response.headers().contains_key(http::header::DATE) {
-                        if let Ok(date) = http::HeaderValue::from_str(
-                            &apiary_core::time::imf_fixdate(SystemTime::now()),
-                        ) {
-                            response.headers_mut().insert(http::header::DATE, date);
-                        }
-                    }
-                    if self.lifecycle.closing.fired() {
-                        // Draining: this connection takes no more requests.
-                        response.headers_mut().insert(
-                            http::header::CONNECTION,
-                            http::HeaderValue::from_static("close"),
-                        );
-                    }
+                    self.finish_headers(&mut response, audit_id);
                     self.server.metrics().request_finished(
                         &tracked,
                         response.status().as_u16(),

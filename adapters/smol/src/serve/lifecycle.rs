@@ -48,7 +48,9 @@ impl Latch {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // The machine's state stays consistent across a panic elsewhere: keep going.
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The lifecycle of one server.
@@ -88,7 +90,8 @@ impl InFlight<'_> {
     /// The request turned out to be a watch: not waited for, but ended.
     pub fn long_running(&mut self) {
         if self.kind == Kind::Short {
-            self.lifecycle.event(Event::RequestStarted(Kind::LongRunning));
+            self.lifecycle
+                .event(Event::RequestStarted(Kind::LongRunning));
             self.lifecycle.event(Event::RequestFinished(Kind::Short));
             self.kind = Kind::LongRunning;
         }
