@@ -8,19 +8,11 @@
 mod raw_tls;
 
 use apiary_conformance::harness::Apiary;
-use raw_tls::{connect, request_bytes, Raw};
+use raw_tls::{connect, request_bytes, runtime, Raw, CONFIGMAPS};
 use std::time::{Duration, Instant};
 
-const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
-
 fn configmap(name: &str) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": name},
-        "data": {"payload": "x".repeat(2000)},
-    }))
-    .unwrap()
+    raw_tls::configmap(name, serde_json::json!({"payload": "x".repeat(2000)}))
 }
 
 /// A create whose headers and first half of the body are sent now; the rest is returned
@@ -31,13 +23,6 @@ async fn half_sent_create(apiary: &Apiary, name: &str) -> (Raw, Vec<u8>) {
     let half = bytes.len() - 1000;
     conn.send(&bytes[..half]).await.unwrap();
     (conn, bytes[half..].to_vec())
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 #[test]

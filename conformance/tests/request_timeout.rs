@@ -7,19 +7,11 @@ mod raw_tls;
 
 use apiary_conformance::etcd::Etcd;
 use apiary_conformance::harness::Apiary;
-use raw_tls::connect;
+use raw_tls::{connect, runtime, CONFIGMAPS};
 use std::time::{Duration, Instant};
 
-const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
-
 fn configmap(name: &str) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": name},
-        "data": {"a": "1", "b": "2"},
-    }))
-    .unwrap()
+    raw_tls::configmap(name, serde_json::json!({"a": "1", "b": "2"}))
 }
 
 #[test]
@@ -27,10 +19,7 @@ fn writes_time_out_with_504_and_are_never_half_done() {
     let etcd = Etcd::start();
     let servers = format!("--etcd-servers={}", etcd.url());
     let apiary = Apiary::start_with(&["--storage=etcd", &servers, "--request-timeout=2s"]);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let mut conn = connect(&apiary).await.unwrap();
         let created = conn

@@ -85,6 +85,28 @@ pub async fn connect(apiary: &Apiary) -> io::Result<Raw> {
     })
 }
 
+/// The path of the default namespace's ConfigMaps.
+pub const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+
+/// A ConfigMap body named `name` with `data`.
+pub fn configmap(name: &str, data: serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name},
+        "data": data,
+    }))
+    .expect("JSON")
+}
+
+/// A one-thread tokio runtime for a test's client side.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
 /// A request's bytes: `Content-Length` from `body`, JSON content type when there is one.
 pub fn request_bytes(method: &str, path: &str, body: Option<&[u8]>) -> Vec<u8> {
     let mut out = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n");
