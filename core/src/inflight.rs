@@ -11,9 +11,16 @@
 //! holds the returned [`Slot`] for as long as the core works on the request; dropping
 //! it (however the request ends: answered, failed, panicked, connection gone) gives the
 //! place back.
+//!
+//! The limiter keeps what upstream's filter reports to metrics: the most requests of
+//! each kind in flight since they were last read (its watermark, for
+//! `apiserver_current_inflight_requests`) and every request it refused, with the
+//! labels `apiserver_request_terminations_total` gives it. [`crate::metrics::Metrics`]
+//! reads both once the adapter hands it the limiter.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
@@ -106,6 +113,8 @@ pub fn classify(method: &http::Method, path: &str, query: Option<&str>) -> Class
 struct Counter {
     limit: usize,
     current: AtomicUsize,
+    /// The most places held at once since [`Limiter::take_watermark`] last read it.
+    watermark: AtomicUsize,
 }
 
 impl Counter {
@@ -113,28 +122,40 @@ impl Counter {
         Arc::new(Counter {
             limit,
             current: AtomicUsize::new(0),
+            watermark: AtomicUsize::new(0),
         })
     }
 
     /// Take a place if one is free (always, without a limit).
     fn try_acquire(&self) -> bool {
-        if self.limit == 0 {
-            self.current.fetch_add(1, Ordering::AcqRel);
-            return true;
+        let taken = if self.limit == 0 {
+            Ok(self.current.fetch_add(1, Ordering::AcqRel))
+        } else {
+            self.current
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    (n < self.limit).then_some(n + 1)
+                })
+        };
+        match taken {
+            Ok(before) => {
+                self.watermark.fetch_max(before + 1, Ordering::AcqRel);
+                true
+            }
+            Err(_) => false,
         }
-        self.current
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.limit).then_some(n + 1)
-            })
-            .is_ok()
     }
 }
+
+/// The requests a limiter refused, by the labels of upstream's
+/// `apiserver_request_terminations_total` (all with code 429).
+pub type Refusals = BTreeMap<crate::metrics::RequestLabels, u64>;
 
 /// The in-flight limits of one server, shared by every connection.
 #[derive(Clone, Debug)]
 pub struct Limiter {
     read_only: Arc<Counter>,
     mutating: Arc<Counter>,
+    refused: Arc<Mutex<Refusals>>,
 }
 
 /// A place held by a request in flight; given back when dropped.
@@ -173,12 +194,32 @@ impl Limiter {
         Limiter {
             read_only: Counter::new(limits.max_requests_inflight),
             mutating: Counter::new(limits.max_mutating_requests_inflight),
+            refused: Arc::default(),
         }
     }
 
     /// Requests of `kind` in flight now.
     pub fn in_flight(&self, kind: RequestKind) -> usize {
         self.counter(kind).current.load(Ordering::Acquire)
+    }
+
+    /// The most requests of `kind` in flight at once since the last call (or since the
+    /// start), and start over from those in flight now: upstream's watermark, which its
+    /// filter reports as `apiserver_current_inflight_requests`. Only requests that hold
+    /// a place count: never exempt ones, refused ones, or a `system:masters` request
+    /// served over the limit.
+    pub fn take_watermark(&self, kind: RequestKind) -> usize {
+        let counter = self.counter(kind);
+        let now = counter.current.load(Ordering::Acquire);
+        counter.watermark.swap(now, Ordering::AcqRel).max(now)
+    }
+
+    /// Every request refused so far, by its termination labels.
+    pub fn refusals(&self) -> Refusals {
+        self.refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn counter(&self, kind: RequestKind) -> &Arc<Counter> {
@@ -197,6 +238,19 @@ impl Limiter {
         query: Option<&str>,
         privileged: impl FnOnce() -> bool,
     ) -> Admission {
+        self.admit_typed(method, path, query, None, privileged)
+    }
+
+    /// [`Limiter::admit`], with the request's content type (which tells an apply from
+    /// another patch in the labels of a refusal).
+    fn admit_typed(
+        &self,
+        method: &http::Method,
+        path: &str,
+        query: Option<&str>,
+        content_type: Option<&str>,
+        privileged: impl FnOnce() -> bool,
+    ) -> Admission {
         let kind = match classify(method, path, query) {
             Class::Exempt => return Admission::Admitted(Slot::exempt()),
             Class::Counted(kind) => kind,
@@ -212,6 +266,13 @@ impl Limiter {
         if privileged() {
             return Admission::Admitted(Slot::exempt());
         }
+        let labels = crate::metrics::termination_labels(method, path, query, content_type);
+        *self
+            .refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(labels)
+            .or_insert(0) += 1;
         Admission::Refused(too_many_requests())
     }
 
@@ -221,10 +282,15 @@ impl Limiter {
         request: &http::Request<B>,
         peer_certificates: &[Bytes],
     ) -> Admission {
-        self.admit(
+        let content_type = request
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok());
+        self.admit_typed(
             request.method(),
             request.uri().path(),
             request.uri().query(),
+            content_type,
             || {
                 crate::authn::authenticate(peer_certificates)
                     .groups
@@ -464,6 +530,96 @@ mod tests {
                    "message":"Too many requests, please try again later.",
                    "reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429})
         );
+    }
+
+    #[test]
+    fn inflight_watermark_is_the_most_places_held_since_last_read() {
+        let l = Limiter::new(Limits {
+            max_requests_inflight: 2,
+            max_mutating_requests_inflight: 1,
+        });
+        assert_eq!(l.take_watermark(RequestKind::ReadOnly), 0);
+        let a = slot(get(&l, "/api/v1/namespaces/a/configmaps"));
+        let b = slot(get(&l, "/api/v1/namespaces/a/configmaps/x"));
+        // Over the limit: a system:masters request is served without a place, another
+        // is refused; a watch and a probe never take one.
+        let master = slot(l.admit(&Method::GET, "/api/v1/pods", None, || true));
+        refused(get(&l, "/api/v1/pods"));
+        let watch = slot(get(&l, "/api/v1/pods?watch=true"));
+        let probe = slot(get(&l, "/readyz"));
+        drop((a, b, master, watch, probe));
+        assert_eq!(l.in_flight(RequestKind::ReadOnly), 0);
+        // The peak is reported after the requests ended, then starts over.
+        assert_eq!(l.take_watermark(RequestKind::ReadOnly), 2);
+        assert_eq!(l.take_watermark(RequestKind::ReadOnly), 0);
+        assert_eq!(l.take_watermark(RequestKind::Mutating), 0);
+        // Starting over counts those still in flight.
+        let c = slot(get(&l, "/api/v1/pods"));
+        assert_eq!(l.take_watermark(RequestKind::ReadOnly), 1);
+        assert_eq!(l.take_watermark(RequestKind::ReadOnly), 1);
+        // It was in flight during the interval that its end began.
+        drop(c);
+        assert_eq!(l.take_watermark(RequestKind::ReadOnly), 1);
+        assert_eq!(l.take_watermark(RequestKind::ReadOnly), 0);
+    }
+
+    #[test]
+    fn inflight_refusals_are_counted_with_termination_labels() {
+        let l = Limiter::new(Limits {
+            max_requests_inflight: 1,
+            max_mutating_requests_inflight: 1,
+        });
+        let _r = slot(get(&l, "/api/v1/namespaces/a/configmaps"));
+        let request = |method: Method, path: &str, content_type: &str| {
+            http::Request::builder()
+                .method(method)
+                .uri(path)
+                .header("content-type", content_type)
+                .body(())
+                .unwrap()
+        };
+        let post = request(
+            Method::POST,
+            "/api/v1/namespaces/a/configmaps",
+            "application/json",
+        );
+        let _w = slot(l.admit_request(&post, &[]));
+        for _ in 0..3 {
+            refused(get(&l, "/api/v1/namespaces/a/configmaps"));
+        }
+        refused(l.admit_request(&post, &[]));
+        let apply = request(
+            Method::PATCH,
+            "/apis/apps/v1/namespaces/a/deployments/d?fieldManager=m&dryRun=All",
+            "application/apply-patch+yaml",
+        );
+        refused(l.admit_request(&apply, &[]));
+        refused(get(&l, "/version"));
+        let labels = |verb: &str, group: &str, version: &str, resource: &str, scope: &str| {
+            crate::metrics::RequestLabels {
+                verb: verb.into(),
+                dry_run: String::new(),
+                group: group.into(),
+                version: version.into(),
+                resource: resource.into(),
+                subresource: String::new(),
+                scope: scope.into(),
+                component: "apiserver".into(),
+            }
+        };
+        let version = crate::metrics::RequestLabels {
+            subresource: "/version".into(),
+            ..labels("GET", "", "", "", "")
+        };
+        let want: Refusals = [
+            (labels("LIST", "", "v1", "configmaps", "namespace"), 3),
+            (labels("POST", "", "v1", "configmaps", "resource"), 1),
+            (labels("APPLY", "apps", "v1", "deployments", "resource"), 1),
+            (version, 1),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(l.refusals(), want);
     }
 
     #[test]

@@ -10,6 +10,8 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::inflight::RequestKind;
+
 /// The content type of the text exposition format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -127,6 +129,66 @@ pub fn classify(
     }
 }
 
+/// The verbs upstream reports; any other is reported as `other`.
+const VALID_VERBS: [&str; 14] = [
+    "APPLY",
+    "CONNECT",
+    "CREATE",
+    "DELETE",
+    "DELETECOLLECTION",
+    "GET",
+    "LIST",
+    "PATCH",
+    "POST",
+    "PROXY",
+    "PUT",
+    "UPDATE",
+    "WATCH",
+    "WATCHLIST",
+];
+
+/// The labels upstream's `RecordRequestTermination` gives a request the server ended in
+/// self-defense (`apiserver_request_terminations_total`): those of [`classify`] without
+/// `dry_run`; a non-resource request has no group, version or resource, its path as the
+/// subresource and an empty scope. A verb upstream does not know is `other`.
+pub fn termination_labels(
+    method: &http::Method,
+    path: &str,
+    query: Option<&str>,
+    content_type: Option<&str>,
+) -> RequestLabels {
+    let mut labels = match classify(method, path, query, content_type).labels {
+        Some(labels) => RequestLabels {
+            dry_run: String::new(),
+            ..labels
+        },
+        None => {
+            let info = crate::request_info::resolve(method, path, query);
+            let verb = match method.as_str().to_ascii_uppercase().as_str() {
+                "GET" | "HEAD" if info.verb == "watch" => "WATCH".to_owned(),
+                "GET" | "HEAD" => "GET".to_owned(),
+                "PATCH"
+                    if content_type
+                        .is_some_and(|t| t.trim().starts_with("application/apply-patch")) =>
+                {
+                    "APPLY".to_owned()
+                }
+                other => other.to_owned(),
+            };
+            RequestLabels {
+                verb,
+                subresource: path.to_owned(),
+                component: COMPONENT.to_owned(),
+                ..RequestLabels::default()
+            }
+        }
+    };
+    if !VALID_VERBS.contains(&labels.verb.as_str()) {
+        labels.verb = "other".to_owned();
+    }
+    labels
+}
+
 /// A histogram with fixed buckets.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Histogram {
@@ -162,6 +224,11 @@ struct State {
     longrunning: BTreeMap<RequestLabels, i64>,
     watchers: BTreeMap<(String, String, String), i64>,
     storage: BTreeMap<(&'static str, String), Histogram>,
+    /// Requests ended in self-defense, by their termination labels and code.
+    terminations: BTreeMap<(RequestLabels, u16), u64>,
+    /// The in-flight limiter, once the adapter hands it over: the source of
+    /// `apiserver_current_inflight_requests` and of its refusals' terminations.
+    limiter: Option<crate::inflight::Limiter>,
 }
 
 /// Every metric of one server.
@@ -183,9 +250,23 @@ impl Metrics {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A request started: counted in flight unless long-running.
-    ///
-    /// Hook: when the in-flight limiter keeps its own counts, read the gauge from it.
+    /// Report the in-flight limiter's counts, as upstream's max-in-flight filter does:
+    /// `apiserver_current_inflight_requests` becomes the most requests of each kind that
+    /// held a place since the previous scrape (no exempt request, no refused one, no
+    /// `system:masters` request served over the limit), and each request it refused is
+    /// counted in `apiserver_request_terminations_total` with code 429.
+    pub fn follow_inflight(&self, limiter: &crate::inflight::Limiter) {
+        self.lock().limiter = Some(limiter.clone());
+    }
+
+    /// A request the server ended in self-defense (e.g. a timeout) answered `code`.
+    pub fn request_terminated(&self, labels: RequestLabels, code: u16) {
+        *self.lock().terminations.entry((labels, code)).or_insert(0) += 1;
+    }
+
+    /// A request started: counted in flight unless long-running. Once the adapter hands
+    /// over its limiter ([`Metrics::follow_inflight`]), the gauge reports the limiter's
+    /// counts instead.
     pub fn request_started(&self, tracked: &Tracked) {
         if let Some(kind) = tracked.request_kind {
             self.lock().inflight[kind_index(kind)] += 1;
@@ -259,8 +340,12 @@ impl Metrics {
         let state = self.lock();
         let mut out = String::new();
         header(&mut out, "apiserver_current_inflight_requests", "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.", "gauge");
-        for kind in ["mutating", "readOnly"] {
-            let n = state.inflight[kind_index(kind)];
+        for kind in [RequestKind::Mutating, RequestKind::ReadOnly] {
+            let n = match &state.limiter {
+                Some(limiter) => limiter.take_watermark(kind) as i64,
+                None => state.inflight[kind_index(kind.label())],
+            };
+            let kind = kind.label();
             sample(
                 &mut out,
                 "apiserver_current_inflight_requests",
@@ -271,8 +356,16 @@ impl Metrics {
         header(&mut out, "apiserver_longrunning_requests", "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.", "gauge");
         for (l, n) in &state.longrunning {
             // The request labels without dry_run, as upstream labels this gauge.
-            let labels: Vec<(&str, &str)> = request_labels(l).into_iter().filter(|(k, _)| *k != "dry_run").collect();
-            sample(&mut out, "apiserver_longrunning_requests", &labels, *n as f64);
+            let labels: Vec<(&str, &str)> = request_labels(l)
+                .into_iter()
+                .filter(|(k, _)| *k != "dry_run")
+                .collect();
+            sample(
+                &mut out,
+                "apiserver_longrunning_requests",
+                &labels,
+                *n as f64,
+            );
         }
         header(
             &mut out,
@@ -300,6 +393,32 @@ impl Metrics {
             labels.insert(0, ("code", &code));
             labels.sort_by_key(|(k, _)| *k);
             sample(&mut out, "apiserver_request_total", &labels, *n as f64);
+        }
+        header(
+            &mut out,
+            "apiserver_request_terminations_total",
+            "Number of requests which apiserver terminated in self-defense.",
+            "counter",
+        );
+        let mut terminations = state.terminations.clone();
+        if let Some(limiter) = &state.limiter {
+            for (labels, n) in limiter.refusals() {
+                *terminations.entry((labels, 429)).or_insert(0) += n;
+            }
+        }
+        for ((l, code), n) in &terminations {
+            let code = code.to_string();
+            let mut labels: Vec<(&str, &str)> = request_labels(l)
+                .into_iter()
+                .filter(|(k, _)| *k != "dry_run")
+                .collect();
+            labels.insert(0, ("code", &code));
+            sample(
+                &mut out,
+                "apiserver_request_terminations_total",
+                &labels,
+                *n as f64,
+            );
         }
         header(&mut out, "apiserver_storage_objects", "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.", "gauge");
         let mut objects = objects.to_vec();

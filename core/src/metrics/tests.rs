@@ -183,3 +183,124 @@ fn served_at_metrics_with_each_resource_counted_once() {
     let hpa = "apiserver_storage_objects{resource=\"horizontalpodautoscalers.autoscaling\"}";
     assert_eq!(text.matches(hpa).count(), 1);
 }
+
+#[test]
+fn termination_labels_as_upstream_records_them() {
+    let labels = termination_labels(
+        &http::Method::DELETE,
+        "/apis/apps/v1/namespaces/d/deployments/x",
+        Some("dryRun=All"),
+        None,
+    );
+    assert_eq!(
+        labels,
+        RequestLabels {
+            verb: "DELETE".into(),
+            dry_run: String::new(),
+            group: "apps".into(),
+            version: "v1".into(),
+            resource: "deployments".into(),
+            subresource: String::new(),
+            scope: "resource".into(),
+            component: "apiserver".into(),
+        }
+    );
+    // A non-resource request: its path in place of the subresource, no scope.
+    let labels = termination_labels(&http::Method::HEAD, "/openapi/v2", None, None);
+    assert_eq!(
+        (
+            labels.verb.as_str(),
+            labels.subresource.as_str(),
+            labels.scope.as_str(),
+            labels.resource.as_str()
+        ),
+        ("GET", "/openapi/v2", "", "")
+    );
+    let options = http::Method::OPTIONS;
+    assert_eq!(
+        termination_labels(&options, "/api/v1/pods", None, None).verb,
+        "other"
+    );
+}
+
+#[test]
+fn inflight_gauge_and_terminations_follow_the_limiter() {
+    use crate::inflight::{Admission, Limiter, Limits};
+    let m = Metrics::new();
+    let limiter = Limiter::new(Limits {
+        max_requests_inflight: 2,
+        max_mutating_requests_inflight: 1,
+    });
+    m.follow_inflight(&limiter);
+    let admit = |method: http::Method, path: &str, query: Option<&str>, master: bool| {
+        // The adapter's order: the metrics see the request, then the limiter.
+        let tracked = classify(&method, path, query, None);
+        m.request_started(&tracked);
+        (tracked, limiter.admit(&method, path, query, || master))
+    };
+    let list = "/api/v1/namespaces/d/pods";
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for (method, path, query, master) in [
+        (http::Method::GET, list, None, false),
+        (http::Method::GET, list, None, false),
+        // Over the limit: refused, or served without a place for system:masters.
+        (http::Method::GET, list, None, false),
+        (http::Method::GET, list, None, false),
+        (http::Method::GET, list, None, true),
+        // Never counted: a probe, a log, a watch.
+        (http::Method::GET, "/readyz", None, false),
+        (
+            http::Method::GET,
+            "/api/v1/namespaces/d/pods/p/log",
+            None,
+            false,
+        ),
+        (http::Method::GET, list, Some("watch=1"), false),
+        (http::Method::POST, list, None, false),
+        (http::Method::POST, list, None, false),
+    ] {
+        match admit(method, path, query, master) {
+            (t, Admission::Admitted(slot)) => held.push((t, slot)),
+            (t, Admission::Refused(r)) => {
+                refused += 1;
+                m.request_finished(&t, r.status().as_u16(), Duration::ZERO);
+            }
+        }
+    }
+    assert_eq!(refused, 3);
+    let text = m.render(&[]);
+    // The limiter's counts: never above the limits, though 9 requests are under way.
+    assert!(
+        text.contains("apiserver_current_inflight_requests{request_kind=\"readOnly\"} 2\n"),
+        "{text}"
+    );
+    assert!(text.contains("apiserver_current_inflight_requests{request_kind=\"mutating\"} 1\n"));
+    let terminated = "apiserver_request_terminations_total{code=\"429\",component=\"apiserver\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 2\n";
+    assert!(text.contains(terminated), "{text}");
+    assert!(text.contains("apiserver_request_terminations_total{code=\"429\",component=\"apiserver\",group=\"\",resource=\"pods\",scope=\"resource\",subresource=\"\",verb=\"POST\",version=\"v1\"} 1\n"));
+    assert!(text.contains("# HELP apiserver_request_terminations_total [ALPHA] Number of requests which apiserver terminated in self-defense.\n"));
+    assert!(text.contains("# TYPE apiserver_request_terminations_total counter\n"));
+    // The refused requests are in apiserver_request_total with their 429.
+    assert!(text.contains("apiserver_request_total{code=\"429\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 2\n"));
+    // Once the requests end, the next scrape still shows those in flight since the
+    // last one, and the one after shows none.
+    for (t, slot) in held.drain(..) {
+        drop(slot);
+        if !t.is_long_running() {
+            m.request_finished(&t, 200, Duration::ZERO);
+        }
+    }
+    assert!(m
+        .render(&[])
+        .contains("apiserver_current_inflight_requests{request_kind=\"readOnly\"} 2\n"));
+    assert!(m
+        .render(&[])
+        .contains("apiserver_current_inflight_requests{request_kind=\"readOnly\"} 0\n"));
+    // Terminations of the server's own (a timeout) join the limiter's.
+    let labels = termination_labels(&http::Method::GET, list, None, None);
+    m.request_terminated(labels, 504);
+    let text = m.render(&[]);
+    assert!(text.contains("apiserver_request_terminations_total{code=\"504\",component=\"apiserver\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 1\n"));
+    assert!(text.contains(terminated));
+}
