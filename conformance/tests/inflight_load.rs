@@ -16,14 +16,11 @@
 //! - Once the load stops, no place is left taken: requests exactly at the limits are
 //!   all served, round after round.
 //!
-//! The limits are 1 and 1. apiary runs a request's handler on an executor thread
-//! without yielding until the answer is being written (with memory storage nothing
-//! waits), so at most one request per executor thread (one per core) is in flight,
-//! and requests past those wait unread in the sockets. With
-//! `--max-requests-inflight=4 --max-mutating-requests-inflight=2` on 2 cores this load
-//! got no 429 at all: the excess queued in the kernel (answers took up to 5 s) instead.
-//! Limits of 1 are below what 2 executor threads hold in flight, so they are exceeded
-//! for the whole run.
+//! The limits are 4 and 2. A request admitted by the limits lets the others through
+//! them before its handler runs (it yields once): with memory storage a handler never
+//! waits, and before that yield at most one request per executor thread was ever in
+//! flight, so this load got no 429 at all and the excess queued unread in the sockets
+//! (answers up to 5 s late) instead of being refused.
 //!
 //! The load comes from a user outside `system:masters`, whom upstream never refuses.
 use apiary_conformance::harness::Apiary;
@@ -37,8 +34,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const READ_LIMIT: usize = 1;
-const MUTATING_LIMIT: usize = 1;
+const READ_LIMIT: usize = 4;
+const MUTATING_LIMIT: usize = 2;
 const CONFIGMAPS: usize = 1000;
 const PAYLOAD: usize = 1024;
 /// Concurrent clients, each on its own keep-alive connection.
@@ -394,21 +391,24 @@ async fn load_past_the_limit_is_shed_with_bounded_memory_and_recovers() {
         mib(bound_kb),
     );
 
-    // Well past the limits: more LISTs refused than served. Creates are refused only
-    // when both executor threads run one at once (measured: 1-43 a run), so their
-    // count is not asserted; inflight_limits.rs refuses them in a burst.
+    // Well past the limits: more requests of each kind refused than served.
     assert!(refused_lists > lists, "LISTs past the limit are refused");
+    assert!(
+        refused_creates > creates,
+        "creates past the limit are refused"
+    );
     // And yet the admitted requests keep the server at work: LISTs are served at no
-    // less than a tenth of the rate of one LIST at a time on the idle server (measured:
-    // 28-80%, the rest of the 2 cores going to refusals, creates and this test's own
-    // clients), and creates are served throughout.
+    // less than a tenth of the rate of four LISTs at a time on the idle server
+    // (measured: 15%, the rest of the 2 cores going to refusals, creates and this
+    // test's own clients, which retry 20 ms after a 429), and creates are served
+    // throughout (measured: 12.6/s in a debug build).
     let idle_rate = READ_LIMIT as f64 / one_list.as_secs_f64();
     assert!(
         lists as f64 / secs >= idle_rate / 10.0,
         "{:.1} LISTs/s served, one at a time alone {idle_rate:.1}/s",
         lists as f64 / secs
     );
-    assert!(creates as f64 / secs >= 10.0, "creates are served");
+    assert!(creates as f64 / secs >= 2.0, "creates are served");
     // Bounded memory.
     assert!(
         peak_kb <= bound_kb && hwm_kb <= bound_kb,

@@ -102,6 +102,11 @@ impl<S: Storage> Apiary<S> {
             Admission::Refused(response) => Step::Respond(response),
             Admission::Admitted(slot) => {
                 _slot = slot;
+                // Let the other connections' requests through the limits before this
+                // one runs: a handler that never waits (memory storage) would otherwise
+                // hold its executor thread until it answers, and requests past the limit
+                // would queue unread in their sockets instead of being refused.
+                smol::future::yield_now().await;
                 self.server
                     .handle(request, inputs(Some(remote), peer_certificates.to_vec()))
             }
