@@ -79,6 +79,25 @@ fn writes_time_out_with_504_and_are_never_half_done() {
                 other => panic!("{name}: {other} {}", String::from_utf8_lossy(&got.body)),
             }
         }
+        // Counted as upstream's timeout filter counts them.
+        let mut conn = connect(&apiary).await.unwrap();
+        let metrics = conn.call("GET", "/metrics", None).await.unwrap();
+        let text = String::from_utf8_lossy(&metrics.body);
+        let terminations: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("apiserver_request_terminations_total{"))
+            .filter(|l| l.contains("code=\"504\"") && l.contains("verb=\"POST\""))
+            .collect();
+        assert_eq!(terminations.len(), 1, "{text}");
+        assert!(terminations[0].contains("resource=\"configmaps\""));
+        assert!(terminations[0].ends_with(" 2"), "{}", terminations[0]);
+        let answered_504 = text
+            .lines()
+            .filter(|l| l.starts_with("apiserver_request_total{"))
+            .filter(|l| l.contains("code=\"504\"") && l.contains("verb=\"POST\""))
+            .count();
+        assert_eq!(answered_504, 1, "{text}");
+
         let mut conn = connect(&apiary).await.unwrap();
         let after = conn
             .call("POST", CONFIGMAPS, Some(&configmap("after")))

@@ -264,6 +264,19 @@ impl Metrics {
         *self.lock().terminations.entry((labels, code)).or_insert(0) += 1;
     }
 
+    /// A request ran past its deadline and was answered 504: counted in
+    /// `apiserver_request_terminations_total` as upstream's timeout filter counts it
+    /// (the adapter still ends it with [`Metrics::request_finished`]).
+    pub fn request_timed_out(&self, tracked: &Tracked) {
+        if let Some(labels) = &tracked.labels {
+            let labels = RequestLabels {
+                dry_run: String::new(),
+                ..labels.clone()
+            };
+            self.request_terminated(labels, 504);
+        }
+    }
+
     /// A request started: counted in flight unless long-running. Once the adapter hands
     /// over its limiter ([`Metrics::follow_inflight`]), the gauge reports the limiter's
     /// counts instead.

@@ -304,3 +304,27 @@ fn inflight_gauge_and_terminations_follow_the_limiter() {
     assert!(text.contains("apiserver_request_terminations_total{code=\"504\",component=\"apiserver\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 1\n"));
     assert!(text.contains(terminated));
 }
+
+#[test]
+fn timeouts_are_terminations_with_504() {
+    let metrics = Metrics::default();
+    let request = http::Request::post("/api/v1/namespaces/default/configmaps?dryRun=All")
+        .body(bytes::Bytes::new())
+        .unwrap();
+    let tracked = classify(
+        request.method(),
+        request.uri().path(),
+        request.uri().query(),
+        None,
+    );
+    metrics.request_timed_out(&tracked);
+    let text = metrics.render(&[]);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("apiserver_request_terminations_total{"))
+        .expect(&text);
+    assert!(line.contains("code=\"504\""), "{line}");
+    assert!(line.contains("resource=\"configmaps\""), "{line}");
+    assert!(!line.contains("dry_run"), "{line}");
+    assert!(line.ends_with(" 1"), "{line}");
+}

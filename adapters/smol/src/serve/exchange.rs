@@ -81,8 +81,8 @@ impl<S: Storage> Apiary<S> {
 
     /// Answer `turned` if the gate turned the request away; otherwise pass the in-flight
     /// limits, then run the request through the core against storage, within `deadline`
-    /// if it has one. A request past its deadline is dropped with its
-    /// storage operation: each is one atomic write, so it happened in full or not at all.
+    /// if it has one. A request past its deadline (`None`) is dropped with its storage
+    /// operation: each is one atomic write, so it happened in full or not at all.
     async fn handle(
         &self,
         request: http::Request<Bytes>,
@@ -90,9 +90,9 @@ impl<S: Storage> Apiary<S> {
         remote: SocketAddr,
         peer_certificates: &[Bytes],
         deadline: Option<Duration>,
-    ) -> Driven {
+    ) -> Option<Driven> {
         if let Some(answer) = turned {
-            return Driven::Respond(answer);
+            return Some(Driven::Respond(answer));
         }
         // The request's in-flight place (--max-requests-inflight and
         // --max-mutating-requests-inflight), held until it is answered or becomes a
@@ -113,10 +113,8 @@ impl<S: Storage> Apiary<S> {
         };
         let driven = drive_observed(&*self.storage, &self.server, step);
         match deadline {
-            Some(deadline) => timeout(deadline, driven)
-                .await
-                .unwrap_or_else(|| Driven::Respond(timed_out())),
-            None => driven.await,
+            Some(deadline) => timeout(deadline, driven).await,
+            None => Some(driven.await),
         }
     }
 
@@ -182,7 +180,14 @@ impl<S: Storage> Apiary<S> {
                     };
                     let deadline = (!tracked.is_long_running())
                         .then(|| request_deadline(self.request_timeout, request.uri().query()));
-                    let driven = self.handle(request, turned, remote, &peer_certificates, deadline);
+                    let driven = async {
+                        self.handle(request, turned, remote, &peer_certificates, deadline)
+                            .await
+                            .unwrap_or_else(|| {
+                                self.server.metrics().request_timed_out(&tracked);
+                                Driven::Respond(timed_out())
+                            })
+                    };
                     let mut response = match AssertUnwindSafe(driven).catch_unwind().await {
                         Ok(Driven::Respond(response)) => response,
                         Ok(Driven::Watch(request, watch)) => {
