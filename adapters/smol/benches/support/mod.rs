@@ -32,7 +32,10 @@ impl Server {
 
     /// Start `apiary` with `flags` in `data_dir` and wait for its ready line.
     pub fn start_with(data_dir: &Path, flags: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_apiary"))
+        // APIARY_BENCH_BINARY runs another build (an A/B against an older commit).
+        let binary = std::env::var_os("APIARY_BENCH_BINARY")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_apiary").into());
+        let mut child = Command::new(binary)
             .args(flags)
             .args([
                 "--bind-address",
