@@ -6,115 +6,20 @@
 //!
 //! The load comes from a user outside `system:masters` (upstream never refuses those),
 //! with a client certificate signed here by the CA apiary made.
+mod limits_support;
+
 use apiary_conformance::harness::Apiary;
 use kube::client::Body;
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
-use rcgen::{CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair};
-use serde_json::{json, Value};
+use limits_support::{
+    admin_client, assert_too_many_requests, configmap, send, unprivileged_client,
+};
+use serde_json::json;
 
 const CONFIGMAPS: usize = 300;
 const LISTS: usize = 64;
 const CREATES: usize = 32;
 
-/// A client whose user is `loader` in group `dev`, not `system:masters`.
-async fn unprivileged_client(apiary: &Apiary) -> Client {
-    let pki = apiary.data_dir.join("pki");
-    let ca_key =
-        KeyPair::from_pem(&std::fs::read_to_string(pki.join("ca.key")).unwrap()).expect("ca.key");
-    let mut ca = CertificateParams::default();
-    ca.distinguished_name = DistinguishedName::new();
-    ca.distinguished_name.push(DnType::CommonName, "apiary-ca");
-    ca.is_ca = IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let issuer = ca.self_signed(&ca_key).unwrap();
-
-    let mut leaf = CertificateParams::default();
-    leaf.distinguished_name = DistinguishedName::new();
-    leaf.distinguished_name
-        .push(DnType::OrganizationName, "dev");
-    leaf.distinguished_name.push(DnType::CommonName, "loader");
-    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let key = KeyPair::generate().unwrap();
-    let cert = leaf.signed_by(&key, &issuer, &ca_key).unwrap();
-    let (cert_path, key_path) = (pki.join("loader.crt"), pki.join("loader.key"));
-    std::fs::write(&cert_path, cert.pem()).unwrap();
-    std::fs::write(&key_path, key.serialize_pem()).unwrap();
-
-    let mut kubeconfig = Kubeconfig::read_from(&apiary.kubeconfig).expect("kubeconfig parses");
-    for named in &mut kubeconfig.auth_infos {
-        let auth = named.auth_info.as_mut().expect("admin credentials");
-        auth.client_certificate_data = None;
-        auth.client_key_data = None;
-        auth.client_certificate = Some(cert_path.display().to_string());
-        auth.client_key = Some(key_path.display().to_string());
-    }
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    plain(config)
-}
-
-/// A client that shows every answer as it came: kube-rs retries 429 by default.
-fn plain(mut config: Config) -> Client {
-    config.default_retry = false;
-    Client::try_from(config).expect("client")
-}
-
-async fn admin_client(apiary: &Apiary) -> Client {
-    let kubeconfig = Kubeconfig::read_from(&apiary.kubeconfig).expect("kubeconfig parses");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    plain(config)
-}
-
-struct Answer {
-    status: u16,
-    retry_after: Option<String>,
-    body: Value,
-}
-
-async fn send(client: &Client, method: &str, path: &str, body: Option<Value>) -> Answer {
-    let request = http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", "application/json")
-        .body(match body {
-            Some(b) => Body::from(serde_json::to_vec(&b).unwrap()),
-            None => Body::empty(),
-        })
-        .unwrap();
-    let response = client.send(request).await.expect("an answer");
-    let status = response.status().as_u16();
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .map(|v| v.to_str().unwrap().to_owned());
-    let bytes = response.into_body().collect_bytes().await.expect("a body");
-    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    Answer {
-        status,
-        retry_after,
-        body,
-    }
-}
-
-fn configmap(name: &str) -> Value {
-    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
-           "data": {"payload": "x".repeat(2048)}})
-}
-
 const LIST: &str = "/api/v1/namespaces/load/configmaps";
-
-fn assert_too_many_requests(a: &Answer) {
-    assert_eq!(a.retry_after.as_deref(), Some("1"), "Retry-After of a 429");
-    assert_eq!(
-        a.body,
-        json!({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
-               "message":"Too many requests, please try again later.",
-               "reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429})
-    );
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn excess_requests_get_429_and_recover() {
@@ -128,7 +33,7 @@ async fn excess_requests_get_429_and_recover() {
     // Setup as system:masters, which the limits never refuse, even concurrently.
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "load"}});
     assert_eq!(
-        send(&admin, "POST", "/api/v1/namespaces", Some(ns))
+        send(&admin, "POST", "/api/v1/namespaces", Some(&ns))
             .await
             .status,
         201
@@ -138,8 +43,14 @@ async fn excess_requests_get_429_and_recover() {
         let admin = admin.clone();
         setup.push(tokio::spawn(async move {
             for i in (w..CONFIGMAPS).step_by(8) {
-                let a = send(&admin, "POST", LIST, Some(configmap(&format!("cm-{i}")))).await;
-                assert_eq!(a.status, 201, "{}", a.body);
+                let a = send(
+                    &admin,
+                    "POST",
+                    LIST,
+                    Some(&configmap(&format!("cm-{i}"), 2048)),
+                )
+                .await;
+                assert_eq!(a.status, 201, "{}", a.json());
             }
         }));
     }
@@ -176,7 +87,13 @@ async fn excess_requests_get_429_and_recover() {
     for i in 0..CREATES {
         let loader = loader.clone();
         creates.push(tokio::spawn(async move {
-            send(&loader, "POST", LIST, Some(configmap(&format!("new-{i}")))).await
+            send(
+                &loader,
+                "POST",
+                LIST,
+                Some(&configmap(&format!("new-{i}"), 2048)),
+            )
+            .await
         }));
     }
     let mut probes = Vec::new();
@@ -206,14 +123,14 @@ async fn excess_requests_get_429_and_recover() {
         let a = t.await.unwrap();
         match a.status {
             200 => {
-                assert!(a.body["items"].as_array().unwrap().len() >= CONFIGMAPS);
+                assert!(a.json()["items"].as_array().unwrap().len() >= CONFIGMAPS);
                 listed += 1;
             }
             429 => {
                 assert_too_many_requests(&a);
                 refused_lists += 1;
             }
-            other => panic!("a LIST got {other}: {}", a.body),
+            other => panic!("a LIST got {other}: {}", a.json()),
         }
     }
     let (mut created, mut refused_creates) = (0, 0);
@@ -225,7 +142,7 @@ async fn excess_requests_get_429_and_recover() {
                 assert_too_many_requests(&a);
                 refused_creates += 1;
             }
-            other => panic!("a create got {other}: {}", a.body),
+            other => panic!("a create got {other}: {}", a.json()),
         }
     }
     for t in probes {
@@ -251,19 +168,19 @@ async fn excess_requests_get_429_and_recover() {
     // Once the load stops, every request succeeds: the places were all given back.
     for i in 0..20 {
         let a = send(&loader, "GET", LIST, None).await;
-        assert_eq!(a.status, 200, "{}", a.body);
+        assert_eq!(a.status, 200, "{}", a.json());
         let a = send(
             &loader,
             "POST",
             LIST,
-            Some(configmap(&format!("after-{i}"))),
+            Some(&configmap(&format!("after-{i}"), 2048)),
         )
         .await;
-        assert_eq!(a.status, 201, "{}", a.body);
+        assert_eq!(a.status, 201, "{}", a.json());
     }
     let a = send(&loader, "GET", LIST, None).await;
     assert_eq!(
-        a.body["items"].as_array().unwrap().len(),
+        a.json()["items"].as_array().unwrap().len(),
         CONFIGMAPS + created + 20
     );
 }

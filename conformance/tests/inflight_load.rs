@@ -23,12 +23,14 @@
 //! (answers up to 5 s late) instead of being refused.
 //!
 //! The load comes from a user outside `system:masters`, whom upstream never refuses.
+mod limits_support;
+
 use apiary_conformance::harness::Apiary;
-use kube::client::Body;
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
-use rcgen::{CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair};
-use serde_json::{json, Value};
+use kube::Client;
+use limits_support::{
+    admin_client, assert_too_many_requests, configmap, send, unprivileged_client, Answer,
+};
+use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -48,110 +50,6 @@ const PAUSE_AFTER_429: Duration = Duration::from_millis(20);
 
 const LIST: &str = "/api/v1/namespaces/load/configmaps";
 const CREATE: &str = "/api/v1/namespaces/load-writes/configmaps";
-
-/// A client whose user is `loader` in group `dev`, not `system:masters`: a
-/// certificate signed here by the CA apiary made.
-async fn unprivileged_client(apiary: &Apiary) -> Client {
-    let pki = apiary.data_dir.join("pki");
-    let ca_key =
-        KeyPair::from_pem(&std::fs::read_to_string(pki.join("ca.key")).unwrap()).expect("ca.key");
-    let mut ca = CertificateParams::default();
-    ca.distinguished_name = DistinguishedName::new();
-    ca.distinguished_name.push(DnType::CommonName, "apiary-ca");
-    ca.is_ca = IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let issuer = ca.self_signed(&ca_key).unwrap();
-
-    let mut leaf = CertificateParams::default();
-    leaf.distinguished_name = DistinguishedName::new();
-    leaf.distinguished_name
-        .push(DnType::OrganizationName, "dev");
-    leaf.distinguished_name.push(DnType::CommonName, "loader");
-    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let key = KeyPair::generate().unwrap();
-    let cert = leaf.signed_by(&key, &issuer, &ca_key).unwrap();
-    let (cert_path, key_path) = (pki.join("loader.crt"), pki.join("loader.key"));
-    std::fs::write(&cert_path, cert.pem()).unwrap();
-    std::fs::write(&key_path, key.serialize_pem()).unwrap();
-
-    let mut kubeconfig = Kubeconfig::read_from(&apiary.kubeconfig).expect("kubeconfig parses");
-    for named in &mut kubeconfig.auth_infos {
-        let auth = named.auth_info.as_mut().expect("admin credentials");
-        auth.client_certificate_data = None;
-        auth.client_key_data = None;
-        auth.client_certificate = Some(cert_path.display().to_string());
-        auth.client_key = Some(key_path.display().to_string());
-    }
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    plain(config)
-}
-
-/// A client that shows every answer as it came: kube-rs retries 429 by default. Its
-/// connection pool keeps one keep-alive connection per concurrent request.
-fn plain(mut config: Config) -> Client {
-    config.default_retry = false;
-    Client::try_from(config).expect("client")
-}
-
-async fn admin_client(apiary: &Apiary) -> Client {
-    let kubeconfig = Kubeconfig::read_from(&apiary.kubeconfig).expect("kubeconfig parses");
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .expect("kubeconfig is usable");
-    plain(config)
-}
-
-struct Answer {
-    status: u16,
-    retry_after: Option<String>,
-    body: bytes::Bytes,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
-    }
-}
-
-async fn send(client: &Client, method: &str, path: &str, body: Option<&Value>) -> Answer {
-    let request = http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", "application/json")
-        .body(match body {
-            Some(b) => Body::from(serde_json::to_vec(b).unwrap()),
-            None => Body::empty(),
-        })
-        .unwrap();
-    let response = client.send(request).await.expect("an answer");
-    let status = response.status().as_u16();
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .map(|v| v.to_str().unwrap().to_owned());
-    let body = response.into_body().collect_bytes().await.expect("a body");
-    Answer {
-        status,
-        retry_after,
-        body,
-    }
-}
-
-fn configmap(name: &str, payload: usize) -> Value {
-    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
-           "data": {"payload": "x".repeat(payload)}})
-}
-
-fn assert_too_many_requests(a: &Answer) {
-    assert_eq!(a.retry_after.as_deref(), Some("1"), "Retry-After of a 429");
-    assert_eq!(
-        a.json(),
-        json!({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
-               "message":"Too many requests, please try again later.",
-               "reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429})
-    );
-}
 
 /// A full LIST of the preloaded ConfigMaps, checked without parsing 1.3 MB of JSON.
 fn assert_full_list(a: &Answer) {
