@@ -106,3 +106,27 @@ fn writes_time_out_with_504_and_are_never_half_done() {
         assert_eq!(after.status, 201, "{}", String::from_utf8_lossy(&after.body));
     });
 }
+
+#[test]
+fn a_timeout_that_is_not_a_duration_is_a_400() {
+    let apiary = Apiary::start_with(&["--storage=memory"]);
+    runtime().block_on(async {
+        let mut conn = connect(&apiary).await.unwrap();
+        let answer = conn
+            .call("GET", &format!("{CONFIGMAPS}?timeout=soon"), None)
+            .await
+            .unwrap();
+        assert_eq!(answer.status, 400);
+        let status = answer.json();
+        assert_eq!(status["reason"], "BadRequest");
+        assert_eq!(
+            status["message"],
+            "invalid timeout specified in the request URL - time: invalid duration \"soon\""
+        );
+        let answer = conn
+            .call("GET", &format!("{CONFIGMAPS}?timeout=30s"), None)
+            .await
+            .unwrap();
+        assert_eq!(answer.status, 200);
+    });
+}

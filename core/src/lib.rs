@@ -11,6 +11,7 @@
 pub mod apply;
 pub mod audit;
 pub mod authn;
+pub mod deadline;
 pub mod discovery;
 pub mod duration;
 pub mod health;

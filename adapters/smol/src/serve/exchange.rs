@@ -7,6 +7,7 @@ use super::{drive_observed, inputs, timeout, Apiary, Driven};
 use crate::memory;
 use apiary_core::http1::{Connection, Event};
 use apiary_core::inflight::Admission;
+use apiary_core::deadline::request_deadline;
 use apiary_core::lifecycle::{timed_out, turned_away as lifecycle_answer};
 use apiary_core::storage::Storage;
 use apiary_core::Step;
@@ -178,8 +179,15 @@ impl<S: Storage> Apiary<S> {
                         ),
                         _ => None,
                     };
-                    let deadline = (!tracked.is_long_running())
-                        .then(|| request_deadline(self.request_timeout, request.uri().query()));
+                    let (deadline, turned) = match turned {
+                        None if !tracked.is_long_running() => {
+                            match request_deadline(self.request_timeout, request.uri().query()) {
+                                Ok(deadline) => (Some(deadline), None),
+                                Err(bad_timeout) => (None, Some(bad_timeout)),
+                            }
+                        }
+                        turned => (None, turned),
+                    };
                     let driven = async {
                         self.handle(request, turned, remote, &peer_certificates, deadline)
                             .await
@@ -295,21 +303,6 @@ impl<S: Storage> Apiary<S> {
 async fn finish<T: smol::io::AsyncWrite + Unpin>(stream: &mut T) -> io::Result<()> {
     stream.flush().await?;
     stream.close().await
-}
-
-/// How long a request may take: `--request-timeout`, or less when the client asks for
-/// less with `?timeout=` (as kubectl's `--request-timeout` does).
-fn request_deadline(request_timeout: Duration, query: Option<&str>) -> Duration {
-    let asked = query
-        .into_iter()
-        .flat_map(|q| q.split('&'))
-        .find_map(|pair| pair.strip_prefix("timeout="))
-        .and_then(|value| apiary_core::duration::parse_duration(value).ok())
-        .filter(|asked| !asked.is_zero());
-    match asked {
-        Some(asked) => asked.min(request_timeout),
-        None => request_timeout,
-    }
 }
 
 fn panic_response() -> http::Response<Bytes> {
