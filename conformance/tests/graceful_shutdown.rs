@@ -92,10 +92,7 @@ fn sigterm_drains_in_flight_requests_and_ends_watches() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
         assert!(refused_at >= delay, "refused after {refused_at:?}, before the delay");
-        // A new request on a kept-alive connection gets no answer either.
-        idle.send(&request_bytes("GET", "/api/v1/namespaces", None))
-            .await
-            .unwrap();
+        // The kept-alive connection with nothing in flight has been closed.
         assert!(idle.closed_without_answer().await);
 
         // The upload in flight completes and gets its whole answer.

@@ -156,6 +156,8 @@ impl<S: Storage> Apiary<S> {
         let mut eof = false;
         // The request whose first bytes have come, counted in flight from then on.
         let mut begun: Option<InFlight> = None;
+        // Whether a request was answered: a kept-alive connection, not a new one.
+        let mut answered_one = false;
         loop {
             match codec.poll() {
                 Event::Request(request) => {
@@ -246,6 +248,7 @@ impl<S: Storage> Apiary<S> {
                     let bytes = codec.encode_response(&response);
                     stream.write_all(&bytes).await?;
                     drop((response, bytes, in_flight));
+                    answered_one = true;
                     self.answered
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     if memory::built_large_documents(&path, started.elapsed()) {
@@ -266,7 +269,20 @@ impl<S: Storage> Apiary<S> {
                     }
                     // Responses to pipelined requests go out together, before waiting.
                     stream.flush().await?;
-                    let read = match timeout(IDLE_TIMEOUT, stream.read(&mut buf)).await {
+                    // An idle connection is closed once requests are no longer taken
+                    // (as Go's Shutdown closes idle connections), so that its client
+                    // goes elsewhere at once rather than on its next request.
+                    let idle = answered_one && begun.is_none() && codec.buffered() == 0;
+                    let closing = async {
+                        if idle {
+                            self.lifecycle.closing.wait().await;
+                        } else {
+                            smol::future::pending::<()>().await;
+                        }
+                        None
+                    };
+                    let reading = timeout(IDLE_TIMEOUT, stream.read(&mut buf));
+                    let read = match smol::future::or(reading, closing).await {
                         Some(read) => read,
                         None => return finish(&mut stream).await,
                     };
