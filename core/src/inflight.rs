@@ -314,9 +314,15 @@ pub fn too_many_requests_error() -> ApiError {
     }
 }
 
+/// Marks the answer to a request the limits refused (in the response's extensions),
+/// which the metrics count apart.
+#[derive(Clone, Copy, Debug)]
+pub struct Refused;
+
 /// The 429 response: `Retry-After: 1` and the Status.
 pub fn too_many_requests() -> http::Response<Bytes> {
     http::Response::builder()
+        .extension(Refused)
         .status(http::StatusCode::TOO_MANY_REQUESTS)
         .header(http::header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string())
         .header(http::header::CONTENT_TYPE, "application/json")

@@ -302,6 +302,19 @@ impl Metrics {
         }
     }
 
+    /// A request the in-flight limits refused was answered `code` (429): counted in
+    /// `apiserver_request_total` and left out of the duration histogram, as upstream
+    /// records a dropped request.
+    pub fn request_refused(&self, tracked: &Tracked, code: u16) {
+        let mut state = self.lock();
+        if let Some(kind) = tracked.request_kind {
+            state.inflight[kind_index(kind)] -= 1;
+        }
+        if let Some(labels) = &tracked.labels {
+            *state.requests.entry((labels.clone(), code)).or_insert(0) += 1;
+        }
+    }
+
     /// A watch began streaming.
     pub fn watch_started(&self, tracked: &Tracked) {
         let mut state = self.lock();

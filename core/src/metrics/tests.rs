@@ -328,3 +328,22 @@ fn timeouts_are_terminations_with_504() {
     assert!(!line.contains("dry_run"), "{line}");
     assert!(line.ends_with(" 1"), "{line}");
 }
+
+#[test]
+fn refused_requests_are_counted_but_not_timed() {
+    let m = Metrics::default();
+    let t = get("/api/v1/namespaces/default/configmaps", None);
+    m.request_started(&t);
+    m.request_refused(&t, 429);
+    let text = m.render(&[]);
+    assert!(
+        text.lines().any(|l| l.starts_with("apiserver_request_total{")
+            && l.contains("code=\"429\"")
+            && l.ends_with(" 1")),
+        "{text}"
+    );
+    assert!(
+        !text.contains("apiserver_request_duration_seconds_count{"),
+        "a refused request is not timed: {text}"
+    );
+}

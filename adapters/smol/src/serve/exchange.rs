@@ -5,9 +5,9 @@ use super::lifecycle::{Gate, InFlight};
 use super::watch_pump::WatchClient;
 use super::{drive_observed, inputs, timeout, Apiary, Driven};
 use crate::memory;
-use apiary_core::http1::{Connection, Event};
-use apiary_core::inflight::Admission;
 use apiary_core::deadline::request_deadline;
+use apiary_core::http1::{Connection, Event};
+use apiary_core::inflight::{Admission, Refused};
 use apiary_core::lifecycle::{timed_out, turned_away as lifecycle_answer};
 use apiary_core::storage::Storage;
 use apiary_core::Step;
@@ -240,11 +240,16 @@ impl<S: Storage> Apiary<S> {
                         audit.response_complete(&response);
                     }
                     self.finish_headers(&mut response, audit_id);
-                    self.server.metrics().request_finished(
-                        &tracked,
-                        response.status().as_u16(),
-                        started.elapsed(),
-                    );
+                    if response.extensions().get::<Refused>().is_some() {
+                        let code = response.status().as_u16();
+                        self.server.metrics().request_refused(&tracked, code);
+                    } else {
+                        self.server.metrics().request_finished(
+                            &tracked,
+                            response.status().as_u16(),
+                            started.elapsed(),
+                        );
+                    }
                     let bytes = codec.encode_response(&response);
                     stream.write_all(&bytes).await?;
                     drop((response, bytes, in_flight));
