@@ -130,3 +130,28 @@ fn a_timeout_that_is_not_a_duration_is_a_400() {
         assert_eq!(answer.status, 200);
     });
 }
+
+#[test]
+fn a_body_that_never_finishes_arriving_gets_504() {
+    let apiary = Apiary::start_with(&["--storage=memory", "--request-timeout=2s"]);
+    runtime().block_on(async {
+        let mut conn = connect(&apiary).await.unwrap();
+        let bytes = raw_tls::request_bytes("POST", CONFIGMAPS, Some(&configmap("slow")));
+        let started = Instant::now();
+        conn.send(&bytes[..bytes.len() - 10]).await.unwrap();
+        let answer = conn.read_response().await.unwrap();
+        let took = started.elapsed();
+        assert_eq!(answer.status, 504);
+        assert_eq!(answer.json()["reason"], "Timeout");
+        assert_eq!(answer.header("connection"), Some("close"));
+        assert!(
+            took >= Duration::from_secs(2) && took < Duration::from_secs(4),
+            "answered after {took:?}"
+        );
+        assert!(conn.closed_without_answer().await);
+        // Nothing was created.
+        let mut conn = connect(&apiary).await.unwrap();
+        let got = conn.call("GET", &format!("{CONFIGMAPS}/slow"), None).await.unwrap();
+        assert_eq!(got.status, 404);
+    });
+}

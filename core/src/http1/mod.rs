@@ -206,6 +206,11 @@ impl Connection {
         self.buf.len()
     }
 
+    /// Whether a request's head has been read and its body is still awaited.
+    pub fn reading_body(&self) -> bool {
+        matches!(self.read, Read::Body(_))
+    }
+
     /// How many requests `poll` returned that have not been answered yet.
     pub fn unanswered(&self) -> usize {
         self.unanswered.len()

@@ -25,6 +25,9 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a connection may sit with no bytes from the client while the server waits
 /// for them (kube-apiserver's IdleTimeout).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+/// How long a client may take to send a request's head once it has begun
+/// (kube-apiserver's ReadHeaderTimeout); the connection is closed past it.
+pub const READ_HEADER_TIMEOUT: Duration = Duration::from_secs(32);
 
 /// What kube-apiserver answers when a handler panics.
 const PANIC_BODY: &str = "This request caused apiserver to panic. Look in the logs for details.\n";
@@ -158,9 +161,12 @@ impl<S: Storage> Apiary<S> {
         let mut begun: Option<InFlight> = None;
         // Whether a request was answered: a kept-alive connection, not a new one.
         let mut answered_one = false;
+        // When the first bytes of the request being read came.
+        let mut reading_since: Option<std::time::Instant> = None;
         loop {
             match codec.poll() {
                 Event::Request(request) => {
+                    reading_since = None;
                     let path = request.uri().path().to_owned();
                     let started = std::time::Instant::now();
                     let Some((mut in_flight, turned)) = self.gate(begun.take(), &path) else {
@@ -286,9 +292,33 @@ impl<S: Storage> Apiary<S> {
                         }
                         None
                     };
-                    let reading = timeout(IDLE_TIMEOUT, stream.read(&mut buf));
+                    // A request being read has until READ_HEADER_TIMEOUT for its head
+                    // and --request-timeout for its body; an idle connection IDLE_TIMEOUT.
+                    let limit = if codec.reading_body() {
+                        self.request_timeout
+                    } else {
+                        READ_HEADER_TIMEOUT
+                    };
+                    let wait = reading_since.map_or(IDLE_TIMEOUT, |since| {
+                        (since + limit)
+                            .saturating_duration_since(std::time::Instant::now())
+                            .min(IDLE_TIMEOUT)
+                    });
+                    let reading = timeout(wait, stream.read(&mut buf));
                     let read = match smol::future::or(reading, closing).await {
                         Some(read) => read,
+                        None if reading_since.is_some() && codec.reading_body() => {
+                            // Upstream's timeout filter answers a body that never
+                            // finishes arriving; the rest of it is not read.
+                            let mut response = timed_out();
+                            response.headers_mut().insert(
+                                http::header::CONNECTION,
+                                http::HeaderValue::from_static("close"),
+                            );
+                            self.finish_headers(&mut response, http::HeaderValue::from_static(""));
+                            stream.write_all(&codec.encode_response(&response)).await?;
+                            return finish(&mut stream).await;
+                        }
                         None => return finish(&mut stream).await,
                     };
                     match read {
@@ -298,6 +328,7 @@ impl<S: Storage> Apiary<S> {
                         }
                         Ok(n) => {
                             codec.feed(&buf[..n]);
+                            reading_since.get_or_insert_with(std::time::Instant::now);
                             if begun.is_none() {
                                 begun = self.lifecycle.begin();
                             }
