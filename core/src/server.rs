@@ -150,6 +150,10 @@ impl Shared {
     pub(crate) fn storage_objects(&self) -> Vec<(String, i64)> {
         let mut objects: Vec<(String, i64)> = Vec::new();
         for (r, c) in self.registry.resources().iter().zip(&self.watch_caches) {
+            if !r.has_verb("list") {
+                // Never stored (bindings).
+                continue;
+            }
             let name = group_resource(&r.group, &r.plural);
             if !objects.iter().any(|(n, _)| *n == name) {
                 objects.push((name, c.object_count().map_or(-1, |n| n as i64)));

@@ -97,10 +97,14 @@ fn core_resource_list_has_pods_and_subresources() {
         r#"{{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret","verbs":{CRUD},"storageVersionHash":"S6u1pOWzb84="}}"#
     )));
     let names: Vec<&str> = list.resources.iter().map(|r| r.name.as_str()).collect();
-    // The order of a live v1.33 /api/v1 (bindings and componentstatuses aside).
+    assert!(s.contains(
+        r#"{"name":"bindings","singularName":"binding","namespaced":true,"kind":"Binding","verbs":["create"]}"#
+    ));
+    // The order of a live v1.33 /api/v1 (componentstatuses aside).
     assert_eq!(
         names,
         [
+            "bindings",
             "configmaps",
             "endpoints",
             "events",
@@ -335,7 +339,7 @@ fn aggregated_api_is_the_unnamed_core_group() {
     assert!(secrets.get("shortNames").is_none());
     assert!(secrets.get("subresources").is_none());
     assert!(text(&aggregated_api(&reg(), AggregatedVersion::V2))
-        .contains(r#""items":[{"metadata":{"creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"configmaps""#));
+        .contains(r#""items":[{"metadata":{"creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"bindings","responseKind":{"group":"","version":"","kind":"Binding"},"scope":"Namespaced","singularResource":"binding","verbs":["create"]},{"resource":"configmaps""#));
 }
 
 #[test]

@@ -201,6 +201,8 @@ const APIEXTENSIONS: (&str, &str) = ("apiextensions.k8s.io", "v1");
 /// short names, categories, subresources, name rule, storage version hash.
 #[rustfmt::skip]
 pub(super) const TABLE: &[Row] = &[
+    // Not stored: a Binding is served by binding its pod (rest/binding.rs).
+    row(CORE, "bindings", "binding", "Binding", NS, C, NONE, NONE, NO_SUBS, SUBDOMAIN, ""),
     row(CORE, "configmaps", "configmap", "ConfigMap", NS, CRUD, &["cm"], NONE, NO_SUBS, SUBDOMAIN, "qFsyl6wFWjQ="),
     row(CORE, "endpoints", "endpoints", "Endpoints", NS, CRUD, &["ep"], NONE, NO_SUBS, SUBDOMAIN, "fWeeMqaN/OA="),
     row(CORE, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SEGMENT, "r2yiGXH7wu8="),

@@ -6,6 +6,7 @@
 //! next step, until it can [`Step::Respond`].
 
 mod apply;
+mod binding;
 mod create;
 mod delete;
 mod dry_run;
@@ -347,6 +348,9 @@ pub(crate) fn error_response(error: &ApiError, output: Output) -> http::Response
 
 /// Dispatch a resource request to its verb's handler.
 pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
+    if binding::is_binding(&scope) {
+        return binding::handle(info, scope);
+    }
     let r = scope.resource();
     let sub = scope.subresource.as_str();
     if !sub.is_empty() && sub != "status" && sub != "scale" {
