@@ -10,6 +10,7 @@ mod binding;
 mod create;
 mod delete;
 mod dry_run;
+mod eviction;
 mod get;
 mod list;
 mod managed;
@@ -353,6 +354,9 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
     }
     let r = scope.resource();
     let sub = scope.subresource.as_str();
+    if sub == "eviction" && r.group.is_empty() && r.plural == "pods" {
+        return eviction::handle(info, scope);
+    }
     if !sub.is_empty() && sub != "status" && sub != "scale" {
         return scope.fail(ApiError::no_such_path());
     }
