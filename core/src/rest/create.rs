@@ -90,6 +90,9 @@ fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
         // Status is the controllers' to write, through the status subresource.
         obj.insert("status".into(), json!({}));
     }
+    if r.group.is_empty() && r.plural == "pods" {
+        super::pods::prepare_for_create(obj);
+    }
 
     let name = meta_str(obj, "name").to_owned();
     let errs = validate_object_meta(

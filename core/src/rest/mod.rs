@@ -16,6 +16,7 @@ mod list;
 mod managed;
 pub mod object;
 mod patch;
+mod pods;
 mod read_at;
 mod scale;
 pub(crate) mod table;

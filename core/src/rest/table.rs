@@ -110,10 +110,7 @@ fn extra_columns(plural: &str) -> Vec<Column> {
                 name: "Status",
                 kind: "string",
                 description: "The aggregate status of the containers in this pod",
-                cell: |o| match at(o, &["status", "phase"]).and_then(Value::as_str) {
-                    Some(p) if !p.is_empty() => json!(p),
-                    _ => json!("Pending"),
-                },
+                cell: pod_status,
             },
             Column {
                 name: "Restarts",
@@ -129,6 +126,31 @@ fn extra_columns(plural: &str) -> Vec<Column> {
         ],
         _ => Vec::new(),
     }
+}
+
+/// A pod's STATUS cell as upstream's printer words it, as far as apiary knows a pod:
+/// the phase, or the status's reason; SchedulingGated while a gate holds it;
+/// Terminating once it is being deleted and not finished.
+fn pod_status(pod: &Object) -> Value {
+    let text = |path: &[&str]| at(pod, path).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let phase = text(&["status", "phase"]);
+    let mut reason = text(&["status", "reason"]).or(phase).unwrap_or("Pending");
+    let gated = at(pod, &["status", "conditions"])
+        .and_then(Value::as_array)
+        .is_some_and(|conditions| {
+            conditions.iter().any(|c| {
+                c.get("type").and_then(Value::as_str) == Some("PodScheduled")
+                    && c.get("reason").and_then(Value::as_str) == Some("SchedulingGated")
+            })
+        });
+    if gated {
+        reason = "SchedulingGated";
+    }
+    let deleting = text(&["metadata", "deletionTimestamp"]).is_some();
+    if deleting && !matches!(phase, Some("Succeeded" | "Failed")) {
+        reason = "Terminating";
+    }
+    json!(reason)
 }
 
 /// A short human duration, as kubectl's AGE column shows it.
@@ -221,6 +243,25 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
 #[cfg(test)]
 mod tests {
     use super::human_duration;
+
+    #[test]
+    fn pod_status_as_upstreams_printer_words_it() {
+        let status = |pod: serde_json::Value| {
+            super::pod_status(pod.as_object().unwrap()).as_str().unwrap().to_owned()
+        };
+        assert_eq!(status(serde_json::json!({})), "Pending");
+        assert_eq!(status(serde_json::json!({"status": {"phase": "Running"}})), "Running");
+        assert_eq!(
+            status(serde_json::json!({"status": {"phase": "Failed", "reason": "Evicted"}})),
+            "Evicted"
+        );
+        let deleting = |phase: &str| {
+            serde_json::json!({"metadata": {"deletionTimestamp": "2026-11-22T00:00:00Z"},
+                               "status": {"phase": phase}})
+        };
+        assert_eq!(status(deleting("Running")), "Terminating");
+        assert_eq!(status(deleting("Succeeded")), "Succeeded");
+    }
 
     #[test]
     fn ages_read_like_kubectl() {

@@ -1,0 +1,265 @@
+//! What kube-apiserver's pod strategy does to a new pod before it is stored: the status
+//! starts over as Pending with the pod's QoS class, and a pod with scheduling gates is
+//! marked unschedulable until they are removed.
+
+use super::object::Object;
+use serde_json::{json, Map, Value};
+
+/// Reset a new pod's status as upstream's PrepareForCreate does.
+pub(super) fn prepare_for_create(pod: &mut Object) {
+    let spec = pod.get("spec").and_then(Value::as_object);
+    let mut status = Map::new();
+    status.insert("phase".into(), json!("Pending"));
+    status.insert(
+        "qosClass".into(),
+        json!(spec.map_or("BestEffort", qos_class)),
+    );
+    let gated = spec
+        .and_then(|s| s.get("schedulingGates"))
+        .and_then(Value::as_array)
+        .is_some_and(|gates| !gates.is_empty());
+    if gated {
+        status.insert(
+            "conditions".into(),
+            json!([{
+                "type": "PodScheduled",
+                "status": "False",
+                "lastProbeTime": null,
+                "lastTransitionTime": null,
+                "reason": "SchedulingGated",
+                "message": "Scheduling is blocked due to non-empty scheduling gates",
+            }]),
+        );
+    }
+    pod.insert("status".into(), Value::Object(status));
+}
+
+/// The resources QoS is computed on.
+const QOS_RESOURCES: [&str; 2] = ["cpu", "memory"];
+
+/// The QoS class of a pod spec, as upstream computes it on the defaulted pod (where a
+/// container's requests default to its limits): BestEffort without any request or
+/// limit of CPU or memory; Guaranteed when every container limits both and the requests
+/// add up to the limits; Burstable otherwise.
+pub(crate) fn qos_class(spec: &Map<String, Value>) -> &'static str {
+    // Per resource: the sums of the requests and of the limits, in nano-units.
+    let mut requests = [None::<i128>; 2];
+    let mut limits = [None::<i128>; 2];
+    let mut every_container_limits_both = true;
+    let containers = ["initContainers", "containers"]
+        .iter()
+        .filter_map(|field| spec.get(*field).and_then(Value::as_array))
+        .flatten();
+    for container in containers {
+        let resources = container.get("resources");
+        let quantities = |kind: &str| {
+            resources
+                .and_then(|r| r.get(kind))
+                .and_then(Value::as_object)
+        };
+        let (own_requests, own_limits) = (quantities("requests"), quantities("limits"));
+        let mut limited = [false; 2];
+        for (i, name) in QOS_RESOURCES.iter().enumerate() {
+            let limit = own_limits
+                .and_then(|l| l.get(*name))
+                .and_then(positive_nanos);
+            // A request left out defaults to the limit.
+            let request = match own_requests.and_then(|r| r.get(*name)) {
+                Some(value) => positive_nanos(value),
+                None => limit,
+            };
+            if let Some(request) = request {
+                requests[i] = Some(requests[i].unwrap_or(0).saturating_add(request));
+            }
+            if let Some(limit) = limit {
+                limits[i] = Some(limits[i].unwrap_or(0).saturating_add(limit));
+                limited[i] = true;
+            }
+        }
+        every_container_limits_both &= limited.iter().all(|l| *l);
+    }
+    if requests.iter().chain(&limits).all(Option::is_none) {
+        return "BestEffort";
+    }
+    let count = |sums: &[Option<i128>; 2]| sums.iter().flatten().count();
+    let guaranteed = every_container_limits_both
+        && requests
+            .iter()
+            .zip(&limits)
+            .all(|(request, limit)| request.is_none() || request == limit)
+        && count(&requests) == count(&limits);
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+/// A quantity greater than zero, in nano-units (rounded up); `None` for zero, negative
+/// or unreadable ones, which QoS ignores.
+fn positive_nanos(value: &Value) -> Option<i128> {
+    let nanos = match value {
+        Value::String(s) => quantity_nanos(s.trim())?,
+        Value::Number(n) => quantity_nanos(&n.to_string())?,
+        _ => return None,
+    };
+    (nanos > 0).then_some(nanos)
+}
+
+/// A Kubernetes quantity (`100m`, `1.5Gi`, `2e3`, `128974848`) in nano-units, rounded
+/// up; `None` if it does not read as one.
+pub(crate) fn quantity_nanos(text: &str) -> Option<i128> {
+    let (negative, unsigned) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let number_end = unsigned
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(unsigned.len());
+    let (number, suffix) = unsigned.split_at(number_end);
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let mut mantissa: i128 = 0;
+    for digit in whole.bytes().chain(fraction.bytes()) {
+        mantissa = mantissa
+            .saturating_mul(10)
+            .saturating_add(i128::from(digit - b'0'));
+    }
+    // value = mantissa × 10^(exponent) × 2^(binary); nano-units add 9 to the exponent.
+    let (exponent, binary): (i32, u32) = match suffix {
+        "" => (0, 0),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
+        "Ki" => (0, 10),
+        "Mi" => (0, 20),
+        "Gi" => (0, 30),
+        "Ti" => (0, 40),
+        "Pi" => (0, 50),
+        "Ei" => (0, 60),
+        s if s.starts_with(['e', 'E']) => (s[1..].parse().ok()?, 0),
+        _ => return None,
+    };
+    let exponent = exponent + 9 - i32::try_from(fraction.len()).ok()?;
+    let scaled = mantissa.saturating_mul(1i128 << binary);
+    let nanos = if exponent >= 0 {
+        (0..exponent).fold(scaled, |v, _| v.saturating_mul(10))
+    } else {
+        let divisor = (0..-exponent).try_fold(1i128, |d, _| d.checked_mul(10));
+        match divisor {
+            Some(d) => (scaled + d - 1) / d,
+            None => i128::from(scaled > 0),
+        }
+    };
+    Some(if negative { -nanos } else { nanos })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(containers: Value) -> Map<String, Value> {
+        json!({"containers": containers})
+            .as_object()
+            .unwrap()
+            .clone()
+    }
+
+    fn with(requests: Value, limits: Value) -> Value {
+        json!({"name": "c", "resources": {"requests": requests, "limits": limits}})
+    }
+
+    #[test]
+    fn quantities_in_nano_units() {
+        assert_eq!(quantity_nanos("100m"), Some(100_000_000));
+        assert_eq!(quantity_nanos("0.1"), Some(100_000_000));
+        assert_eq!(quantity_nanos("1Gi"), Some(1_073_741_824_000_000_000));
+        assert_eq!(quantity_nanos("1073741824"), quantity_nanos("1Gi"));
+        assert_eq!(quantity_nanos("1.5Ki"), Some(1536_000_000_000));
+        assert_eq!(quantity_nanos("2e3"), Some(2_000_000_000_000));
+        assert_eq!(quantity_nanos("1n"), Some(1));
+        assert_eq!(quantity_nanos("0.1n"), Some(1), "rounded up");
+        assert_eq!(quantity_nanos("-1"), Some(-1_000_000_000));
+        assert_eq!(quantity_nanos("1X"), None);
+        assert_eq!(quantity_nanos(""), None);
+    }
+
+    #[test]
+    fn qos_classes_as_upstream_computes_them() {
+        assert_eq!(qos_class(&spec(json!([{"name": "c"}]))), "BestEffort");
+        assert_eq!(
+            qos_class(&spec(json!([with(json!({"cpu": "0"}), json!({}))]))),
+            "BestEffort",
+            "zero quantities do not count"
+        );
+        let both = json!({"cpu": "500m", "memory": "128Mi"});
+        assert_eq!(
+            qos_class(&spec(json!([with(both.clone(), both.clone())]))),
+            "Guaranteed"
+        );
+        assert_eq!(
+            qos_class(&spec(json!([with(json!({}), both.clone())]))),
+            "Guaranteed",
+            "requests default to the limits"
+        );
+        assert_eq!(
+            qos_class(&spec(json!([with(
+                json!({"cpu": "0.5", "memory": "134217728"}),
+                both.clone()
+            )]))),
+            "Guaranteed",
+            "equal quantities written differently"
+        );
+        assert_eq!(
+            qos_class(&spec(json!([with(json!({"cpu": "250m"}), both.clone())]))),
+            "Burstable"
+        );
+        assert_eq!(
+            qos_class(&spec(json!([with(json!({}), json!({"cpu": "1"}))]))),
+            "Burstable",
+            "memory not limited"
+        );
+        assert_eq!(
+            qos_class(&spec(
+                json!([with(both.clone(), both.clone()), {"name": "d"}])
+            )),
+            "Burstable",
+            "one container without limits"
+        );
+        assert_eq!(
+            qos_class(&spec(json!([with(
+                json!({"cpu": "1", "ephemeral-storage": "1Gi"}),
+                json!({})
+            )]))),
+            "Burstable"
+        );
+    }
+
+    #[test]
+    fn a_new_pod_is_pending_and_gated_pods_are_marked() {
+        let mut pod: Object = json!({
+            "spec": {"containers": [{"name": "c"}], "schedulingGates": [{"name": "g"}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.1"},
+        })
+        .as_object()
+        .unwrap()
+        .clone();
+        prepare_for_create(&mut pod);
+        assert_eq!(
+            pod["status"],
+            json!({"phase": "Pending", "qosClass": "BestEffort", "conditions": [{
+                "type": "PodScheduled", "status": "False", "lastProbeTime": null,
+                "lastTransitionTime": null, "reason": "SchedulingGated",
+                "message": "Scheduling is blocked due to non-empty scheduling gates"}]})
+        );
+    }
+}
