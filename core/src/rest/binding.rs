@@ -288,36 +288,10 @@ fn section<'a>(obj: &'a mut Object, field: &str) -> &'a mut Map<String, Value> {
     v.as_object_mut().expect("an object")
 }
 
-/// Set the `PodScheduled` condition to True as upstream's UpdatePodCondition does: the
-/// condition is replaced whole (reason, message and probe time cleared), keeping its
-/// transition time when its status was already True; a missing one is appended.
+/// Set the `PodScheduled` condition to True (reason, message and probe time cleared).
 fn scheduled(status: &mut Map<String, Value>, now: &str) {
-    let conditions = status.entry("conditions").or_insert_with(|| json!([]));
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    let conditions = conditions.as_array_mut().expect("an array");
-    let mut condition = json!({
-        "type": "PodScheduled",
-        "status": "True",
-        "lastProbeTime": null,
-        "lastTransitionTime": now,
-    });
-    let existing = conditions
-        .iter_mut()
-        .find(|c| c.get("type").and_then(Value::as_str) == Some("PodScheduled"));
-    match existing {
-        Some(old) => {
-            if old.get("status").and_then(Value::as_str) == Some("True") {
-                condition["lastTransitionTime"] = old
-                    .get("lastTransitionTime")
-                    .cloned()
-                    .unwrap_or(Value::Null);
-            }
-            *old = condition;
-        }
-        None => conditions.push(condition),
-    }
+    let condition = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null});
+    super::pods::update_condition(status, condition, now);
 }
 
 /// The success Status a binding answers with, code 201.

@@ -312,13 +312,7 @@ fn find_budgets(scope: Scope, options: Options, pod_kv: KeyValue, pod: Object) -
         let Some((budget_kv, budget)) = matching.pop() else {
             return delete_pod(scope, options, |scope, e| scope.fail(e));
         };
-        let status = budget.get("status");
-        let int = |field: &str| {
-            status
-                .and_then(|s| s.get(field))
-                .and_then(Value::as_i64)
-                .unwrap_or(0)
-        };
+        let int = |field: &str| status_int(&budget, field);
         let always_allow = budget
             .get("spec")
             .and_then(|s| s.get("unhealthyPodEvictionPolicy"))
@@ -443,16 +437,19 @@ fn decrement(
     })
 }
 
+/// An integer of the budget's status (0 when absent).
+fn status_int(budget: &Object, field: &str) -> i64 {
+    budget
+        .get("status")
+        .and_then(|s| s.get(field))
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
 /// Whether the budget, as its status last observed it, has a disruption to spend.
 fn allows_disruption(budget: &Object) -> Result<(), ApiError> {
     let name = meta_str(budget, "name");
-    let status = budget.get("status");
-    let int = |field: &str| {
-        status
-            .and_then(|s| s.get(field))
-            .and_then(Value::as_i64)
-            .unwrap_or(0)
-    };
+    let int = |field: &str| status_int(budget, field);
     let generation = budget
         .get("metadata")
         .and_then(|m| m.get("generation"))
@@ -466,7 +463,8 @@ fn allows_disruption(budget: &Object) -> Result<(), ApiError> {
     if allowed < 0 {
         return Err(forbidden("pdb disruptions allowed is negative"));
     }
-    let disrupted = status
+    let disrupted = budget
+        .get("status")
         .and_then(|s| s.get("disruptedPods"))
         .and_then(Value::as_object)
         .map_or(0, Map::len);
@@ -691,43 +689,21 @@ fn mark(
     })
 }
 
-/// Set the pod's `DisruptionTarget` condition (True, EvictionByEvictionAPI) as the
-/// kubelet's condition helper does: its transition time kept when its status is.
+/// Set the pod's `DisruptionTarget` condition (True, EvictionByEvictionAPI).
 fn mark_disruption_target(pod: &mut Object, now: &str) {
     let status = pod.entry("status").or_insert_with(|| json!({}));
     if !status.is_object() {
         *status = json!({});
     }
-    let status = status.as_object_mut().expect("an object");
-    let list = status.entry("conditions").or_insert_with(|| json!([]));
-    if !list.is_array() {
-        *list = json!([]);
-    }
-    let list = list.as_array_mut().expect("an array");
-    let mut condition = json!({
+    let condition = json!({
         "type": "DisruptionTarget",
         "status": "True",
         "lastProbeTime": null,
-        "lastTransitionTime": now,
         "reason": "EvictionByEvictionAPI",
         "message": "Eviction API: evicting",
     });
-    let position = list
-        .iter()
-        .position(|c| c.get("type").and_then(Value::as_str) == Some("DisruptionTarget"));
-    match position {
-        Some(i) => {
-            let old = &list[i];
-            if old.get("status") == condition.get("status") {
-                condition["lastTransitionTime"] = old
-                    .get("lastTransitionTime")
-                    .cloned()
-                    .unwrap_or(Value::Null);
-            }
-            list[i] = condition;
-        }
-        None => list.push(condition),
-    }
+    let status = status.as_object_mut().expect("an object");
+    super::pods::update_condition(status, condition, now);
 }
 
 /// The preconditions a delete checks against the stored pod, worded as the store

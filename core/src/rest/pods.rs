@@ -34,6 +34,35 @@ pub(super) fn prepare_for_create(pod: &mut Object) {
     pod.insert("status".into(), Value::Object(status));
 }
 
+/// Put `condition` (a pod condition with its type and status) into `status.conditions`
+/// as upstream's UpdatePodCondition does: it replaces the condition of its type whole,
+/// keeping the old transition time when the status did not change, else it is
+/// appended; its transition time is `now` otherwise.
+pub(super) fn update_condition(status: &mut Map<String, Value>, mut condition: Value, now: &str) {
+    let conditions = status.entry("conditions").or_insert_with(|| json!([]));
+    if !conditions.is_array() {
+        *conditions = json!([]);
+    }
+    let conditions = conditions.as_array_mut().expect("an array");
+    condition["lastTransitionTime"] = json!(now);
+    let kind = condition.get("type").cloned();
+    match conditions
+        .iter_mut()
+        .find(|c| c.get("type") == kind.as_ref())
+    {
+        Some(old) => {
+            if old.get("status") == condition.get("status") {
+                condition["lastTransitionTime"] = old
+                    .get("lastTransitionTime")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+            }
+            *old = condition;
+        }
+        None => conditions.push(condition),
+    }
+}
+
 /// The resources QoS is computed on.
 const QOS_RESOURCES: [&str; 2] = ["cpu", "memory"];
 
