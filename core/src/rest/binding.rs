@@ -296,13 +296,7 @@ fn scheduled(status: &mut Map<String, Value>, now: &str) {
 
 /// The success Status a binding answers with, code 201.
 fn succeeded(scope: &Scope) -> Step {
-    let status = json!({
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Success",
-        "code": 201,
-    });
+    let status = super::pods::success_status();
     let output = Output {
         shape: Shape::Object,
         ..scope.output

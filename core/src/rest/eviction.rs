@@ -762,12 +762,5 @@ fn delete_current(
 
 /// The answer to an eviction that went through.
 fn evicted(scope: Scope) -> Step {
-    let status = json!({
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Success",
-        "code": 201,
-    });
-    scope.respond(201, &status)
+    scope.respond(201, &super::pods::success_status())
 }

@@ -63,6 +63,18 @@ pub(super) fn update_condition(status: &mut Map<String, Value>, mut condition: V
     }
 }
 
+/// The `Status` a pod subresource that acts (binding, eviction) answers with: Success,
+/// code 201, as upstream's create handler writes it.
+pub(super) fn success_status() -> Value {
+    json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "code": 201,
+    })
+}
+
 /// The resources QoS is computed on.
 const QOS_RESOURCES: [&str; 2] = ["cpu", "memory"];
 
