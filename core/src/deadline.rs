@@ -12,9 +12,13 @@ use std::time::Duration;
 pub fn request_deadline(
     request_timeout: Duration,
     query: Option<&str>,
-) -> Result<Duration, http::Response<bytes::Bytes>> {
-    deadline(request_timeout, query)
-        .map_err(|error| crate::rest::error_response(&error, crate::negotiation::Output::JSON))
+) -> Result<Duration, Box<http::Response<bytes::Bytes>>> {
+    deadline(request_timeout, query).map_err(|error| {
+        Box::new(crate::rest::error_response(
+            &error,
+            crate::negotiation::Output::JSON,
+        ))
+    })
 }
 
 fn deadline(request_timeout: Duration, query: Option<&str>) -> Result<Duration, ApiError> {

@@ -168,7 +168,7 @@ impl AuditLog {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => {
                 let dropped = self.dropped.fetch_add(1, Ordering::Relaxed);
-                if dropped % 1000 == 0 {
+                if dropped.is_multiple_of(1000) {
                     tracing::error!(
                         "audit log queue is full: {} audit events dropped so far",
                         dropped + 1
@@ -177,7 +177,7 @@ impl AuditLog {
             }
             Err(TrySendError::Disconnected(_)) => {
                 let dropped = self.dropped.fetch_add(1, Ordering::Relaxed);
-                if dropped % 1000 == 0 {
+                if dropped.is_multiple_of(1000) {
                     tracing::error!("audit log writer has stopped: audit events are dropped");
                 }
             }
@@ -565,7 +565,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "ggg\n");
         // Rotations at lines 3, 5 and 7: the oldest backup is gone.
         assert_eq!(
-            names(&path.parent().unwrap()),
+            names(path.parent().unwrap()),
             [
                 "audit-2023-11-14T22-13-24.000.log",
                 "audit-2023-11-14T22-13-26.000.log",

@@ -416,9 +416,7 @@ impl Record {
     /// The RequestReceived event, before the request is handled; none for a request
     /// that failed authentication (upstream logs it once, when answered).
     pub fn request_received(&self, now: SystemTime) -> Option<String> {
-        if self.user.is_none() {
-            return None;
-        }
+        self.user.as_ref()?;
         self.event(Stage::RequestReceived, now, None, None)
     }
 

@@ -225,7 +225,7 @@ mod tests {
         assert_eq!(quantity_nanos("0.1"), Some(100_000_000));
         assert_eq!(quantity_nanos("1Gi"), Some(1_073_741_824_000_000_000));
         assert_eq!(quantity_nanos("1073741824"), quantity_nanos("1Gi"));
-        assert_eq!(quantity_nanos("1.5Ki"), Some(1536_000_000_000));
+        assert_eq!(quantity_nanos("1.5Ki"), Some(1_536_000_000_000));
         assert_eq!(quantity_nanos("2e3"), Some(2_000_000_000_000));
         assert_eq!(quantity_nanos("1n"), Some(1));
         assert_eq!(quantity_nanos("0.1n"), Some(1), "rounded up");

@@ -191,7 +191,7 @@ impl<S: Storage> Apiary<S> {
                         None if !tracked.is_long_running() => {
                             match request_deadline(self.request_timeout, request.uri().query()) {
                                 Ok(deadline) => (Some(deadline), None),
-                                Err(bad_timeout) => (None, Some(bad_timeout)),
+                                Err(bad_timeout) => (None, Some(*bad_timeout)),
                             }
                         }
                         turned => (None, turned),
