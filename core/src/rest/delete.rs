@@ -204,12 +204,7 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
         Err(e) => return scope.fail(e),
     };
     let prefix = scope.prefix();
-    let op = StorageOp::List {
-        prefix,
-        revision: None,
-        start_after: None,
-        limit: None,
-    };
+    let op = StorageOp::list_latest(prefix);
     scope.then(op, move |scope, result| match result {
         Ok(StorageOutput::Listed(page)) => {
             let mut items = Vec::with_capacity(page.items.len());

@@ -269,12 +269,7 @@ fn find_budgets(scope: Scope, options: Options, pod_kv: KeyValue, pod: Object) -
         &r.plural,
         scope.namespace.as_deref(),
     );
-    let op = StorageOp::List {
-        prefix,
-        revision: None,
-        start_after: None,
-        limit: None,
-    };
+    let op = StorageOp::list_latest(prefix);
     scope.then(op, move |scope, done| {
         let page = match done {
             Ok(StorageOutput::Listed(page)) => page,

@@ -116,12 +116,7 @@ pub(super) fn watch(scope: Scope) -> Step {
             Box::new(stream),
         );
     }
-    let op = StorageOp::List {
-        prefix: prefix.clone(),
-        revision: None,
-        start_after: None,
-        limit: None,
-    };
+    let op = StorageOp::list_latest(prefix.clone());
     scope.then(op, move |scope, done| {
         let page = match done {
             Ok(StorageOutput::Listed(page)) => page,

@@ -60,6 +60,18 @@ pub enum StorageOp {
     CurrentRevision,
 }
 
+impl StorageOp {
+    /// Every key under `prefix`, at the latest revision, in one read.
+    pub fn list_latest(prefix: String) -> StorageOp {
+        StorageOp::List {
+            prefix,
+            revision: None,
+            start_after: None,
+            limit: None,
+        }
+    }
+}
+
 /// One page of a list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListPage {

@@ -28,12 +28,7 @@ impl<S: Storage> Apiary<S> {
         loop {
             let listed = self
                 .storage
-                .run(StorageOp::List {
-                    prefix: root.clone(),
-                    revision: None,
-                    start_after: None,
-                    limit: None,
-                })
+                .run(StorageOp::list_latest(root.clone()))
                 .await;
             if let Ok(StorageOutput::Listed(page)) = listed {
                 if let Ok(mut events) = self.storage.watch(&root, page.revision).await {
