@@ -178,15 +178,7 @@ fn table(scope: &Scope, version: &str, scale: &Object, rv: &str) -> Value {
             .and_then(Value::as_i64)
             .unwrap_or(0)
     };
-    let now = scope
-        .inputs
-        .now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let age = object::parse_rfc3339(meta_str(scale, "creationTimestamp"))
-        .map(|t| super::table::human_duration(now.saturating_sub(t)))
-        .unwrap_or_else(|| "<unknown>".to_owned());
+    let age = super::table::age(scope, scale);
     let column = |name: &str, kind: &str, description: &str| json!({"name": name, "type": kind, "format": "", "description": description, "priority": 0});
     let cells = json!([
         meta_str(scale, "name"),

@@ -153,6 +153,19 @@ fn pod_status(pod: &Object) -> Value {
     json!(reason)
 }
 
+/// An object's AGE cell: the time since its creation, as kubectl shows it.
+pub(crate) fn age(scope: &Scope, obj: &Object) -> String {
+    let now = scope
+        .inputs
+        .now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    object::parse_rfc3339(object::meta_str(obj, "creationTimestamp"))
+        .map(|t| human_duration(now.saturating_sub(t)))
+        .unwrap_or_else(|| "<unknown>".to_owned())
+}
+
 /// A short human duration, as kubectl's AGE column shows it.
 pub fn human_duration(secs: u64) -> String {
     match secs {
@@ -184,12 +197,6 @@ pub fn human_duration(secs: u64) -> String {
 pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
     let r = scope.resource();
     let extras = extra_columns(&r.plural);
-    let now = scope
-        .inputs
-        .now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
     let mut columns = vec![json!({
         "name": "Name", "type": "string", "format": "name", "priority": 0,
         "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
@@ -207,9 +214,7 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
         .map(|obj| {
             let mut cells = vec![json!(object::meta_str(obj, "name"))];
             cells.extend(extras.iter().map(|c| (c.cell)(obj)));
-            let age = object::parse_rfc3339(object::meta_str(obj, "creationTimestamp"))
-                .map(|t| human_duration(now.saturating_sub(t)))
-                .unwrap_or_else(|| "<unknown>".to_owned());
+            let age = age(scope, obj);
             cells.push(json!(age));
             let mut row = json!({"cells": cells});
             let embedded = match include {
