@@ -128,7 +128,8 @@ pub const SHUTTING_DOWN_RETRY_AFTER: u32 = 5;
 
 /// The answer to a request the lifecycle turns away: [`Admission::ShuttingDown`] (429,
 /// `Retry-After`, `Connection: close`) or [`Admission::NotYetInstalled`] (503); `None`
-/// for the others.
+/// for the others. Upstream writes the 429's message as text/plain; a Status carries the
+/// same message and is what clients decode for every other error.
 pub fn turned_away(admission: Admission) -> Option<http::Response<bytes::Bytes>> {
     let (error, retry_after, close) = match admission {
         Admission::ShuttingDown => (
@@ -164,7 +165,9 @@ pub fn turned_away(admission: Admission) -> Option<http::Response<bytes::Bytes>>
     )
 }
 
-/// The answer to a request that took longer than `--request-timeout`.
+/// The answer to a request that took longer than `--request-timeout`. Upstream's timeout
+/// filter writes the Status without `kind` and `apiVersion` and no content type; this
+/// one is a whole `application/json` Status with the same reason, message and code.
 pub fn timed_out() -> http::Response<bytes::Bytes> {
     let error =
         crate::status::ApiError::timeout("request did not complete within the allotted timeout");
