@@ -11,9 +11,11 @@
 pub mod apply;
 pub mod audit;
 pub mod authn;
+pub mod config;
 pub mod deadline;
 pub mod discovery;
 pub mod duration;
+pub mod effect;
 pub mod health;
 pub mod http1;
 pub mod metrics;
@@ -31,6 +33,7 @@ pub mod rest;
 pub mod schema;
 pub mod selection;
 pub mod server;
+pub(crate) mod shared;
 pub mod status;
 pub mod storage;
 pub mod stored_json;
@@ -40,4 +43,6 @@ pub mod version;
 pub mod watch;
 pub mod watch_cache;
 
-pub use server::{Config, Inputs, Pending, Server, Step, WatchRequest};
+pub use config::Config;
+pub use effect::{Inputs, Pending, Step, WatchRequest};
+pub use server::Server;

@@ -5,7 +5,7 @@ use crate::discovery;
 use crate::negotiation::{self, Output};
 use crate::query::Query;
 use crate::rest::{encoded, error_response};
-use crate::server::Shared;
+use crate::shared::Shared;
 use crate::status::ApiError;
 use bytes::Bytes;
 use http::Method;

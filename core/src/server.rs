@@ -2,7 +2,10 @@
 //! [`Step`] comes out saying what must happen next.
 
 use crate::authn;
+use crate::config::Config;
+use crate::effect::{Inputs, Step};
 use crate::health::HealthChecks;
+use crate::shared::Shared;
 use crate::negotiation::{self, Output};
 use crate::nonresource;
 use crate::protobuf;
@@ -11,156 +14,14 @@ use crate::registry::Registry;
 use crate::request_info;
 use crate::rest;
 use crate::status::ApiError;
-use crate::storage::{Completion, StorageOp};
+use crate::storage::StorageOp;
 use bytes::Bytes;
-use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::SystemTime;
-
-/// Everything about a request that looks like IO, passed in so the core stays
-/// deterministic.
-#[derive(Clone, Debug)]
-pub struct Inputs {
-    /// The current wall-clock time.
-    pub now: SystemTime,
-    /// Fresh random bytes: UIDs and generateName suffixes are drawn from them.
-    pub entropy: [u8; 32],
-    /// The client's certificate chain (DER, leaf first), already verified by TLS
-    /// against the client CA. Empty when the client sent none.
-    pub peer_certificates: Vec<Bytes>,
-    /// The client's address.
-    pub remote_addr: Option<SocketAddr>,
-}
-
-/// What must happen next for a request.
-pub enum Step {
-    /// Done: send this response.
-    Respond(http::Response<Bytes>),
-    /// Run this against the storage backend, then [`Pending::resume`] with the result.
-    Storage(StorageOp, Pending),
-    /// A long-running watch: open this backend watch, write the stream's head and
-    /// frames as chunks, feed it every backend event, and end it when it says so, when
-    /// its timeout passes, or when the client goes away.
-    Watch(WatchRequest, Box<crate::watch::WatchStream>),
-}
-
-/// The backend watch a [`Step::Watch`] needs: every change under `prefix` after
-/// revision `after`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WatchRequest {
-    pub prefix: String,
-    pub after: crate::storage::Revision,
-    /// The prefix of the whole resource: its watch cache's.
-    pub resource_prefix: String,
-}
-
-/// A request paused while the adapter runs its storage operation: one owned value
-/// holding everything the request needs to continue.
-pub struct Pending {
-    inner: Box<dyn Continuation>,
-}
-
-/// The state of a paused request; each handler defines its own.
-pub(crate) trait Continuation: Send {
-    fn resume(self: Box<Self>, done: Completion) -> Step;
-}
-
-impl Pending {
-    pub(crate) fn new(state: impl Continuation + 'static) -> Pending {
-        Pending {
-            inner: Box::new(state),
-        }
-    }
-
-    /// Continue the request with the outcome of the storage operation it asked for.
-    pub fn resume(self, done: Completion) -> Step {
-        self.inner.resume(done)
-    }
-}
-
-impl Step {
-    /// Ask for `op`, continuing in `state` once it is done.
-    pub(crate) fn storage(op: StorageOp, state: impl Continuation + 'static) -> Step {
-        Step::Storage(op, Pending::new(state))
-    }
-}
-
-/// Plain configuration, built by the adapter from flags.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Key prefix under which every object is stored (kube-apiserver's `--etcd-prefix`).
-    pub storage_prefix: String,
-    /// Largest request body accepted.
-    pub max_request_body_bytes: usize,
-    /// The address clients reach this server at, reported in discovery.
-    pub advertise_address: Option<SocketAddr>,
-    /// A watch without `timeoutSeconds` ends after a random time between this and twice
-    /// this (kube-apiserver's `--min-request-timeout`).
-    pub min_request_timeout: std::time::Duration,
-    /// A readiness check for the storage backend (kube-apiserver's `etcd`), failing
-    /// until the adapter marks it; `None` for backends inside the process.
-    pub storage_check: Option<String>,
-    /// The audit policy (kube-apiserver's `--audit-policy-file`); `None` audits nothing.
-    pub audit_policy: Option<Arc<crate::audit::Policy>>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            storage_prefix: "/registry".to_owned(),
-            max_request_body_bytes: 3 << 20,
-            advertise_address: None,
-            min_request_timeout: std::time::Duration::from_secs(1800),
-            storage_check: None,
-            audit_policy: None,
-        }
-    }
-}
 
 /// The API server. Cheap to clone; shared by every connection.
 #[derive(Clone)]
 pub struct Server {
     pub(crate) shared: Arc<Shared>,
-}
-
-/// What every request of one server shares.
-pub(crate) struct Shared {
-    pub(crate) config: Config,
-    pub(crate) registry: Registry,
-    pub(crate) health: HealthChecks,
-    /// One watch cache per resource, fed by the adapter's reflectors.
-    pub(crate) watch_caches: Vec<Arc<crate::watch_cache::WatchCache>>,
-    /// The server's metrics, served at /metrics.
-    pub(crate) metrics: crate::metrics::Metrics,
-}
-
-/// A group-resource as upstream writes it: `pods`, `deployments.apps`.
-fn group_resource(group: &str, plural: &str) -> String {
-    if group.is_empty() {
-        plural.to_owned()
-    } else {
-        format!("{plural}.{group}")
-    }
-}
-
-impl Shared {
-    /// Upstream's `apiserver_storage_objects`: each resource's object count, from its
-    /// watch cache; -1 until the cache has synced. A resource served at several
-    /// versions is stored once and counted once.
-    pub(crate) fn storage_objects(&self) -> Vec<(String, i64)> {
-        let mut objects: Vec<(String, i64)> = Vec::new();
-        for (r, c) in self.registry.resources().iter().zip(&self.watch_caches) {
-            if !r.has_verb("list") {
-                // Never stored (bindings).
-                continue;
-            }
-            let name = group_resource(&r.group, &r.plural);
-            if !objects.iter().any(|(n, _)| *n == name) {
-                objects.push((name, c.object_count().map_or(-1, |n| n as i64)));
-            }
-        }
-        objects
-    }
 }
 
 /// Paths anyone may read without credentials.
@@ -257,7 +118,7 @@ impl Server {
         if let Some((operation, key)) = crate::metrics::storage_operation(op) {
             if let Some(index) = self.shared.watch_caches.iter().position(|c| key.starts_with(c.prefix())) {
                 let resource = &self.shared.registry.resources()[index];
-                self.shared.metrics.storage_observed(operation, &group_resource(&resource.group, &resource.plural), elapsed);
+                self.shared.metrics.storage_observed(operation, &resource.group_resource(), elapsed);
             }
         }
     }

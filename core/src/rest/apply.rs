@@ -5,9 +5,9 @@
 
 use super::object::{meta_mut, meta_str, Object};
 use super::update::{check_precondition, guaranteed_update, replace};
-use super::Scope;
+use super::scope::Scope;
 use crate::negotiation::{self, Format};
-use crate::server::Step;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{KeyValue, StorageOp, StorageOutput};
 use crate::validation::FieldError;
@@ -53,7 +53,7 @@ pub(super) fn apply(scope: Scope) -> Step {
         Ok(StorageOutput::Got { kv: None, .. }) => create_applied(scope, &config),
         other => scope.fail_storage(&scope.name.clone(), other),
     });
-    super::warned(step, warnings)
+    super::response::warned(step, warnings)
 }
 
 /// The applied configuration, decoded against the kind's schema (fieldValidation

@@ -20,10 +20,10 @@
 //! on kind Binding with the same field paths and wording, as upstream's fix makes them.
 
 use super::object::{self, meta_mut, meta_str, Object};
-use super::Scope;
+use super::scope::Scope;
 use crate::negotiation::{Output, Shape};
 use crate::request_info::RequestInfo;
-use crate::server::Step;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use crate::validation::{names, quoted, ErrorKind, FieldError};
@@ -59,7 +59,7 @@ pub(super) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
     };
-    super::warned(create(scope, binding, legacy), warnings)
+    super::response::warned(create(scope, binding, legacy), warnings)
 }
 
 /// What a Binding asks of its pod.
@@ -301,7 +301,7 @@ fn succeeded(scope: &Scope) -> Step {
         shape: Shape::Object,
         ..scope.output
     };
-    Step::Respond(super::encoded(output, 201, &status))
+    Step::Respond(super::response::encoded(output, 201, &status))
 }
 
 /// A storage failure reading or writing the pod, reported against `pods`.

@@ -1,8 +1,8 @@
 //! CREATE (POST to a collection): decode, default, validate, store, answer 201.
 
 use super::object::{self, meta_mut, meta_str, Object};
-use super::Scope;
-use crate::server::Step;
+use super::scope::Scope;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{StorageOp, StorageOutput};
 use crate::validation::names::validate_object_meta;
@@ -16,7 +16,7 @@ pub(super) fn create(scope: Scope) -> Step {
         Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
     };
-    super::warned(create_decoded(scope, obj), warnings)
+    super::response::warned(create_decoded(scope, obj), warnings)
 }
 
 pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {

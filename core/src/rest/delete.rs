@@ -5,8 +5,8 @@
 //! finalizers to wait for, so a deleted object is gone when the response is written.
 
 use super::object::{self, meta_mut, meta_str, Object};
-use super::Scope;
-use crate::server::Step;
+use super::scope::Scope;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use serde_json::{json, Value};

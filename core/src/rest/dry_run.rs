@@ -12,7 +12,7 @@
 //! of the verb (`CreateOptions`, `UpdateOptions`, `PatchOptions`, `DeleteOptions`) with
 //! 422 Invalid, naming the values given.
 
-use super::Scope;
+use super::scope::Scope;
 use crate::schema::{go_quote, FieldValidation};
 use crate::status::ApiError;
 use crate::validation::{ErrorKind, FieldError};

@@ -25,13 +25,13 @@
 //! Success is a `Status` with code 201. A dry run checks all of it and stores nothing.
 
 use super::object::{self, meta_str, Object};
-use super::Scope;
+use super::scope::Scope;
 use crate::negotiation;
 use crate::query::Query;
 use crate::request_info::RequestInfo;
 use crate::schema::{self, FieldValidation};
 use crate::selection::{Operator, Requirement};
-use crate::server::Step;
+use crate::effect::Step;
 use crate::status::{ApiError, Cause, Details};
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use bytes::Bytes;
@@ -80,7 +80,7 @@ fn evict(scope: Scope) -> Step {
         Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
     };
-    super::warned(evict_decoded(scope, eviction), warnings)
+    super::response::warned(evict_decoded(scope, eviction), warnings)
 }
 
 /// Decode the body as an Eviction of policy/v1 or policy/v1beta1 (the two have the
@@ -507,7 +507,7 @@ fn too_many_requests(cause: String, retry_after_seconds: u32) -> ApiError {
 /// Answer with `error`, and a Retry-After header when it suggests a delay.
 fn refuse(scope: Scope, error: ApiError) -> Step {
     let delay = error.details.as_ref().and_then(|d| d.retry_after_seconds);
-    let mut response = super::error_response(&error, scope.output);
+    let mut response = super::response::error_response(&error, scope.output);
     if let Some(seconds) = delay {
         if let Ok(value) = http::HeaderValue::from_str(&seconds.to_string()) {
             response

@@ -1,16 +1,17 @@
 //! GET of one object.
 
-use super::{object, table, Scope};
+use super::scope::Scope;
+use super::{object, table};
 use crate::negotiation::Shape;
 use crate::status::ApiError;
-use crate::server::Step;
+use crate::effect::Step;
 use serde_json::Value;
 
 pub(super) fn get(scope: Scope) -> Step {
     if scope.subresource == "scale" {
         return super::scale::get(scope);
     }
-    let read_at = match super::read_at::for_get(&scope) {
+    let read_at = match super::read_at::for_get(&scope.query) {
         Ok(r) => r,
         Err(e) => return scope.fail(e),
     };

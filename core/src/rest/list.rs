@@ -1,10 +1,11 @@
 //! LIST of a collection, with limit and continue, filtered by label and field selectors.
 
 use super::object::{self, Object};
-use super::{table, Scope};
+use super::scope::Scope;
+use super::table;
 use crate::negotiation::Shape;
 use crate::selection::Selection;
-use crate::server::Step;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{Revision, StorageOp, StorageOutput};
 use base64::Engine;
@@ -98,7 +99,7 @@ pub(super) fn list(scope: Scope) -> Step {
         Ok(s) => s,
         Err(e) => return scope.fail(e),
     };
-    let read_at = match super::read_at::for_list(&scope) {
+    let read_at = match super::read_at::for_list(&scope.query) {
         Ok(r) => r,
         Err(e) => return scope.fail(e),
     };

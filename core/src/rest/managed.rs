@@ -2,7 +2,7 @@
 //! every create, update and non-apply patch leaves in `metadata.managedFields`.
 
 use super::object::{self, Object};
-use super::Scope;
+use super::scope::Scope;
 use crate::apply::{manager_from_user_agent, FieldManager};
 use crate::validation::FieldError;
 

@@ -8,11 +8,11 @@
 
 use super::object::{meta_str, Object};
 use super::update::{check_precondition, guaranteed_update, replace};
-use super::Scope;
+use super::scope::Scope;
 use crate::negotiation::Format;
 use crate::patch::{json_patch, merge_patch, strategic_merge_patch, PatchError};
 use crate::schema::SchemaNode;
-use crate::server::Step;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::KeyValue;
 use serde_json::Value;
@@ -94,13 +94,13 @@ pub(super) fn patch(scope: Scope) -> Step {
             replace(scope, old, patched)
         }),
     );
-    super::warned_by(step, warnings)
+    super::response::warned_by(step, warnings)
 }
 
 /// The stored object with the patch applied, decoded as a body of its kind, and the
 /// fieldValidation warnings the decoding gave.
 fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Object, Vec<String>), ApiError> {
-    let mut doc = Value::Object(scope.view(old.clone())?);
+    let mut doc = Value::Object(super::scale::view(&scope, old.clone())?);
     match kind {
         Kind::Merge => merge_patch(&mut doc, patch),
         Kind::Json => {

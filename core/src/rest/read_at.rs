@@ -5,7 +5,7 @@
 //! revision `N` with `NotOlderThan` (the default): the most recent state, which must be
 //! at least `N`. `Exact`: the state at `N`, from storage history (410 once compacted).
 
-use super::Scope;
+use crate::query::Query;
 use crate::status::{ApiError, Cause, Details};
 use crate::storage::Revision;
 use crate::validation::FieldError;
@@ -62,8 +62,8 @@ pub(crate) fn too_large(requested: Revision, current: Revision) -> ApiError {
 }
 
 /// The revision a GET reads at.
-pub(crate) fn for_get(scope: &Scope) -> Result<ReadAt, ApiError> {
-    match scope.query.get("resourceVersion").unwrap_or("") {
+pub(crate) fn for_get(query: &Query) -> Result<ReadAt, ApiError> {
+    match query.get("resourceVersion").unwrap_or("") {
         "" | "0" => Ok(ReadAt::Latest),
         rv => parse(rv).map(ReadAt::NotOlderThan),
     }
@@ -71,8 +71,8 @@ pub(crate) fn for_get(scope: &Scope) -> Result<ReadAt, ApiError> {
 
 /// The revision a LIST reads at, after validating the options as upstream's
 /// ValidateListOptions does.
-pub(crate) fn for_list(scope: &Scope) -> Result<ReadAt, ApiError> {
-    let q = &scope.query;
+pub(crate) fn for_list(query: &Query) -> Result<ReadAt, ApiError> {
+    let q = query;
     let rv = q.get("resourceVersion").unwrap_or("");
     let matching = q.get("resourceVersionMatch").unwrap_or("");
     let continued = q.get("continue").is_some_and(|c| !c.is_empty());

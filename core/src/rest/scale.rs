@@ -9,10 +9,10 @@
 //! parent's, so a stale one conflicts like a stale PUT of the parent.
 
 use super::object::{self, meta_mut, meta_str, Object};
-use super::Scope;
+use super::scope::Scope;
 use crate::negotiation::Shape;
 use crate::registry::Resource;
-use crate::server::Step;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{StorageOp, StorageOutput};
 use crate::validation::{ErrorKind, FieldError};
@@ -129,7 +129,7 @@ pub(super) fn write_back(
 /// the parent resource for deployments and statefulsets, `replicasets/scale` and
 /// `replicationcontrollers/scale` (in the autoscaling group) for the others.
 pub(super) fn get(scope: Scope) -> Step {
-    let read_at = match super::read_at::for_get(&scope) {
+    let read_at = match super::read_at::for_get(&scope.query) {
         Ok(r) => r,
         Err(e) => return scope.fail(e),
     };
@@ -140,7 +140,7 @@ pub(super) fn get(scope: Scope) -> Step {
             (Ok(()), Some(kv)) => {
                 let shown = object::from_storage(&kv)
                     .map_err(ApiError::internal)
-                    .and_then(|parent| scope.view(parent));
+                    .and_then(|parent| view(&scope, parent));
                 match (shown, scope.output.shape) {
                     (Ok(scale), Shape::Table(version)) => {
                         let t = table(&scope, version, &scale, &kv.mod_revision.to_string());
@@ -313,5 +313,13 @@ mod tests {
         );
         let set = json!({"b": "2", "a": "1"});
         assert_eq!(set_selector(set.as_object()), "a=1,b=2");
+    }
+}
+
+/// The stored object as a request shows it: itself, or its `Scale` on `…/scale`.
+pub(super) fn view(scope: &Scope, stored: Object) -> Result<Object, ApiError> {
+    match scope.subresource.as_str() {
+        "scale" => of(scope.resource(), &stored),
+        _ => Ok(stored),
     }
 }

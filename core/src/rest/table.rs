@@ -5,7 +5,7 @@
 //! `includeObject` says otherwise.
 
 use super::object::{self, Object};
-use super::Scope;
+use super::scope::Scope;
 use serde_json::{json, Value};
 
 /// A column: its header, type, and how to compute a cell from an object.

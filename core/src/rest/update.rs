@@ -6,8 +6,8 @@
 //! not is retried on a concurrent write. PATCH (rest/patch.rs) goes the same way.
 
 use super::object::{self, meta_mut, meta_str, Object};
-use super::Scope;
-use crate::server::Step;
+use super::scope::Scope;
+use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{KeyValue, StorageOp, StorageOutput};
 use crate::validation::names::validate_object_meta;
@@ -25,7 +25,7 @@ pub(super) fn update(scope: Scope) -> Step {
         Ok(decoded) => decoded,
         Err(e) => return scope.fail(e),
     };
-    super::warned(update_decoded(scope, obj), warnings)
+    super::response::warned(update_decoded(scope, obj), warnings)
 }
 
 fn update_decoded(scope: Scope, obj: Object) -> Step {
@@ -142,7 +142,7 @@ fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step 
 
 /// Answer 200 with the object as the request shows it (the Scale of a scale update).
 fn respond_viewed(scope: Scope, obj: Object) -> Step {
-    match scope.view(obj) {
+    match super::scale::view(&scope, obj) {
         Ok(shown) => scope.respond(200, &Value::Object(shown)),
         Err(e) => scope.fail(e),
     }

@@ -1,12 +1,14 @@
 //! WATCH of a collection or of one object: the initial state when the client asks for
 //! it, then every change after a revision, as a [`WatchStream`] the adapter pumps.
 
-use super::{object, Scope};
+use super::object;
+use super::scope::Scope;
 use crate::negotiation::Format;
-use crate::server::{Step, WatchRequest};
+use crate::effect::{Step, WatchRequest};
 use crate::status::ApiError;
 use crate::storage::{Revision, StorageOp, StorageOutput};
-use crate::watch::{EventType, WatchStream};
+use super::watch_stream::WatchStream;
+use crate::watch::EventType;
 use std::time::Duration;
 
 /// What the query asks of a watch.

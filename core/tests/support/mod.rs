@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use apiary_core::watch::WatchStream;
+use apiary_core::effect::WatchResponse;
 use apiary_core::{Config, Inputs, Server, Step, WatchRequest};
 use apiary_memory::MemoryStore;
 use bytes::Bytes;
@@ -102,7 +102,7 @@ impl Harness {
 
     /// A watch's response as it stands now: its head, the initial frames and every event
     /// already in the store after the watch's revision; then the watch is ended.
-    fn watch_now(&self, request: WatchRequest, mut stream: Box<WatchStream>) -> Reply {
+    fn watch_now(&self, request: WatchRequest, mut stream: Box<dyn WatchResponse>) -> Reply {
         let head = stream.head();
         let mut body = Vec::new();
         for frame in stream.take_initial() {

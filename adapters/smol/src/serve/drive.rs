@@ -1,7 +1,7 @@
 //! Running a request's storage steps until it answers or becomes a watch.
 
 use apiary_core::storage::{Storage, StorageOp};
-use apiary_core::watch::WatchStream;
+use apiary_core::effect::WatchResponse;
 use apiary_core::{Inputs, Server, Step, WatchRequest};
 use bytes::Bytes;
 use std::net::SocketAddr;
@@ -12,7 +12,7 @@ pub enum Driven {
     /// A whole response.
     Respond(http::Response<Bytes>),
     /// A watch to stream.
-    Watch(WatchRequest, Box<WatchStream>),
+    Watch(WatchRequest, Box<dyn WatchResponse>),
 }
 
 /// Run a request until it answers or becomes a watch: perform each storage operation

@@ -3,7 +3,7 @@
 use super::Apiary;
 use apiary_core::http1::Connection;
 use apiary_core::storage::Storage;
-use apiary_core::watch::WatchStream;
+use apiary_core::effect::WatchResponse;
 use apiary_core::WatchRequest;
 use smol::future::{self, FutureExt as _};
 use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -48,7 +48,7 @@ impl<S: Storage> Apiary<S> {
         &self,
         client: WatchClient<'_, T>,
         request: WatchRequest,
-        mut watch: Box<WatchStream>,
+        mut watch: Box<dyn WatchResponse>,
     ) -> io::Result<()>
     where
         T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin,

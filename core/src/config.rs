@@ -1,0 +1,37 @@
+//! The server's configuration: plain data, built by the adapter from flags.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Plain configuration, built by the adapter from flags.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Key prefix under which every object is stored (kube-apiserver's `--etcd-prefix`).
+    pub storage_prefix: String,
+    /// Largest request body accepted.
+    pub max_request_body_bytes: usize,
+    /// The address clients reach this server at, reported in discovery.
+    pub advertise_address: Option<SocketAddr>,
+    /// A watch without `timeoutSeconds` ends after a random time between this and twice
+    /// this (kube-apiserver's `--min-request-timeout`).
+    pub min_request_timeout: std::time::Duration,
+    /// A readiness check for the storage backend (kube-apiserver's `etcd`), failing
+    /// until the adapter marks it; `None` for backends inside the process.
+    pub storage_check: Option<String>,
+    /// The audit policy (kube-apiserver's `--audit-policy-file`); `None` audits nothing.
+    pub audit_policy: Option<Arc<crate::audit::Policy>>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            storage_prefix: "/registry".to_owned(),
+            max_request_body_bytes: 3 << 20,
+            advertise_address: None,
+            min_request_timeout: std::time::Duration::from_secs(1800),
+            storage_check: None,
+            audit_policy: None,
+        }
+    }
+}
+

@@ -1,0 +1,115 @@
+//! The effects a request asks for: what the core hands the adapter to do, and the
+//! paused request that continues once it is done. Every stage imports these; this
+//! module imports no stage.
+
+use crate::storage::{Completion, StorageError, StorageOp, WatchEvent};
+use crate::watch_cache::CachedEvent;
+use bytes::Bytes;
+use std::net::SocketAddr;
+use std::time::{Duration, SystemTime};
+
+/// Everything about a request that looks like IO, passed in so the core stays
+/// deterministic.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    /// The current wall-clock time.
+    pub now: SystemTime,
+    /// Fresh random bytes: UIDs and generateName suffixes are drawn from them.
+    pub entropy: [u8; 32],
+    /// The client's certificate chain (DER, leaf first), already verified by TLS
+    /// against the client CA. Empty when the client sent none.
+    pub peer_certificates: Vec<Bytes>,
+    /// The client's address.
+    pub remote_addr: Option<SocketAddr>,
+}
+
+/// What must happen next for a request.
+pub enum Step {
+    /// Done: send this response.
+    Respond(http::Response<Bytes>),
+    /// Run this against the storage backend, then [`Pending::resume`] with the result.
+    Storage(StorageOp, Pending),
+    /// A long-running watch: open this backend watch, write the stream's head and
+    /// frames as chunks, feed it every backend event, and end it when it says so, when
+    /// its timeout passes, or when the client goes away.
+    Watch(WatchRequest, Box<dyn WatchResponse>),
+}
+
+/// The backend watch a [`Step::Watch`] needs: every change under `prefix` after
+/// revision `after`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchRequest {
+    pub prefix: String,
+    pub after: crate::storage::Revision,
+    /// The prefix of the whole resource: its watch cache's.
+    pub resource_prefix: String,
+}
+
+/// A request paused while the adapter runs its storage operation: one owned value
+/// holding everything the request needs to continue.
+pub struct Pending {
+    inner: Box<dyn Continuation>,
+}
+
+/// The state of a paused request; each handler defines its own.
+pub(crate) trait Continuation: Send {
+    fn resume(self: Box<Self>, done: Completion) -> Step;
+}
+
+impl Pending {
+    pub(crate) fn new(state: impl Continuation + 'static) -> Pending {
+        Pending {
+            inner: Box::new(state),
+        }
+    }
+
+    /// Continue the request with the outcome of the storage operation it asked for.
+    pub fn resume(self, done: Completion) -> Step {
+        self.inner.resume(done)
+    }
+}
+
+impl Step {
+    /// Ask for `op`, continuing in `state` once it is done.
+    pub(crate) fn storage(op: StorageOp, state: impl Continuation + 'static) -> Step {
+        Step::Storage(op, Pending::new(state))
+    }
+}
+
+/// A continuation written as a closure.
+impl<F> Continuation for F
+where
+    F: FnOnce(Completion) -> Step + Send,
+{
+    fn resume(self: Box<Self>, done: Completion) -> Step {
+        (*self)(done)
+    }
+}
+
+/// A watch's response as the adapter streams it: write [`WatchResponse::head`], then the
+/// frames of [`WatchResponse::take_initial`], then feed every event and write what comes
+/// back, ask for a [`WatchResponse::bookmark`] every [`WatchResponse::bookmark_interval`],
+/// and end the response when it [`is_done`](WatchResponse::is_done), its
+/// [`timeout`](WatchResponse::timeout) passes, or the client goes away.
+pub trait WatchResponse: Send {
+    /// The response head: 200 with the stream's content type.
+    fn head(&self) -> http::response::Parts;
+    /// How long the watch may run before the server ends it.
+    fn timeout(&self) -> Duration;
+    /// How often to ask for a bookmark, if the client wants them.
+    fn bookmark_interval(&self) -> Option<Duration>;
+    /// Whether the watch has ended (after an ERROR event).
+    fn is_done(&self) -> bool;
+    /// The frames to write before the first event (the initial state).
+    fn take_initial(&mut self) -> Vec<Bytes>;
+    /// A backend event (or the backend watch's failure), observed at `now`: the frame
+    /// to write, if the client is to see it.
+    fn on_event(&mut self, event: Result<WatchEvent, StorageError>, now: SystemTime)
+        -> Option<Bytes>;
+    /// A watch cache's event, observed at `now`: the frame to write, if any.
+    fn on_cached(&mut self, event: &CachedEvent, now: SystemTime) -> Option<Bytes>;
+    /// The event source could not be opened or broke: an ERROR frame, and the end.
+    fn on_error(&mut self, error: StorageError) -> Bytes;
+    /// A BOOKMARK frame carrying the newest revision the client has seen.
+    fn bookmark(&mut self) -> Option<Bytes>;
+}

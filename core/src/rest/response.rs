@@ -1,0 +1,68 @@
+//! Responses as every handler writes them: encoded values, error Statuses and
+//! warnings.
+
+use crate::effect::Step;
+use crate::negotiation::{self, Output};
+use crate::schema;
+use crate::status::ApiError;
+use bytes::Bytes;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// `step`, and every step it leads to, with a `Warning` header for each of `warnings` on
+/// the response: warnings recorded while decoding are sent whatever the outcome, as
+/// kube-apiserver sends them.
+pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
+    if warnings.is_empty() {
+        return step;
+    }
+    match step {
+        Step::Respond(r) => Step::Respond(with_warnings(r, &warnings)),
+        Step::Storage(op, pending) => Step::storage(op, move |done| warned(pending.resume(done), warnings)),
+        // Writes never become watches.
+        watch @ Step::Watch(..) => watch,
+    }
+}
+
+/// [`warned`] with warnings known only as the request goes (a patch's come from the
+/// patched object, made again on every retry): the last ones set when it answers.
+pub(crate) fn warned_by(step: Step, warnings: Arc<std::sync::Mutex<Vec<String>>>) -> Step {
+    match step {
+        Step::Respond(r) => {
+            let latest = warnings.lock().map(|w| w.clone()).unwrap_or_default();
+            Step::Respond(with_warnings(r, &latest))
+        }
+        Step::Storage(op, pending) => {
+            Step::storage(op, move |done| warned_by(pending.resume(done), warnings))
+        }
+        watch @ Step::Watch(..) => watch,
+    }
+}
+
+/// Add a `Warning: 299 - "<text>"` header for each warning.
+pub(crate) fn with_warnings(mut response: http::Response<Bytes>, warnings: &[String]) -> http::Response<Bytes> {
+    for header in schema::warning_headers(warnings) {
+        if let Ok(value) = http::HeaderValue::from_bytes(header.as_bytes()) {
+            response.headers_mut().append(http::header::WARNING, value);
+        }
+    }
+    response
+}
+
+/// A response carrying `value` in `output`'s encoding.
+pub(crate) fn encoded(output: Output, code: u16, value: &Value) -> http::Response<Bytes> {
+    http::Response::builder()
+        .status(code)
+        .header(http::header::CONTENT_TYPE, output.content_type())
+        .body(output.encode(value))
+        .expect("valid status and header")
+}
+
+/// An error Status response; Tables are never used for errors.
+pub(crate) fn error_response(error: &ApiError, output: Output) -> http::Response<Bytes> {
+    let output = Output {
+        shape: negotiation::Shape::Object,
+        ..output
+    };
+    encoded(output, error.code, &error.to_value())
+}

@@ -1,0 +1,253 @@
+//! What a resource handler knows about its request, and the answers and storage steps
+//! every handler builds from it.
+
+use super::object;
+use super::read_at;
+use super::response::{encoded, error_response};
+use crate::effect::{Inputs, Step};
+use crate::negotiation::{self, Output};
+use crate::query::Query;
+use crate::registry::Resource;
+use crate::schema;
+use crate::shared::Shared;
+use crate::status::ApiError;
+use crate::storage::{self, Completion, KeyValue, StorageError, StorageOp, StorageOutput};
+use bytes::Bytes;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Everything a resource handler knows about its request.
+pub(crate) struct Scope {
+    pub shared: Arc<Shared>,
+    /// Index of the resource in the registry.
+    pub resource: usize,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub subresource: String,
+    pub query: Query,
+    pub output: Output,
+    pub inputs: Inputs,
+    pub content_type: Option<String>,
+    /// The User-Agent header: who a write is recorded as when it names no manager.
+    pub user_agent: Option<String>,
+    pub body: Bytes,
+}
+
+impl Scope {
+    pub fn resource(&self) -> &Resource {
+        &self.shared.registry.resources()[self.resource]
+    }
+
+    pub fn key(&self, name: &str) -> String {
+        let r = self.resource();
+        storage::object_key(
+            &self.shared.config.storage_prefix,
+            &r.group,
+            &r.plural,
+            self.namespace.as_deref(),
+            name,
+        )
+    }
+
+    pub fn prefix(&self) -> String {
+        let r = self.resource();
+        storage::resource_prefix(&self.shared.config.storage_prefix, &r.group, &r.plural, self.namespace.as_deref())
+    }
+
+    /// The key of a namespace object.
+    pub fn namespace_key(&self, namespace: &str) -> String {
+        storage::object_key(&self.shared.config.storage_prefix, "", "namespaces", None, namespace)
+    }
+
+    /// Whether the watch cache of the resource stored at `key` holds it; `None` when no
+    /// fed cache can tell.
+    pub fn cache_holds(&self, key: &str) -> Option<bool> {
+        self.shared
+            .watch_caches
+            .iter()
+            .find(|cache| key.starts_with(cache.prefix()))?
+            .contains(key)
+    }
+
+    /// The group, version and kind of the objects this request reads and writes: the
+    /// resource's own, or its subresource's where that has a kind of its own (`Scale` of
+    /// `autoscaling/v1` on `deployments/{name}/scale`).
+    pub fn body_kind(&self) -> (&str, &str, &str) {
+        let r = self.resource();
+        match r.subresource(&self.subresource) {
+            Some(sub) => (
+                sub.group.as_deref().unwrap_or(&r.group),
+                sub.version.as_deref().unwrap_or(&r.version),
+                &sub.kind,
+            ),
+            None => (&r.group, &r.version, &r.kind),
+        }
+    }
+
+    /// The apiVersion of [`Scope::body_kind`].
+    fn body_api_version(&self) -> String {
+        match self.body_kind() {
+            ("", version, _) => version.to_owned(),
+            (group, version, _) => format!("{group}/{version}"),
+        }
+    }
+
+    /// Respond with `value` in the negotiated encoding.
+    pub fn respond(&self, code: u16, value: &Value) -> Step {
+        Step::Respond(encoded(self.output, code, value))
+    }
+
+    /// Answer `code` with a stored object: for plain JSON its stored bytes with the
+    /// resourceVersion spliced in (no parse and re-encode), otherwise decoded.
+    pub fn respond_stored(&self, code: u16, kv: &KeyValue) -> Step {
+        if self.output == negotiation::Output::JSON {
+            if let Some(body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
+                let response = http::Response::builder()
+                    .status(code)
+                    .header(http::header::CONTENT_TYPE, self.output.content_type())
+                    .body(Bytes::from(body))
+                    .expect("valid status and header");
+                return Step::Respond(response);
+            }
+        }
+        match object::from_storage(kv) {
+            Ok(stored) => self.respond(code, &Value::Object(stored)),
+            Err(e) => self.fail(ApiError::internal(e)),
+        }
+    }
+
+    /// Respond with an error Status, in the negotiated format.
+    pub fn fail(&self, error: ApiError) -> Step {
+        Step::Respond(error_response(&error, self.output))
+    }
+
+    /// The error a storage failure becomes for this request's object `name`.
+    pub fn storage_error(&self, name: &str, error: StorageError) -> ApiError {
+        let r = self.resource();
+        match error {
+            StorageError::AlreadyExists { .. } => ApiError::already_exists(&r.group, &r.plural, name),
+            StorageError::NotFound { .. } => ApiError::not_found(&r.group, &r.plural, name),
+            StorageError::Conflict { .. } => ApiError::modified(&r.group, &r.plural, name),
+            StorageError::Compacted { .. } => {
+                ApiError::gone("The resourceVersion for the provided list is too old.")
+            }
+            StorageError::FutureRevision { requested, current } => read_at::too_large(requested, current),
+            StorageError::Unavailable(why) => ApiError::service_unavailable(why),
+            StorageError::Internal(why) => ApiError::internal(why),
+        }
+    }
+
+    /// Ask for a storage operation and continue with `next`.
+    pub fn then(
+        self,
+        op: StorageOp,
+        next: impl FnOnce(Scope, Completion) -> Step + Send + 'static,
+    ) -> Step {
+        Step::storage(op, move |done| next(self, done))
+    }
+
+    /// Read the object this request names and continue with it; a missing object is
+    /// answered with NotFound.
+    pub fn with_current(self, next: impl FnOnce(Scope, KeyValue) -> Step + Send + 'static) -> Step {
+        self.with_current_checked(read_at::ReadAt::Latest, next)
+    }
+
+    /// [`Scope::with_current`], failing when the store is older than `read_at` asks.
+    pub fn with_current_checked(
+        self,
+        read_at: read_at::ReadAt,
+        next: impl FnOnce(Scope, KeyValue) -> Step + Send + 'static,
+    ) -> Step {
+        let key = self.key(&self.name);
+        self.then(StorageOp::Get { key }, move |scope, done| match done {
+            Ok(StorageOutput::Got { kv, revision }) => match (read_at.check(revision), kv) {
+                (Err(e), _) => scope.fail(e),
+                (Ok(()), Some(current)) => next(scope, current),
+                (Ok(()), None) => {
+                    let r = scope.resource();
+                    let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
+                    scope.fail(e)
+                }
+            },
+            other => scope.fail_storage(&scope.name.clone(), other),
+        })
+    }
+
+    /// Answer a storage outcome the handler did not expect: an error, or an answer of the
+    /// wrong kind.
+    pub fn fail_storage(&self, name: &str, outcome: Completion) -> Step {
+        let e = match outcome {
+            Err(e) => self.storage_error(name, e),
+            Ok(other) => ApiError::internal(format!("unexpected storage answer {other:?}")),
+        };
+        self.fail(e)
+    }
+
+    /// Decode the request body as an object of this resource, as a create or update
+    /// (`options` names its options kind: `CreateOptions`, `UpdateOptions`) decodes it:
+    /// against the kind's schema under the request's `fieldValidation`. Returns the object
+    /// and the warnings to send with the response.
+    pub fn decode_body(&self, options: &str) -> Result<(object::Object, Vec<String>), ApiError> {
+        let format = negotiation::negotiate_input(self.content_type.as_deref())?;
+        self.decode_as(format, &self.body, options)
+    }
+
+    /// [`Scope::decode_body`] for bytes in a known format (a patched object).
+    pub fn decode_as(
+        &self,
+        format: negotiation::Format,
+        body: &[u8],
+        options: &str,
+    ) -> Result<(object::Object, Vec<String>), ApiError> {
+        let (group, version, kind) = self.body_kind();
+        let validation = schema::FieldValidation::from_query(self.query.get("fieldValidation"))
+            .map_err(|e| ApiError::invalid("meta.k8s.io", options, "", vec![e]))?;
+        let unrecognized = |e: &str| {
+            ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {e}"
+            ))
+        };
+        let decoded = schema::decode(format, body, (group, version, kind), validation);
+        let (obj, warnings) = match decoded {
+            Ok(d) => (d.object, d.warnings),
+            Err(e @ (schema::DecodeError::Syntax(_) | schema::DecodeError::NotAnObject)) => {
+                return Err(unrecognized(&e.reason()))
+            }
+            Err(e) => {
+                // The apiVersion and kind are checked before the body is decoded.
+                if let Ok(Value::Object(plain)) = negotiation::decode(format, body) {
+                    self.check_type_meta(&plain)?;
+                }
+                return Err(ApiError::bad_request(format!(
+                    "{kind} in version \"{version}\" cannot be handled as a {kind}: {}",
+                    e.reason()
+                )));
+            }
+        };
+        self.check_type_meta(&obj)?;
+        let mut obj = obj;
+        obj.insert("apiVersion".into(), Value::String(self.body_api_version()));
+        obj.insert("kind".into(), Value::String(kind.to_owned()));
+        Ok((obj, warnings))
+    }
+
+    /// The apiVersion and kind of a body, when given, must be this resource's.
+    fn check_type_meta(&self, obj: &object::Object) -> Result<(), ApiError> {
+        let expected_kind = self.body_kind().2;
+        let expected_version = self.body_api_version();
+        let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        if !api_version.is_empty() && api_version != expected_version {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({api_version}) does not match the expected API version ({expected_version})"
+            )));
+        }
+        if !kind.is_empty() && kind != expected_kind {
+            let version = api_version.rsplit('/').next().unwrap_or("");
+            return Err(ApiError::bad_request(format!(
+                "{kind} in version \"{version}\" cannot be handled as a {expected_kind}: no kind \"{kind}\" is registered for version \"{api_version}\" in scheme"
+            )));
+        }
+        Ok(())
+    }
+}

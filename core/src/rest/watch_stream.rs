@@ -1,0 +1,261 @@
+//! A watch as the client sees it: a chunked `application/json;stream=watch` response of
+//! `{"type": …, "object": …}` frames, one per line.
+//!
+//! The adapter drives a [`WatchStream`]: it writes [`WatchStream::head`], then the
+//! frames of [`WatchStream::take_initial`], then feeds every backend event to
+//! [`WatchStream::on_event`] and writes what comes back, asks for
+//! [`WatchStream::bookmark`]s on [`WatchStream::bookmark_interval`], and ends the
+//! response when the stream [`is_done`](WatchStream::is_done), its
+//! [`timeout`](WatchStream::timeout) passes, or the client goes away.
+
+use super::object::{self, Object};
+use super::scope::Scope;
+use crate::effect::WatchResponse;
+use crate::negotiation::Shape;
+use crate::watch::{encode_frame, spliced_frame, EventType};
+use crate::selection::Selection;
+use crate::status::ApiError;
+use crate::storage::{KeyValue, Revision, StorageError, WatchEvent};
+use crate::watch_cache::CachedEvent;
+use bytes::Bytes;
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::time::{Duration, SystemTime};
+
+/// How often a watch that allows bookmarks gets one.
+pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
+/// One open watch.
+pub struct WatchStream {
+    scope: Scope,
+    /// Only this key, for a watch of one object.
+    exact_key: Option<String>,
+    /// The label and field selectors: objects that stop matching are DELETED for this
+    /// client, objects that start matching are ADDED.
+    selection: Selection,
+    /// Frames to write before any backend event.
+    initial: VecDeque<Bytes>,
+    /// The newest revision the client has been told about.
+    revision: Revision,
+    timeout: Duration,
+    bookmarks: bool,
+    done: bool,
+}
+
+impl WatchStream {
+    pub(crate) fn new(
+        scope: Scope,
+        exact_key: Option<String>,
+        selection: Selection,
+        revision: Revision,
+        timeout: Duration,
+        bookmarks: bool,
+    ) -> WatchStream {
+        WatchStream {
+            scope,
+            exact_key,
+            selection,
+            initial: VecDeque::new(),
+            revision,
+            timeout,
+            bookmarks,
+            done: false,
+        }
+    }
+
+    pub(crate) fn push_initial(&mut self, kind: EventType, obj: &Object) {
+        let frame = self.frame(kind, obj);
+        self.initial.push_back(frame);
+    }
+
+    pub(crate) fn push_initial_bookmark(&mut self, initial_events_end: bool) {
+        let frame = self.bookmark_frame(initial_events_end);
+        self.initial.push_back(frame);
+    }
+
+    /// Whether this watch can write the frames [`spliced_frame`] builds: plain JSON
+    /// objects, no selector.
+    fn takes_spliced_frames(&self) -> bool {
+        self.scope.output.shape == Shape::Object
+            && !self.scope.output.pretty
+            && self.selection.is_everything()
+    }
+
+    fn bookmark_frame(&self, initial_events_end: bool) -> Bytes {
+        let r = self.scope.resource();
+        let mut meta = json!({"resourceVersion": self.revision.to_string()});
+        if initial_events_end {
+            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let obj = json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": meta});
+        encode_frame(EventType::Bookmark, &obj)
+    }
+
+    fn error_frame(&mut self, error: &ApiError) -> Bytes {
+        self.done = true;
+        encode_frame(EventType::Error, &error.to_value())
+    }
+
+    fn frame(&self, kind: EventType, obj: &Object) -> Bytes {
+        match self.scope.output.shape {
+            Shape::Table(version) => {
+                let rv = object::meta_str(obj, "resourceVersion").to_owned();
+                let t = super::table::table(
+                    &self.scope,
+                    version,
+                    std::slice::from_ref(obj),
+                    &rv,
+                    None,
+                );
+                encode_frame(kind, &t)
+            }
+            Shape::Object => encode_frame(kind, &Value::Object(obj.clone())),
+        }
+    }
+}
+
+impl WatchResponse for WatchStream {
+    /// The response head: 200 with the stream's content type.
+    fn head(&self) -> http::response::Parts {
+        let content_type = match self.scope.output.shape {
+            Shape::Table(v) => {
+                format!("application/json;as=Table;v={v};g=meta.k8s.io;stream=watch")
+            }
+            Shape::Object => "application/json;stream=watch".to_owned(),
+        };
+        let (parts, ()) = http::Response::builder()
+            .status(200)
+            .header(http::header::CONTENT_TYPE, content_type)
+            .body(())
+            .expect("valid head")
+            .into_parts();
+        parts
+    }
+
+    /// How long the watch may run before the server ends it.
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// How often to ask for a [`WatchStream::bookmark`], if the client wants them.
+    fn bookmark_interval(&self) -> Option<Duration> {
+        self.bookmarks.then_some(BOOKMARK_INTERVAL)
+    }
+
+    /// Whether the watch has ended (after an ERROR event).
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The frames to write before the first backend event (the initial state).
+    fn take_initial(&mut self) -> Vec<Bytes> {
+        self.initial.drain(..).collect()
+    }
+
+    /// A backend event (or the backend watch's failure), observed at `now`: the frame to
+    /// write, if the client is to see it.
+    fn on_event(
+        &mut self,
+        event: Result<WatchEvent, StorageError>,
+        now: SystemTime,
+    ) -> Option<Bytes> {
+        if self.done {
+            return None;
+        }
+        let event = match event {
+            Ok(e) => e,
+            Err(e) => return Some(self.on_error(e)),
+        };
+        self.revision = self.revision.max(event.revision());
+        let key = event.key();
+        if self.exact_key.as_deref().is_some_and(|k| k != key) {
+            return None;
+        }
+        if self.takes_spliced_frames() {
+            if let Some(frame) = spliced_frame(&event) {
+                return Some(frame);
+            }
+        }
+        // The object as of this event, and (for an update) as it was before, both at
+        // this event's revision.
+        let decoded = match &event {
+            WatchEvent::Put { kv, prev } => decode(kv, kv.mod_revision).and_then(|new| {
+                let old = match prev {
+                    Some(p) => Some(decode(p, kv.mod_revision)?),
+                    None => None,
+                };
+                Ok((new, old))
+            }),
+            WatchEvent::Delete { prev, revision } => decode(prev, *revision).map(|old| (old, None)),
+        };
+        let (obj, old) = match decoded {
+            Ok(pair) => pair,
+            Err(e) => return Some(self.error_frame(&ApiError::internal(e))),
+        };
+        let matches = self.selection.matches(&obj);
+        let (kind, shown) = match (&event, old) {
+            (WatchEvent::Delete { .. }, _) if matches => (EventType::Deleted, obj),
+            (WatchEvent::Delete { .. }, _) => return None,
+            (_, None) if matches => (EventType::Added, obj),
+            (_, None) => return None,
+            (_, Some(old)) => match (self.selection.matches(&old), matches) {
+                (true, true) => (EventType::Modified, obj),
+                (false, true) => (EventType::Added, obj),
+                // It left the selection: the client sees its last matching state go,
+                // at this event's revision.
+                (true, false) => (EventType::Deleted, old),
+                (false, false) => return None,
+            },
+        };
+        self.scope.inputs.now = now;
+        Some(self.frame(kind, &shown))
+    }
+
+    /// A cache event, observed at `now`: its shared frame when this watch can use it.
+    fn on_cached(
+        &mut self,
+        event: &CachedEvent,
+        now: SystemTime,
+    ) -> Option<Bytes> {
+        if self.done {
+            return None;
+        }
+        if self.takes_spliced_frames() && self.exact_key.is_none() {
+            if let Some(frame) = event.plain_frame() {
+                self.revision = self.revision.max(event.event.revision());
+                return Some(frame.clone());
+            }
+        }
+        self.on_event(Ok(event.event.clone()), now)
+    }
+
+    /// The backend watch could not be opened or broke: an ERROR frame, and the end.
+    fn on_error(&mut self, error: StorageError) -> Bytes {
+        let status = match error {
+            StorageError::Compacted {
+                requested,
+                compacted,
+            } => ApiError::gone(format!(
+                "too old resource version: {requested} ({compacted})"
+            )),
+            other => self.scope.storage_error("", other),
+        };
+        self.error_frame(&status)
+    }
+
+    /// A BOOKMARK frame carrying the newest revision the client has seen.
+    fn bookmark(&mut self) -> Option<Bytes> {
+        (self.bookmarks && !self.done).then(|| self.bookmark_frame(false))
+    }
+}
+
+/// The object of an event, with the resourceVersion of the event's write.
+fn decode(kv: &KeyValue, revision: Revision) -> Result<Object, String> {
+    let mut obj = object::from_storage(kv)?;
+    object::meta_mut(&mut obj).insert(
+        "resourceVersion".into(),
+        Value::String(revision.to_string()),
+    );
+    Ok(obj)
+}
+
