@@ -69,7 +69,8 @@ fn main() {
     let server = Server::new(Config::default());
     let inputs = || Inputs {
         now: SystemTime::now(),
-        entropy: [7; 32],
+        monotonic: std::time::Duration::ZERO,
+        entropy: [7; 48],
         peer_certificates: Vec::new(),
         remote_addr: None,
     };

@@ -1,5 +1,6 @@
 //! The server's configuration: plain data, built by the adapter from flags.
 
+use crate::lifecycle::LifecycleConfig;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -20,6 +21,24 @@ pub struct Config {
     pub storage_check: Option<String>,
     /// The audit policy (kube-apiserver's `--audit-policy-file`); `None` audits nothing.
     pub audit_policy: Option<Arc<crate::audit::Policy>>,
+    /// Start-up and termination: `--shutdown-delay-duration`, `--request-timeout` (also
+    /// every request's deadline) and `--shutdown-send-retry-after`.
+    pub lifecycle: LifecycleConfig,
+    /// `--max-requests-inflight` and `--max-mutating-requests-inflight`.
+    pub inflight: crate::inflight::Limits,
+    /// Who may do what (`--authorization-mode`).
+    pub authorizer: crate::authorization::Authorizer,
+    /// Group versions served by other API servers, proxied by the aggregator.
+    pub aggregated_apis: Vec<AggregatedApi>,
+}
+
+/// A group version another API server serves (an APIService with a backend).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AggregatedApi {
+    pub group: String,
+    pub version: String,
+    /// Where its server listens: `https://host:port`.
+    pub url: String,
 }
 
 impl Default for Config {
@@ -31,6 +50,10 @@ impl Default for Config {
             min_request_timeout: std::time::Duration::from_secs(1800),
             storage_check: None,
             audit_policy: None,
+            lifecycle: LifecycleConfig::default(),
+            inflight: crate::inflight::Limits::default(),
+            authorizer: crate::authorization::Authorizer::default(),
+            aggregated_apis: Vec::new(),
         }
     }
 }

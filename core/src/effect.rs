@@ -14,8 +14,12 @@ use std::time::{Duration, SystemTime};
 pub struct Inputs {
     /// The current wall-clock time.
     pub now: SystemTime,
-    /// Fresh random bytes: UIDs and generateName suffixes are drawn from them.
-    pub entropy: [u8; 32],
+    /// The same moment on a monotonic clock: time since an origin the adapter chose
+    /// (its start). Deadlines and durations are measured on it.
+    pub monotonic: Duration,
+    /// Fresh random bytes: UIDs (0..16), generateName suffixes (16..32) and audit IDs
+    /// (32..48) are drawn from them.
+    pub entropy: [u8; 48],
     /// The client's certificate chain (DER, leaf first), already verified by TLS
     /// against the client CA. Empty when the client sent none.
     pub peer_certificates: Vec<Bytes>,
@@ -29,6 +33,9 @@ pub enum Step {
     Respond(http::Response<Bytes>),
     /// Run this against the storage backend, then [`Pending::resume`] with the result.
     Storage(StorageOp, Pending),
+    /// Send this request out (to an aggregated API server, later to admission
+    /// webhooks), then [`PendingCall::resume`] with its answer.
+    Call(Outbound, PendingCall),
     /// A long-running watch: open this backend watch, write the stream's head and
     /// frames as chunks, feed it every backend event, and end it when it says so, when
     /// its timeout passes, or when the client goes away.
@@ -66,6 +73,54 @@ impl Pending {
     /// Continue the request with the outcome of the storage operation it asked for.
     pub fn resume(self, done: Completion) -> Step {
         self.inner.resume(done)
+    }
+}
+
+/// A request the server sends to another server.
+#[derive(Debug)]
+pub struct Outbound {
+    /// The request, its URI absolute (`https://host:port/path?query`).
+    pub request: http::Request<Bytes>,
+    /// How long to wait for the whole answer.
+    pub timeout: Duration,
+}
+
+/// Why an outbound request got no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallError {
+    /// No connection, a TLS failure, a broken answer: the words say which.
+    Unreachable(String),
+    /// No whole answer within the request's timeout.
+    TimedOut,
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Unreachable(why) => f.write_str(why),
+            CallError::TimedOut => f.write_str("the request timed out"),
+        }
+    }
+}
+
+/// The answer to an outbound request.
+pub type CallOutcome = Result<http::Response<Bytes>, CallError>;
+
+/// A request paused while the adapter sends its outbound request.
+pub struct PendingCall {
+    inner: Box<dyn FnOnce(CallOutcome) -> Step + Send>,
+}
+
+impl PendingCall {
+    pub(crate) fn new(next: impl FnOnce(CallOutcome) -> Step + Send + 'static) -> PendingCall {
+        PendingCall {
+            inner: Box::new(next),
+        }
+    }
+
+    /// Continue the request with the outbound request's answer.
+    pub fn resume(self, outcome: CallOutcome) -> Step {
+        (self.inner)(outcome)
     }
 }
 

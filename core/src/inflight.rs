@@ -95,7 +95,14 @@ pub fn classify(method: &http::Method, path: &str, query: Option<&str>) -> Class
     if is_health_probe(path) {
         return Class::Exempt;
     }
-    let info = request_info::resolve(method, path, query);
+    class_of(&request_info::resolve(method, path, query))
+}
+
+/// [`classify`] for a request whose [`request_info::RequestInfo`] is known.
+pub fn class_of(info: &request_info::RequestInfo) -> Class {
+    if is_health_probe(&info.path) {
+        return Class::Exempt;
+    }
     if LONG_RUNNING_VERBS.contains(&info.verb.as_str())
         || (info.is_resource_request
             && LONG_RUNNING_SUBRESOURCES.contains(&info.subresource.as_str()))
@@ -251,7 +258,20 @@ impl Limiter {
         content_type: Option<&str>,
         privileged: impl FnOnce() -> bool,
     ) -> Admission {
-        let kind = match classify(method, path, query) {
+        self.admit_class(classify(method, path, query), method, path, query, content_type, privileged)
+    }
+
+    /// Admit a request of `class` or refuse it; the rest says how a refusal is counted.
+    pub fn admit_class(
+        &self,
+        class: Class,
+        method: &http::Method,
+        path: &str,
+        query: Option<&str>,
+        content_type: Option<&str>,
+        privileged: impl FnOnce() -> bool,
+    ) -> Admission {
+        let kind = match class {
             Class::Exempt => return Admission::Admitted(Slot::exempt()),
             Class::Counted(kind) => kind,
         };

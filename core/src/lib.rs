@@ -8,17 +8,22 @@
 //! `nonresource` (health, version, discovery) or `rest` (the resource handlers, over
 //! `registry`, `negotiation`, `validation` and `storage`), and `status` words failures.
 
+pub mod admission;
+pub mod aggregation;
 pub mod apply;
 pub mod audit;
 pub mod authn;
+pub mod authorization;
 pub mod config;
 pub mod deadline;
 pub mod discovery;
 pub mod duration;
 pub mod effect;
+pub mod exchange;
 pub mod health;
 pub mod http1;
 pub mod metrics;
+pub mod impersonation;
 pub mod inflight;
 pub mod lifecycle;
 pub mod negotiation;
@@ -30,6 +35,7 @@ pub mod query;
 pub mod registry;
 pub mod request_info;
 pub mod rest;
+pub mod routing;
 pub mod schema;
 pub mod selection;
 pub mod server;

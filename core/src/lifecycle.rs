@@ -17,6 +17,10 @@
 //! Time is an input: a `Duration` since the process started, from a monotonic clock the
 //! adapter reads. Nothing here sleeps or reads a clock.
 
+mod controller;
+
+pub use controller::{InFlight, LifecycleController};
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -121,6 +125,10 @@ pub fn is_exempt_path(path: &str) -> bool {
         .iter()
         .any(|p| path.starts_with(p))
 }
+
+/// The post-start hook that creates the default namespaces, as the machine names it
+/// (its health check is `poststarthook/` and this).
+pub const BOOTSTRAP: &str = "apiary-bootstrap-namespaces";
 
 /// Seconds a client is told to wait before retrying on another server, as upstream's
 /// `--shutdown-send-retry-after` answer says.

@@ -1,10 +1,20 @@
 //! The server as a state machine: a request goes in with its [`Inputs`], and a
 //! [`Step`] comes out saying what must happen next.
 
-use crate::authn;
+use crate::admission::AdmissionChain;
+use crate::aggregation;
+use crate::authn::{self, UserInfo};
+use crate::authorization::{self, Decision};
 use crate::config::Config;
 use crate::effect::{Inputs, Step};
-use crate::health::HealthChecks;
+use crate::exchange::arrival::is_public;
+use crate::exchange::{Arrived, Exchange};
+use crate::health::{HealthChecks, SHUTDOWN};
+use crate::impersonation;
+use crate::inflight::Limiter;
+use crate::lifecycle::{self, Event, InFlight, LifecycleController, Signal};
+use crate::request_info::RequestInfo;
+use crate::routing::{self, Route};
 use crate::shared::Shared;
 use crate::negotiation::{self, Output};
 use crate::nonresource;
@@ -14,25 +24,14 @@ use crate::registry::Registry;
 use crate::request_info;
 use crate::rest;
 use crate::status::ApiError;
-use crate::storage::StorageOp;
 use bytes::Bytes;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The API server. Cheap to clone; shared by every connection.
 #[derive(Clone)]
 pub struct Server {
     pub(crate) shared: Arc<Shared>,
-}
-
-/// Paths anyone may read without credentials.
-fn is_public(path: &str) -> bool {
-    path == "/version"
-        || ["/healthz", "/livez", "/readyz"].iter().any(|p| {
-            path == *p
-                || path
-                    .strip_prefix(p)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
 }
 
 impl Server {
@@ -53,12 +52,23 @@ impl Server {
                         Arc::new(crate::watch_cache::WatchCache::new(prefix))
                     })
                     .collect();
+                let limiter = Limiter::new(config.inflight);
+                let metrics = crate::metrics::Metrics::new();
+                // /metrics reports the in-flight limiter's counts, as upstream's filter does.
+                metrics.follow_inflight(&limiter);
+                let lifecycle = Arc::new(LifecycleController::new(
+                    config.lifecycle.clone(),
+                    &[lifecycle::BOOTSTRAP],
+                ));
                 Shared {
                     health: HealthChecks::with_readiness(config.storage_check.as_deref()),
+                    lifecycle,
+                    limiter,
+                    admission: AdmissionChain::default(),
+                    metrics,
                     config,
                     registry,
                     watch_caches,
-                    metrics: crate::metrics::Metrics::new(),
                 }
             }),
         }
@@ -90,77 +100,73 @@ impl Server {
         &self.shared.metrics
     }
 
-    /// A client request arrives: its metric labels, counted in flight unless it is a
-    /// watch. The adapter ends it with [`crate::metrics::Metrics::request_finished`], or
-    /// for a watch with `watch_started` and `watch_finished`.
-    pub fn request_started(&self, request: &http::Request<Bytes>) -> crate::metrics::Tracked {
-        let header = |name| request.headers().get(name).and_then(|v: &http::HeaderValue| v.to_str().ok());
-        let mut tracked = crate::metrics::classify(
-            request.method(),
-            request.uri().path(),
-            request.uri().query(),
-            header(http::header::CONTENT_TYPE),
-        );
-        if tracked.is_long_running() {
-            tracked.watch_kind = tracked.labels.as_ref().and_then(|l| {
-                self.shared.registry.resources().iter().find(|r| {
-                    r.group == l.group && r.version == l.version && r.plural == l.resource
-                }).map(|r| (r.group.clone(), r.version.clone(), r.kind.clone()))
-            });
-        }
-        self.shared.metrics.request_started(&tracked);
-        tracked
+    /// The server's shared lifecycle: the adapter reports signals, hooks, the listener
+    /// and time passing, and carries out the actions it queues.
+    pub fn lifecycle(&self) -> &Arc<LifecycleController> {
+        &self.shared.lifecycle
     }
 
-    /// The adapter ran `op` against storage in `elapsed`: upstream's
-    /// `etcd_request_duration_seconds{operation,type}`.
-    pub fn storage_observed(&self, op: &StorageOp, elapsed: std::time::Duration) {
-        if let Some((operation, key)) = crate::metrics::storage_operation(op) {
-            if let Some(index) = self.shared.watch_caches.iter().position(|c| key.starts_with(c.prefix())) {
-                let resource = &self.shared.registry.resources()[index];
-                self.shared.metrics.storage_observed(operation, &resource.group_resource(), elapsed);
-            }
+    /// Report a lifecycle event at `now` (monotonic, since the adapter's origin).
+    /// Shutdown beginning fails the `shutdown` readiness check at once.
+    pub fn lifecycle_event(&self, event: Event, now: Duration) {
+        self.shared.lifecycle.event(event, now);
+        if self.shared.lifecycle.signaled(Signal::ShutdownInitiated) {
+            self.shared.health.set(SHUTDOWN, false);
         }
     }
 
-    /// The audit record of a request about to be handled with `inputs`, under the
-    /// configured policy: `None` when there is no policy or its level is None. The
-    /// adapter writes the record's events as the request goes (see
-    /// [`crate::audit::Record`]); `audit_id` is [`crate::audit::audit_id`]'s.
-    pub fn audit(
+    /// A request's first bytes arrived on a connection at `now`: while requests are
+    /// still taken, it counts in flight from now on (the drain waits for a slow upload).
+    /// Hand the mark to [`Server::exchange`] with the request once it is decoded.
+    pub fn request_begun(&self, now: Duration) -> Option<InFlight> {
+        self.shared.lifecycle.begin(now)
+    }
+
+    /// A decoded request arrives: run it through the chain (see [`crate::exchange`]).
+    pub fn exchange(
         &self,
-        request: &http::Request<Bytes>,
-        inputs: &Inputs,
-        audit_id: &str,
-    ) -> Option<crate::audit::Record> {
-        let policy = self.shared.config.audit_policy.as_deref()?;
-        let user = authn::authenticate(&inputs.peer_certificates);
-        let authenticated = !user.is_anonymous() || is_public(request.uri().path());
+        request: http::Request<Bytes>,
+        inputs: Inputs,
+        begun: Option<InFlight>,
+    ) -> Arrived {
+        Exchange::arrive(self.shared.clone(), request, inputs, begun)
+    }
+
+    /// The in-flight limiter (for the adapter's metrics tests and load reports).
+    pub fn limiter(&self) -> &crate::inflight::Limiter {
+        &self.shared.limiter
+    }
+
+    /// Handle one client request past the arrival stages (lifecycle, limits, audit):
+    /// authentication, impersonation, authorization, routing and the handler.
+    pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
-        crate::audit::Record::new(
-            policy,
-            crate::audit::Arrival {
-                request,
-                info: &info,
-                user: authenticated.then_some(&user),
-                remote_addr: inputs.remote_addr,
-                now: inputs.now,
-                audit_id: audit_id.to_owned(),
-            },
-        )
+        let user = authn::authenticate(&inputs.peer_certificates);
+        self.authenticated(request, inputs, info, user)
     }
 
-    /// Handle one client request.
-    pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
-        let user = authn::authenticate(&inputs.peer_certificates);
-        if user.is_anonymous() && !is_public(request.uri().path()) {
-            return Step::Respond(rest::error_response(
-                &ApiError::unauthorized(),
-                Output::JSON,
-            ));
+    /// The stages after authentication, for a request whose info and user are known.
+    pub(crate) fn authenticated(
+        &self,
+        request: http::Request<Bytes>,
+        inputs: Inputs,
+        info: RequestInfo,
+        user: UserInfo,
+    ) -> Step {
+        if user.is_anonymous() && !is_public(&info.path) {
+            return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON));
         }
-        self.route(request, inputs)
+        let user = match impersonation::impersonate(user, request.headers()) {
+            Ok(user) => user,
+            Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
+        };
+        let attributes = authorization::Attributes { user: &user, info: &info };
+        if let Decision::Deny(reason) = self.shared.config.authorizer.authorize(attributes) {
+            let e = authorization::forbidden(attributes, &reason);
+            return Step::Respond(rest::error_response(&e, Output::JSON));
+        }
+        self.route(request, inputs, info)
     }
 
     /// Requests the server makes of itself after it starts (creating the default
@@ -183,37 +189,46 @@ impl Server {
 
     /// Handle a request the server makes of itself, as the privileged loopback user.
     pub fn handle_as_system(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
-        self.route(request, inputs)
+        let uri = request.uri();
+        let info = request_info::resolve(request.method(), uri.path(), uri.query());
+        self.route(request, inputs, info)
     }
 
-    /// Route an authenticated request along the delegation chain: non-resource paths and
-    /// discovery, then built-in resources, then not-found.
-    fn route(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
+    /// Health, version, discovery, OpenAPI and metrics.
+    fn non_resource(&self, request: http::Request<Bytes>, inputs: Inputs, info: &RequestInfo) -> Step {
+        let query = Query::parse(request.uri().query());
+        let accept = request
+            .headers()
+            .get(http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok());
+        Step::Respond(nonresource::handle(
+            &self.shared,
+            request.method(),
+            &info.path,
+            &query,
+            accept,
+            request.headers(),
+            inputs.now,
+        ))
+    }
+
+    /// Route an authorized request along the delegation chain: the aggregator, then the
+    /// built-in and custom resources, then not found; non-resource paths and discovery
+    /// are the server's own.
+    fn route(&self, request: http::Request<Bytes>, inputs: Inputs, info: RequestInfo) -> Step {
+        let index = match routing::route(&info, &self.shared.config.aggregated_apis, &self.shared.registry) {
+            Route::Aggregated(api) => return aggregation::proxy(&api, request),
+            Route::Resource(index) => index,
+            Route::NonResource => return self.non_resource(request, inputs, &info),
+            Route::NotFound => {
+                return Step::Respond(rest::error_response(&ApiError::no_such_path(), Output::JSON))
+            }
+        };
         let (parts, body) = request.into_parts();
         let query = Query::parse(parts.uri.query());
-        let info = request_info::resolve(&parts.method, parts.uri.path(), parts.uri.query());
         let header =
             |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
         let accept = header(http::header::ACCEPT);
-        if !info.is_resource_request {
-            return Step::Respond(nonresource::handle(
-                &self.shared,
-                &parts.method,
-                &info.path,
-                &query,
-                accept,
-                &parts.headers,
-                inputs.now,
-            ));
-        }
-        let Some(index) = self.shared.registry.resources().iter().position(|r| {
-            r.group == info.api_group && r.version == info.api_version && r.plural == info.resource
-        }) else {
-            return Step::Respond(rest::error_response(
-                &ApiError::no_such_path(),
-                Output::JSON,
-            ));
-        };
         let resource = &self.shared.registry.resources()[index];
         let output = match negotiation::negotiate_output(accept, query.flag("pretty"), true) {
             Ok(o) => o,

@@ -1,7 +1,13 @@
 //! What every request of one server shares: configuration, the registry, health
 //! checks, watch caches and metrics.
 
+use crate::admission::AdmissionChain;
 use crate::config::Config;
+use crate::inflight::Limiter;
+use crate::lifecycle::LifecycleController;
+use crate::metrics::Tracked;
+use crate::request_info::RequestInfo;
+use crate::storage::StorageOp;
 use crate::health::HealthChecks;
 use crate::registry::Registry;
 use std::sync::Arc;
@@ -15,6 +21,12 @@ pub(crate) struct Shared {
     pub(crate) watch_caches: Vec<Arc<crate::watch_cache::WatchCache>>,
     /// The server's metrics, served at /metrics.
     pub(crate) metrics: crate::metrics::Metrics,
+    /// Start-up and termination, shared by the adapter and every request.
+    pub(crate) lifecycle: Arc<LifecycleController>,
+    /// `--max-requests-inflight` and `--max-mutating-requests-inflight`.
+    pub(crate) limiter: Limiter,
+    /// The admission plugins every write passes.
+    pub(crate) admission: AdmissionChain,
 }
 
 impl Shared {
@@ -35,5 +47,34 @@ impl Shared {
         }
         objects
     }
-}
 
+    /// A request's metric labels, with the kind of a watch's objects (for
+    /// `apiserver_registered_watchers`).
+    pub(crate) fn track(
+        &self,
+        info: &RequestInfo,
+        method: &http::Method,
+        query: Option<&str>,
+        content_type: Option<&str>,
+    ) -> Tracked {
+        let mut tracked = crate::metrics::track(info, method, query, content_type);
+        if tracked.is_long_running() {
+            tracked.watch_kind = tracked.labels.as_ref().and_then(|l| {
+                self.registry
+                    .lookup(&l.group, &l.version, &l.resource)
+                    .map(|r| (r.group.clone(), r.version.clone(), r.kind.clone()))
+            });
+        }
+        tracked
+    }
+
+    /// Storage ran `op` in `elapsed`: upstream's `etcd_request_duration_seconds`.
+    pub(crate) fn storage_observed(&self, op: &StorageOp, elapsed: std::time::Duration) {
+        if let Some((operation, key)) = crate::metrics::storage_operation(op) {
+            if let Some(index) = self.watch_caches.iter().position(|c| key.starts_with(c.prefix())) {
+                let resource = &self.registry.resources()[index];
+                self.metrics.storage_observed(operation, &resource.group_resource(), elapsed);
+            }
+        }
+    }
+}

@@ -19,7 +19,8 @@ fn server() -> Server {
 fn inputs() -> Inputs {
     Inputs {
         now: UNIX_EPOCH + Duration::from_secs(1_795_000_000),
-        entropy: [1; 32],
+        monotonic: std::time::Duration::ZERO,
+        entropy: [1; 48],
         peer_certificates: Vec::new(),
         remote_addr: None,
     }

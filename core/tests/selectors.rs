@@ -442,7 +442,7 @@ fn storage_ops(h: &Harness, uri: &str) -> (u16, Vec<StorageOp>) {
                 ops.push(op.clone());
                 pending.resume(h.store.apply(op))
             }
-            Step::Watch(..) => panic!("a list does not watch"),
+            Step::Watch(..) | Step::Call(..) => panic!("a list neither watches nor calls out"),
         }
     }
 }

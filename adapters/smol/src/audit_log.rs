@@ -8,12 +8,9 @@
 //! Requests never wait for the disk: a line is queued without blocking, and when the
 //! queue is full it is dropped and counted, as upstream's non-blocking modes do.
 
-use apiary_core::audit::{Policy, Record};
-use apiary_core::{Inputs, Server};
-use bytes::Bytes;
+use apiary_core::audit::Policy;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
@@ -193,80 +190,6 @@ impl AuditLog {
         if self.queue.send(Queued::Flush(done)).is_ok() && flushed.recv_timeout(within).is_err() {
             tracing::warn!("the audit log was not written out within {within:?}");
         }
-    }
-}
-
-/// The `Audit-Id` response header of a request: the caller's `Audit-ID` if it sent
-/// one, else a fresh UUID (upstream's WithAuditInit, which answers it on every request,
-/// audited or not).
-pub fn audit_id_header(request: &http::Request<Bytes>) -> http::HeaderValue {
-    let id = apiary_core::audit::audit_id(request.headers(), fastrand::u128(..).to_le_bytes());
-    http::HeaderValue::from_str(&id).unwrap_or_else(|_| http::HeaderValue::from_static(""))
-}
-
-/// The header's name as upstream writes it.
-pub const AUDIT_ID: &str = "audit-id";
-
-/// One audited request: its record, and the log its events go to.
-pub struct Audited<'a> {
-    log: &'a AuditLog,
-    record: Record,
-}
-
-impl AuditLog {
-    /// Start auditing a request about to be handled: its record, if the policy audits
-    /// it, with its RequestReceived event written.
-    pub fn begin(
-        &self,
-        server: &Server,
-        request: &http::Request<Bytes>,
-        audit_id: &http::HeaderValue,
-        remote: SocketAddr,
-        peer_certificates: &[Bytes],
-    ) -> Option<Audited<'_>> {
-        let inputs = Inputs {
-            now: SystemTime::now(),
-            entropy: [0; 32],
-            peer_certificates: peer_certificates.to_vec(),
-            remote_addr: Some(remote),
-        };
-        let record = server.audit(request, &inputs, audit_id.to_str().unwrap_or(""))?;
-        let audited = Audited { log: self, record };
-        audited.emit(audited.record.request_received(inputs.now));
-        Some(audited)
-    }
-}
-
-impl Audited<'_> {
-    fn emit(&self, line: Option<String>) {
-        if let Some(line) = line {
-            self.log.write(line);
-        }
-    }
-
-    /// A long-running request's head is about to be written.
-    pub fn response_started(&self, code: u16) {
-        self.emit(self.record.response_started(code, SystemTime::now()));
-    }
-
-    /// A whole response is about to be written.
-    pub fn response_complete(&self, response: &http::Response<Bytes>) {
-        self.emit(self.record.response_complete(response, SystemTime::now()));
-    }
-
-    /// A long-running request has ended.
-    pub fn stream_complete(&self, code: u16) {
-        self.emit(self.record.stream_complete(code, SystemTime::now()));
-    }
-
-    /// The request's handler panicked with `payload`.
-    pub fn panicked(&self, payload: &(dyn std::any::Any + Send)) {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_owned());
-        self.emit(self.record.panic(&message, SystemTime::now()));
     }
 }
 

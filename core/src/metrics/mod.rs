@@ -69,6 +69,16 @@ pub fn classify(
     content_type: Option<&str>,
 ) -> Tracked {
     let info = crate::request_info::resolve(method, path, query);
+    track(&info, method, query, content_type)
+}
+
+/// [`classify`] for a request whose [`crate::request_info::RequestInfo`] is known.
+pub fn track(
+    info: &crate::request_info::RequestInfo,
+    method: &http::Method,
+    query: Option<&str>,
+    content_type: Option<&str>,
+) -> Tracked {
     let long_running = info.verb == "watch";
     let request_kind =
         (!long_running).then_some(if matches!(info.verb.as_str(), "get" | "list" | "watch") {
@@ -117,10 +127,10 @@ pub fn classify(
         labels: Some(RequestLabels {
             verb,
             dry_run: dry_run.join(","),
-            group: info.api_group,
-            version: info.api_version,
-            resource: info.resource,
-            subresource: info.subresource,
+            group: info.api_group.clone(),
+            version: info.api_version.clone(),
+            resource: info.resource.clone(),
+            subresource: info.subresource.clone(),
             scope: scope.to_owned(),
             component: COMPONENT.to_owned(),
         }),

@@ -160,7 +160,8 @@ fn served_at_metrics_with_each_resource_counted_once() {
         .unwrap();
     let inputs = crate::Inputs {
         now: std::time::SystemTime::UNIX_EPOCH,
-        entropy: [0; 32],
+        monotonic: std::time::Duration::ZERO,
+        entropy: [0; 48],
         peer_certificates: Vec::new(),
         remote_addr: None,
     };

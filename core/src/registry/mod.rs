@@ -192,6 +192,13 @@ impl Registry {
             .find(|r| r.plural == plural && r.version == version && r.group == group)
     }
 
+    /// The position of the resource `plural` in `group`/`version`.
+    pub fn index_of(&self, group: &str, version: &str, plural: &str) -> Option<usize> {
+        self.resources
+            .iter()
+            .position(|r| r.plural == plural && r.version == version && r.group == group)
+    }
+
     /// The resource serving `kind` in `group`/`version`.
     pub fn lookup_kind(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
         self.resources

@@ -19,6 +19,10 @@ pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
     match step {
         Step::Respond(r) => Step::Respond(with_warnings(r, &warnings)),
         Step::Storage(op, pending) => Step::storage(op, move |done| warned(pending.resume(done), warnings)),
+        Step::Call(out, pending) => Step::Call(
+            out,
+            crate::effect::PendingCall::new(move |answer| warned(pending.resume(answer), warnings)),
+        ),
         // Writes never become watches.
         watch @ Step::Watch(..) => watch,
     }
@@ -35,6 +39,10 @@ pub(crate) fn warned_by(step: Step, warnings: Arc<std::sync::Mutex<Vec<String>>>
         Step::Storage(op, pending) => {
             Step::storage(op, move |done| warned_by(pending.resume(done), warnings))
         }
+        Step::Call(out, pending) => Step::Call(
+            out,
+            crate::effect::PendingCall::new(move |answer| warned_by(pending.resume(answer), warnings)),
+        ),
         watch @ Step::Watch(..) => watch,
     }
 }

@@ -67,7 +67,8 @@ impl Harness {
         self.seed.set(seed.wrapping_add(1));
         Inputs {
             now: UNIX_EPOCH + Duration::from_secs(self.clock.get()),
-            entropy: [seed; 32],
+            monotonic: Duration::from_secs(self.clock.get()),
+            entropy: [seed; 48],
             peer_certificates: Vec::new(),
             remote_addr: None,
         }
@@ -95,6 +96,9 @@ impl Harness {
                     };
                 }
                 Step::Storage(op, pending) => pending.resume(self.store.apply(op)),
+                Step::Call(_, pending) => pending.resume(Err(apiary_core::effect::CallError::Unreachable(
+                    "the harness answers no outbound request".into(),
+                ))),
                 Step::Watch(request, stream) => return self.watch_now(request, stream),
             }
         }

@@ -1,64 +1,103 @@
-//! Running a request's storage steps until it answers or becomes a watch.
+//! Running a request's effects — storage operations, outbound calls, yields — until it
+//! answers or becomes a watch.
 
-use apiary_core::storage::{Storage, StorageOp};
-use apiary_core::effect::WatchResponse;
-use apiary_core::{Inputs, Server, Step, WatchRequest};
+use apiary_core::effect::{CallError, CallOutcome, Outbound, WatchResponse};
+use apiary_core::exchange::{Exchange, Next};
+use apiary_core::storage::Storage;
+use apiary_core::{Inputs, Step, WatchRequest};
 use bytes::Bytes;
 use std::net::SocketAddr;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-/// Where a request ends up once its storage steps are done.
+/// Where a request ends up once its effects are done.
 pub enum Driven {
     /// A whole response.
     Respond(http::Response<Bytes>),
-    /// A watch to stream.
-    Watch(WatchRequest, Box<dyn WatchResponse>),
+    /// A watch to stream, with its response head.
+    Watch(WatchRequest, http::response::Parts, Box<dyn WatchResponse>),
+    /// Close the connection without an answer.
+    Close,
 }
 
-/// Run a request until it answers or becomes a watch: perform each storage operation
-/// the core asks for and resume it with the outcome.
+/// Run a request the server makes of itself until it answers or becomes a watch.
 pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> Driven {
     loop {
         step = match step {
             Step::Respond(response) => return Driven::Respond(response),
             Step::Storage(op, pending) => pending.resume(storage.run(op).await),
-            Step::Watch(request, stream) => return Driven::Watch(request, stream),
-        };
-    }
-}
-
-/// [`drive`], timing each storage operation for the server's
-/// `etcd_request_duration_seconds`.
-pub async fn drive_observed<S: Storage>(storage: &S, server: &Server, mut step: Step) -> Driven {
-    loop {
-        step = match step {
-            Step::Respond(response) => return Driven::Respond(response),
-            Step::Storage(op, pending) => {
-                let started = std::time::Instant::now();
-                let observed = match &op {
-                    StorageOp::Compact { .. } | StorageOp::CurrentRevision => None,
-                    op => Some(op.clone()),
-                };
-                let done = storage.run(op).await;
-                if let Some(op) = observed {
-                    server.storage_observed(&op, started.elapsed());
-                }
-                pending.resume(done)
+            Step::Call(outbound, pending) => pending.resume(call(outbound).await),
+            Step::Watch(request, stream) => {
+                let head = stream.head();
+                return Driven::Watch(request, head, stream);
             }
-            Step::Watch(request, stream) => return Driven::Watch(request, stream),
         };
     }
 }
 
-/// The inputs of a request arriving now.
-pub fn inputs(remote_addr: Option<SocketAddr>, peer_certificates: Vec<Bytes>) -> Inputs {
-    let mut entropy = [0u8; 32];
+/// Run a client request's exchange until it answers or becomes a watch: perform each
+/// effect it asks for and feed the outcome back with the time, within its deadline.
+/// `now` reads the monotonic clock the lifecycle uses.
+pub async fn drive_exchange<S: Storage>(
+    storage: &S,
+    exchange: &mut Exchange,
+    now: impl Fn() -> Duration,
+) -> Driven {
+    loop {
+        match exchange.next() {
+            Next::Respond(response) => return Driven::Respond(response),
+            Next::Watch {
+                request,
+                head,
+                stream,
+            } => return Driven::Watch(request, head, stream),
+            Next::Close => return Driven::Close,
+            Next::Yield => smol::future::yield_now().await,
+            Next::Storage(op) => match within(exchange.deadline(), &now, storage.run(op)).await {
+                Some(done) => exchange.storage_done(done, now()),
+                // Dropped with its storage operation: each is one atomic write, so it
+                // happened in full or not at all.
+                None => return Driven::Respond(exchange.expired(now())),
+            },
+            Next::Call(outbound) => match within(exchange.deadline(), &now, call(outbound)).await {
+                Some(outcome) => exchange.call_done(outcome, now()),
+                None => return Driven::Respond(exchange.expired(now())),
+            },
+        }
+    }
+}
+
+/// `fut`, unless `deadline` passes first (`None`).
+async fn within<T>(
+    deadline: Option<Duration>,
+    now: &impl Fn() -> Duration,
+    fut: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    match deadline {
+        Some(deadline) => super::timeout(deadline.saturating_sub(now()), fut).await,
+        None => Some(fut.await),
+    }
+}
+
+/// Send an outbound request. This adapter has no outbound client yet: nothing it
+/// configures asks for one (no aggregated APIs, no webhooks), and a request that did
+/// would get a 503 naming the reason.
+async fn call(outbound: Outbound) -> CallOutcome {
+    tracing::warn!(uri = %outbound.request.uri(), "outbound requests are not supported yet");
+    Err(CallError::Unreachable(
+        "outbound requests are not supported by this server yet".to_owned(),
+    ))
+}
+
+/// The inputs of a request arriving now; `monotonic` is the lifecycle's clock.
+pub fn inputs(monotonic: Duration, remote_addr: Option<SocketAddr>, peer_certificates: Vec<Bytes>) -> Inputs {
+    let mut entropy = [0u8; 48];
     if getrandom::getrandom(&mut entropy).is_err() {
         // The OS generator does not fail on supported systems; never leave zeros.
         entropy.fill_with(|| fastrand::u8(..));
     }
     Inputs {
         now: SystemTime::now(),
+        monotonic,
         entropy,
         peer_certificates,
         remote_addr,

@@ -1,16 +1,13 @@
 //! One connection: the TLS handshake, then requests read and responses written in
 //! order through the core's HTTP/1.1 codec.
 
-use super::lifecycle::{Gate, InFlight};
 use super::watch_pump::WatchClient;
-use super::{drive_observed, inputs, timeout, Apiary, Driven};
+use super::{drive_exchange, inputs, timeout, Apiary, Driven};
 use crate::memory;
-use apiary_core::deadline::request_deadline;
+use apiary_core::exchange::{answer_headers, Arrived, Exchange};
 use apiary_core::http1::{Connection, Event};
-use apiary_core::inflight::{Admission, Refused};
-use apiary_core::lifecycle::{timed_out, turned_away as lifecycle_answer};
+use apiary_core::lifecycle::timed_out;
 use apiary_core::storage::Storage;
-use apiary_core::Step;
 use bytes::Bytes;
 use smol::future::FutureExt as _;
 use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -28,9 +25,6 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 /// How long a client may take to send a request's head once it has begun
 /// (kube-apiserver's ReadHeaderTimeout); the connection is closed past it.
 pub const READ_HEADER_TIMEOUT: Duration = Duration::from_secs(32);
-
-/// What kube-apiserver answers when a handler panics.
-const PANIC_BODY: &str = "This request caused apiserver to panic. Look in the logs for details.\n";
 
 impl<S: Storage> Apiary<S> {
     pub(super) async fn connection(&self, tcp: TcpStream, remote: SocketAddr) {
@@ -62,85 +56,20 @@ impl<S: Storage> Apiary<S> {
         }
     }
 
-    /// Whether to serve a request that arrived: served if it began while requests were
-    /// taken, otherwise as the lifecycle decides. `Some((in_flight, None))` to serve it,
-    /// `Some((None, Some(answer)))` to answer it so, `None` to close the connection.
-    #[allow(clippy::type_complexity)]
-    fn gate<'a>(
-        &'a self,
-        begun: Option<InFlight<'a>>,
-        path: &str,
-    ) -> Option<(Option<InFlight<'a>>, Option<http::Response<Bytes>>)> {
-        let gate = match begun {
-            Some(in_flight) => Gate::Serve(in_flight),
-            None => self.lifecycle.admit(path, false),
-        };
-        match gate {
-            Gate::Serve(in_flight) => Some((Some(in_flight), None)),
-            Gate::Turned(admission) => {
-                lifecycle_answer(admission).map(|answer| (None, Some(answer)))
-            }
-        }
-    }
-
-    /// Answer `turned` if the gate turned the request away; otherwise pass the in-flight
-    /// limits, then run the request through the core against storage, within `deadline`
-    /// if it has one. A request past its deadline (`None`) is dropped with its storage
-    /// operation: each is one atomic write, so it happened in full or not at all.
-    async fn handle(
-        &self,
-        request: http::Request<Bytes>,
-        turned: Option<http::Response<Bytes>>,
-        remote: SocketAddr,
-        peer_certificates: &[Bytes],
-        deadline: Option<Duration>,
-    ) -> Option<Driven> {
-        if let Some(answer) = turned {
-            return Some(Driven::Respond(answer));
-        }
-        // The request's in-flight place (--max-requests-inflight and
-        // --max-mutating-requests-inflight), held until it is answered or becomes a
-        // watch, and given back however it ends.
-        let _slot;
-        let step = match self.inflight.admit_request(&request, peer_certificates) {
-            Admission::Refused(response) => Step::Respond(response),
-            Admission::Admitted(slot) => {
-                _slot = slot;
-                // Let the other connections' requests through the limits before this
-                // one runs: a handler that never waits (memory storage) would otherwise
-                // hold its executor thread until it answers, and requests past the limit
-                // would queue unread in their sockets instead of being refused.
-                smol::future::yield_now().await;
-                self.server
-                    .handle(request, inputs(Some(remote), peer_certificates.to_vec()))
-            }
-        };
-        let driven = drive_observed(&*self.storage, &self.server, step);
-        match deadline {
-            Some(deadline) => timeout(deadline, driven).await,
-            None => Some(driven.await),
-        }
-    }
-
-    /// The headers every answer gets: `Audit-Id`, `Date`, and `Connection: close` while
-    /// draining (the connection takes no more requests).
+    /// The headers every answer gets (the core adds them to the answers of its chain;
+    /// this is for the answers the connection writes itself).
     fn finish_headers(&self, response: &mut http::Response<Bytes>, audit_id: http::HeaderValue) {
-        let headers = response.headers_mut();
-        if !audit_id.is_empty() {
-            headers.insert(crate::audit_log::AUDIT_ID, audit_id);
-        }
-        if !headers.contains_key(http::header::DATE) {
-            if let Ok(date) =
-                http::HeaderValue::from_str(&apiary_core::time::imf_fixdate(SystemTime::now()))
-            {
-                headers.insert(http::header::DATE, date);
+        let closing = self.lifecycle.closing.fired();
+        answer_headers(response.headers_mut(), &audit_id, SystemTime::now(), closing);
+    }
+
+    /// Append a request's audit events to the audit log.
+    fn write_audit(&self, exchange: &mut Exchange) {
+        let lines = exchange.take_audit_lines();
+        if let Some(log) = &self.audit_log {
+            for line in lines {
+                log.write(line);
             }
-        }
-        if self.lifecycle.closing.fired() {
-            headers.insert(
-                http::header::CONNECTION,
-                http::HeaderValue::from_static("close"),
-            );
         }
     }
 
@@ -158,7 +87,7 @@ impl<S: Storage> Apiary<S> {
         let mut buf = vec![0u8; 16 * 1024];
         let mut eof = false;
         // The request whose first bytes have come, counted in flight from then on.
-        let mut begun: Option<InFlight> = None;
+        let mut begun: Option<apiary_core::lifecycle::InFlight> = None;
         // Whether a request was answered: a kept-alive connection, not a new one.
         let mut answered_one = false;
         // When the first bytes of the request being read came.
@@ -169,65 +98,32 @@ impl<S: Storage> Apiary<S> {
                     reading_since = None;
                     let path = request.uri().path().to_owned();
                     let started = std::time::Instant::now();
-                    let Some((mut in_flight, turned)) = self.gate(begun.take(), &path) else {
+                    let inputs = inputs(self.lifecycle.now(), Some(remote), peer_certificates.clone());
+                    let mut exchange = match self.server.exchange(request, inputs, begun.take()) {
+                        Arrived::Exchange(exchange) => exchange,
                         // No new requests: close without an answer.
-                        return finish(&mut stream).await;
+                        Arrived::Refused => return finish(&mut stream).await,
                     };
-                    let tracked = self.server.request_started(&request);
-                    // Audit (upstream's WithAuditInit and WithAudit): the Audit-Id every
-                    // answer carries, and the record of an audited request.
-                    let audit_id = crate::audit_log::audit_id_header(&request);
-                    let mut audit = match (&self.audit_log, &turned) {
-                        (Some(log), None) => log.begin(
-                            &self.server,
-                            &request,
-                            &audit_id,
-                            remote,
-                            &peer_certificates,
-                        ),
-                        _ => None,
-                    };
-                    let (deadline, turned) = match turned {
-                        None if !tracked.is_long_running() => {
-                            match request_deadline(self.request_timeout, request.uri().query()) {
-                                Ok(deadline) => (Some(deadline), None),
-                                Err(bad_timeout) => (None, Some(*bad_timeout)),
-                            }
-                        }
-                        turned => (None, turned),
-                    };
-                    let driven = async {
-                        self.handle(request, turned, remote, &peer_certificates, deadline)
-                            .await
-                            .unwrap_or_else(|| {
-                                self.server.metrics().request_timed_out(&tracked);
-                                Driven::Respond(timed_out())
-                            })
-                    };
-                    let mut response = match AssertUnwindSafe(driven).catch_unwind().await {
+                    let now = || self.lifecycle.now();
+                    let driven = drive_exchange(&*self.storage, &mut exchange, now);
+                    let response = match AssertUnwindSafe(driven).catch_unwind().await {
                         Ok(Driven::Respond(response)) => response,
-                        Ok(Driven::Watch(request, watch)) => {
-                            if let Some(in_flight) = in_flight.as_mut() {
-                                in_flight.long_running();
-                            }
+                        Ok(Driven::Close) => return finish(&mut stream).await,
+                        Ok(Driven::Watch(request, head, watch)) => {
                             self.answered
                                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            self.write_audit(&mut exchange);
                             let client = WatchClient {
                                 stream: &mut stream,
                                 codec: &mut codec,
                                 buf: &mut buf,
                                 eof: &mut eof,
-                                audit_id: &audit_id,
+                                head,
                             };
-                            self.server.metrics().watch_started(&tracked);
-                            if let Some(audit) = &audit {
-                                audit.response_started(200);
-                            }
                             let pumped = self.pump_watch(client, request, watch).await;
-                            self.server.metrics().watch_finished(&tracked, 200);
-                            if let Some(audit) = &audit {
-                                audit.stream_complete(200);
-                            }
+                            exchange.watch_ended(self.lifecycle.now());
+                            self.write_audit(&mut exchange);
+                            exchange.written(self.lifecycle.now());
                             pumped?;
                             if codec.should_close() || self.lifecycle.closing.fired() {
                                 return finish(&mut stream).await;
@@ -236,29 +132,14 @@ impl<S: Storage> Apiary<S> {
                         }
                         Err(panic) => {
                             tracing::error!(%remote, %path, "request handler panicked");
-                            if let Some(audit) = audit.take() {
-                                audit.panicked(&*panic);
-                            }
-                            panic_response()
+                            exchange.panicked(&panic_message(&*panic), self.lifecycle.now())
                         }
                     };
-                    if let Some(audit) = &audit {
-                        audit.response_complete(&response);
-                    }
-                    self.finish_headers(&mut response, audit_id);
-                    if response.extensions().get::<Refused>().is_some() {
-                        let code = response.status().as_u16();
-                        self.server.metrics().request_refused(&tracked, code);
-                    } else {
-                        self.server.metrics().request_finished(
-                            &tracked,
-                            response.status().as_u16(),
-                            started.elapsed(),
-                        );
-                    }
+                    self.write_audit(&mut exchange);
                     let bytes = codec.encode_response(&response);
                     stream.write_all(&bytes).await?;
-                    drop((response, bytes, in_flight));
+                    drop((response, bytes));
+                    exchange.written(self.lifecycle.now());
                     answered_one = true;
                     self.answered
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -330,7 +211,7 @@ impl<S: Storage> Apiary<S> {
                             codec.feed(&buf[..n]);
                             reading_since.get_or_insert_with(std::time::Instant::now);
                             if begun.is_none() {
-                                begun = self.lifecycle.begin();
+                                begun = self.server.request_begun(self.lifecycle.now());
                             }
                         }
                         // A peer that closes without close_notify is just gone.
@@ -357,11 +238,11 @@ async fn finish<T: smol::io::AsyncWrite + Unpin>(stream: &mut T) -> io::Result<(
     stream.close().await
 }
 
-fn panic_response() -> http::Response<Bytes> {
-    http::Response::builder()
-        .status(http::StatusCode::INTERNAL_SERVER_ERROR)
-        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .header("X-Content-Type-Options", "nosniff")
-        .body(Bytes::from_static(PANIC_BODY.as_bytes()))
-        .expect("static response")
+/// The text a panic was raised with.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
 }

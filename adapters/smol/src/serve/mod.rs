@@ -8,7 +8,7 @@ mod exchange;
 pub mod lifecycle;
 mod watch_pump;
 
-pub use drive::{drive, drive_observed, inputs, Driven};
+pub use drive::{drive, drive_exchange, inputs, Driven};
 pub use exchange::{HANDSHAKE_TIMEOUT, IDLE_TIMEOUT};
 
 use crate::flags::Options;
@@ -16,7 +16,7 @@ use crate::pki::{self, ServingNames};
 use crate::tls;
 use apiary_core::health::BOOTSTRAP_HOOK;
 use apiary_core::http1::Limits;
-use apiary_core::inflight::{Limiter, Limits as InflightLimits};
+use apiary_core::inflight::Limits as InflightLimits;
 use apiary_core::lifecycle::{Event, LifecycleConfig};
 use lifecycle::Lifecycle;
 use apiary_core::storage::Storage;
@@ -74,8 +74,6 @@ pub struct Apiary<S: Storage> {
     kubeconfig: PathBuf,
     /// Requests answered since the last return of free memory to the OS.
     answered: std::sync::atomic::AtomicU64,
-    /// The in-flight limits every request passes before the core sees it.
-    inflight: Limiter,
     /// `--etcd-compaction-interval`.
     compaction_interval: Option<Duration>,
     /// The readiness check that follows the storage backend, if it is outside.
@@ -138,6 +136,15 @@ impl<S: Storage> Apiary<S> {
             min_request_timeout: Duration::from_secs(options.min_request_timeout),
             storage_check: storage_check(options),
             audit_policy: options.audit.as_ref().map(|a| a.policy.clone()),
+            lifecycle: LifecycleConfig {
+                shutdown_delay: options.shutdown_delay,
+                request_timeout: options.request_timeout,
+                send_retry_after: options.shutdown_send_retry_after,
+            },
+            inflight: InflightLimits {
+                max_requests_inflight: options.max_requests_inflight,
+                max_mutating_requests_inflight: options.max_mutating_requests_inflight,
+            },
             ..Config::default()
         };
         let server = Server::new(config);
@@ -148,20 +155,7 @@ impl<S: Storage> Apiary<S> {
             ),
             None => None,
         };
-        // /metrics reports the in-flight limiter's counts, as upstream's filter does.
-        let inflight = Limiter::new(InflightLimits {
-            max_requests_inflight: options.max_requests_inflight,
-            max_mutating_requests_inflight: options.max_mutating_requests_inflight,
-        });
-        server.metrics().follow_inflight(&inflight);
-        let lifecycle = Lifecycle::new(
-            LifecycleConfig {
-                shutdown_delay: options.shutdown_delay,
-                request_timeout: options.request_timeout,
-                send_retry_after: options.shutdown_send_retry_after,
-            },
-            server.clone(),
-        );
+        let lifecycle = Lifecycle::new(server.clone());
         Ok(Apiary {
             server,
             storage: Arc::new(storage),
@@ -177,7 +171,6 @@ impl<S: Storage> Apiary<S> {
             url,
             kubeconfig,
             answered: std::sync::atomic::AtomicU64::new(0),
-            inflight,
             compaction_interval: options.compaction_interval,
             storage_check: storage_check(options),
             storage_prefix: options.etcd_prefix.clone(),
@@ -233,10 +226,10 @@ impl<S: Storage> Apiary<S> {
                 let (method, uri) = (request.method().clone(), request.uri().clone());
                 let step = self
                     .server
-                    .handle_as_system(request, inputs(None, Vec::new()));
+                    .handle_as_system(request, inputs(self.lifecycle.now(), None, Vec::new()));
                 let response = match drive(&*self.storage, step).await {
                     Driven::Respond(response) => response,
-                    Driven::Watch(..) => unreachable!("bootstrap requests are creates"),
+                    Driven::Watch(..) | Driven::Close => unreachable!("bootstrap requests are creates"),
                 };
                 let status = response.status();
                 if status.is_success() || status == http::StatusCode::CONFLICT {
@@ -293,7 +286,7 @@ impl<S: Storage> Apiary<S> {
         executor.spawn(async move { this.reflect().await }).detach();
         let this = self.clone();
         executor
-            .spawn(async move { this.lifecycle.run_timer().await })
+            .spawn(async move { this.lifecycle.run().await })
             .detach();
         let this = self.clone();
         executor

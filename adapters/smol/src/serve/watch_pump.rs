@@ -21,8 +21,8 @@ pub(super) struct WatchClient<'a, T> {
     pub codec: &'a mut Connection,
     pub buf: &'a mut Vec<u8>,
     pub eof: &'a mut bool,
-    /// The request's `Audit-Id`, answered in the stream's head.
-    pub audit_id: &'a http::HeaderValue,
+    /// The stream's response head.
+    pub head: http::response::Parts,
 }
 
 /// Where a watch's events come from.
@@ -60,13 +60,8 @@ impl<S: Storage> Apiary<S> {
             codec,
             buf,
             eof,
-            audit_id,
+            head,
         } = client;
-        let mut head = watch.head();
-        if !audit_id.is_empty() {
-            head.headers
-                .insert(crate::audit_log::AUDIT_ID, audit_id.clone());
-        }
         stream.write_all(&codec.encode_stream_head(&head)).await?;
         for frame in watch.take_initial() {
             stream.write_all(&codec.encode_chunk(&frame)).await?;

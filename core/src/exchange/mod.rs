@@ -1,0 +1,298 @@
+//! One request's way through the server, in kube-apiserver's order, as a state
+//! machine the adapter drives: request info → lifecycle gate → audit → deadline →
+//! in-flight limits → authentication → impersonation → authorization → routing along
+//! the delegation chain → the REST handler (admission and storage inside it) → the
+//! response, with the headers every answer gets, its metrics and audit events.
+//!
+//! The adapter hands over a decoded request with its [`Inputs`], then loops on
+//! [`Exchange::next`]: it runs the storage operation or outbound call asked for and
+//! feeds the outcome back ([`Exchange::storage_done`], [`Exchange::call_done`]), lets
+//! other requests run on [`Next::Yield`], writes the response or streams the watch, and
+//! drops the exchange once the answer is written. Time enters with every outcome; the
+//! request's deadline leaves through [`Exchange::deadline`], and the adapter reports
+//! it passing with [`Exchange::expired`]. HTTP/1.1 and HTTP/2 adapters share it; the
+//! deterministic harness drives it too.
+
+pub(crate) mod arrival;
+mod finish;
+
+use crate::audit;
+use crate::authn::UserInfo;
+use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, Step, WatchRequest, WatchResponse};
+use crate::inflight::Slot;
+use crate::lifecycle::InFlight;
+use crate::metrics::Tracked;
+use crate::request_info::RequestInfo;
+use crate::shared::Shared;
+use crate::storage::{Completion, StorageOp};
+use bytes::Bytes;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+pub use arrival::Arrived;
+pub use finish::answer_headers;
+
+/// What the adapter must do next for a request.
+pub enum Next {
+    /// Run this against storage, then [`Exchange::storage_done`].
+    Storage(StorageOp),
+    /// Send this request out, then [`Exchange::call_done`].
+    Call(Outbound),
+    /// Let other requests run first, then call [`Exchange::next`] again: a request
+    /// admitted past the in-flight limits yields once, so that requests on other
+    /// connections reach the limits instead of queueing unread.
+    Yield,
+    /// Write this response; the exchange is over once it is written.
+    Respond(http::Response<Bytes>),
+    /// Stream this watch: write the head, then its frames; [`Exchange::watch_ended`]
+    /// when it ends.
+    Watch {
+        request: WatchRequest,
+        head: http::response::Parts,
+        stream: Box<dyn WatchResponse>,
+    },
+    /// Close the connection without an answer: no new requests are taken.
+    Close,
+}
+
+/// Where the request is. Each state holds what it needs to go on.
+enum Stage {
+    /// Admitted past the limits; handled after one yield.
+    Admitted(Box<Admitted>),
+    /// Handling: the next step of the handler to take.
+    Handling(Step),
+    /// Waiting for a storage operation.
+    AwaitingStorage(AwaitingStorage),
+    /// Waiting for an outbound call.
+    AwaitingCall(PendingCall),
+    /// Streaming a watch.
+    Streaming,
+    /// Answered (or closed).
+    Finished,
+}
+
+impl std::fmt::Debug for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stage::Admitted(a) if a.yielded => "Admitted (yielded)",
+            Stage::Admitted(_) => "Admitted",
+            Stage::Handling(_) => "Handling",
+            Stage::AwaitingStorage(_) => "AwaitingStorage",
+            Stage::AwaitingCall(_) => "AwaitingCall",
+            Stage::Streaming => "Streaming",
+            Stage::Finished => "Finished",
+        })
+    }
+}
+
+/// A request past the gate, the limits and the audit stage, waiting to be handled.
+struct Admitted {
+    request: http::Request<Bytes>,
+    inputs: Inputs,
+    info: RequestInfo,
+    yielded: bool,
+}
+
+/// A storage operation in flight: when it was asked for, and its metric's description.
+struct AwaitingStorage {
+    pending: Pending,
+    asked_at: Duration,
+    observed: Option<StorageOp>,
+}
+
+/// One request's exchange.
+pub struct Exchange {
+    shared: Arc<Shared>,
+    stage: Stage,
+    /// When the request arrived, and the latest time reported (monotonic).
+    arrived: Duration,
+    latest: Duration,
+    /// The latest wall-clock time reported: the `Date` of the answer.
+    wall: SystemTime,
+    /// When the request must be answered (monotonic); none for watches.
+    deadline: Option<Duration>,
+    tracked: Tracked,
+    audit_id: http::HeaderValue,
+    audit: Option<audit::Record>,
+    /// Audit events not yet taken by the adapter.
+    audit_lines: Vec<String>,
+    /// The request's place in the in-flight limits, given back once it is answered.
+    slot: Option<Slot>,
+    /// The request as the lifecycle counts it, until the answer is written.
+    in_flight: Option<InFlight>,
+    /// The user the request was authenticated as.
+    user: UserInfo,
+}
+
+impl std::fmt::Debug for Exchange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exchange")
+            .field("stage", &self.stage)
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Exchange {
+    /// The next thing the adapter must do.
+    pub fn next(&mut self) -> Next {
+        loop {
+            let step = match std::mem::replace(&mut self.stage, Stage::Finished) {
+                Stage::Admitted(mut admitted) if !admitted.yielded => {
+                    admitted.yielded = true;
+                    self.stage = Stage::Admitted(admitted);
+                    return Next::Yield;
+                }
+                Stage::Admitted(admitted) => self.handle(*admitted),
+                Stage::Handling(step) => step,
+                // Asked again before the outcome came: the same request stands.
+                waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_)) => {
+                    self.stage = waiting;
+                    return Next::Close;
+                }
+                Stage::Streaming | Stage::Finished => return Next::Close,
+            };
+            match step {
+                Step::Respond(response) => return Next::Respond(self.finish(response)),
+                Step::Storage(op, pending) => {
+                    let observed = crate::metrics::storage_operation(&op).map(|_| op.clone());
+                    self.stage = Stage::AwaitingStorage(AwaitingStorage {
+                        pending,
+                        asked_at: self.latest,
+                        observed,
+                    });
+                    return Next::Storage(op);
+                }
+                Step::Call(outbound, pending) => {
+                    self.stage = Stage::AwaitingCall(pending);
+                    return Next::Call(outbound);
+                }
+                Step::Watch(request, stream) => {
+                    self.stage = Stage::Streaming;
+                    return self.start_watch(request, stream);
+                }
+            }
+        }
+    }
+
+    /// The storage operation asked for is done, at `now`.
+    pub fn storage_done(&mut self, done: Completion, now: Duration) {
+        self.at(now);
+        match std::mem::replace(&mut self.stage, Stage::Finished) {
+            Stage::AwaitingStorage(waiting) => {
+                if let Some(op) = &waiting.observed {
+                    self.shared.storage_observed(op, now.saturating_sub(waiting.asked_at));
+                }
+                self.stage = Stage::Handling(waiting.pending.resume(done));
+            }
+            other => self.stage = other,
+        }
+    }
+
+    /// The outbound call asked for is answered (or failed), at `now`.
+    pub fn call_done(&mut self, outcome: CallOutcome, now: Duration) {
+        self.at(now);
+        match std::mem::replace(&mut self.stage, Stage::Finished) {
+            Stage::AwaitingCall(pending) => self.stage = Stage::Handling(pending.resume(outcome)),
+            other => self.stage = other,
+        }
+    }
+
+    /// When the request must be answered (time since the adapter's origin), if it has
+    /// a deadline: once it passes, [`Exchange::expired`].
+    pub fn deadline(&self) -> Option<Duration> {
+        self.deadline
+    }
+
+    /// The deadline passed at `now`: whatever was under way is dropped (a storage write
+    /// is one atomic operation: it happened in full or not at all) and the request is
+    /// answered 504.
+    pub fn expired(&mut self, now: Duration) -> http::Response<Bytes> {
+        self.at(now);
+        self.stage = Stage::Finished;
+        self.shared.metrics.request_timed_out(&self.tracked);
+        self.finish(crate::lifecycle::timed_out())
+    }
+
+    /// The handler panicked with `message`: the 500 upstream's panic recovery answers.
+    pub fn panicked(&mut self, message: &str, now: Duration) -> http::Response<Bytes> {
+        self.at(now);
+        self.stage = Stage::Finished;
+        if let Some(record) = self.audit.take() {
+            self.audit_lines.extend(record.panic(message, self.wall));
+        }
+        self.finish(finish::panic_response())
+    }
+
+    /// The watch this exchange streamed has ended, at `now`.
+    pub fn watch_ended(&mut self, now: Duration) {
+        self.at(now);
+        self.stage = Stage::Finished;
+        self.shared.metrics.watch_finished(&self.tracked, 200);
+        if let Some(record) = &self.audit {
+            self.audit_lines.extend(record.stream_complete(200, self.wall));
+        }
+    }
+
+    /// The audit events written since the last call, in order: the adapter appends
+    /// them to the audit log.
+    pub fn take_audit_lines(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.audit_lines)
+    }
+
+    /// The request's metric labels.
+    pub fn tracked(&self) -> &Tracked {
+        &self.tracked
+    }
+
+    /// The answer has been written at `now`: the request no longer counts in flight.
+    pub fn written(mut self, now: Duration) {
+        if let Some(in_flight) = self.in_flight.as_mut() {
+            in_flight.finish_at(now.max(self.latest));
+        }
+    }
+
+    /// Time reported by the adapter: monotonic, and the wall clock moved along with it.
+    fn at(&mut self, now: Duration) {
+        if now > self.latest {
+            self.wall += now - self.latest;
+            self.latest = now;
+        }
+    }
+
+    /// Authentication → impersonation → authorization → routing → the handler.
+    fn handle(&mut self, admitted: Admitted) -> Step {
+        let Admitted {
+            request,
+            inputs,
+            info,
+            ..
+        } = admitted;
+        crate::server::Server {
+            shared: self.shared.clone(),
+        }
+        .authenticated(request, inputs, info, self.user.clone())
+    }
+
+    /// The handler became a watch: streamed from now on, counted as long-running.
+    fn start_watch(&mut self, request: WatchRequest, stream: Box<dyn WatchResponse>) -> Next {
+        if let Some(in_flight) = self.in_flight.as_mut() {
+            in_flight.long_running(self.latest);
+        }
+        self.slot = None;
+        self.shared.metrics.watch_started(&self.tracked);
+        if let Some(record) = &self.audit {
+            self.audit_lines.extend(record.response_started(200, self.wall));
+        }
+        // The stream's head carries the request's Audit-Id, as every answer does.
+        let mut head = stream.head();
+        if !self.audit_id.is_empty() {
+            head.headers.insert(finish::AUDIT_ID, self.audit_id.clone());
+        }
+        Next::Watch {
+            request,
+            head,
+            stream,
+        }
+    }
+}
