@@ -20,6 +20,7 @@ pub mod discovery;
 pub mod duration;
 pub mod effect;
 pub mod exchange;
+pub mod harness;
 pub mod health;
 pub mod http1;
 pub mod metrics;

@@ -27,7 +27,7 @@
 mod state;
 mod watch;
 
-use apiary_core::storage::{Completion, Revision, Storage, StorageError, StorageOp};
+use apiary_core::storage::{Completion, Revision, Storage, StorageError, StorageOp, WatchEvent};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use state::State;
@@ -143,3 +143,23 @@ impl Storage for MemoryStore {
 
 #[cfg(test)]
 mod tests;
+
+/// The memory store answers at once: the core's deterministic harness runs it
+/// synchronously.
+impl apiary_core::harness::SyncStorage for MemoryStore {
+    type Watch = MemoryWatch;
+
+    fn run_now(&self, op: StorageOp) -> Completion {
+        self.apply(op)
+    }
+
+    fn watch_now(&self, prefix: &str, after: Revision) -> Result<MemoryWatch, StorageError> {
+        self.open_watch(prefix, after)
+    }
+}
+
+impl apiary_core::harness::SyncWatch for MemoryWatch {
+    fn next_now(&mut self) -> Option<Result<WatchEvent, StorageError>> {
+        self.try_next()
+    }
+}

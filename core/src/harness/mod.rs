@@ -1,0 +1,358 @@
+//! The whole server driven deterministically: HTTP/1.1 bytes in, bytes out, through the
+//! core's codec and its request chain, over a synchronous store, on a fake clock with
+//! seeded entropy. Nothing waits and nothing reads a real clock, so a test or a fuzz
+//! target can replay any run exactly.
+//!
+//! A request either runs to its answer ([`Harness::send`]) or is held at its first
+//! storage operation ([`Harness::start`]) so that others can run meanwhile: that is how
+//! the in-flight limits and the drain of a graceful shutdown are exercised. Storage
+//! operations take [`Harness::set_storage_latency`] each on the clock, so a request can
+//! run past its deadline.
+
+mod identity;
+mod reply;
+mod storage;
+
+pub use identity::client_certificate;
+pub use reply::{parse_responses, Reply};
+pub use storage::{SyncStorage, SyncWatch};
+
+use crate::effect::{CallError, CallOutcome, Inputs, Outbound, WatchResponse};
+use crate::exchange::{Arrived, Exchange, Next};
+use crate::http1::{Connection, Event as Http};
+use crate::lifecycle::{Action, Event};
+use crate::storage::StorageOp;
+use crate::{Config, Server, WatchRequest};
+use bytes::Bytes;
+use std::cell::{Cell, RefCell};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Answers the harness gives outbound requests.
+type CallHandler = Box<dyn Fn(&Outbound) -> CallOutcome>;
+
+/// A server, its store, a clock and a client identity.
+pub struct Harness<S: SyncStorage> {
+    pub server: Server,
+    pub store: S,
+    /// Time since the server started (the monotonic clock).
+    clock: Cell<Duration>,
+    /// The wall-clock time at the start.
+    epoch: SystemTime,
+    seed: Cell<u64>,
+    storage_latency: Cell<Duration>,
+    identity: RefCell<Vec<Bytes>>,
+    calls: RefCell<CallHandler>,
+    /// Lifecycle actions carried out so far, in order.
+    actions: RefCell<Vec<Action>>,
+}
+
+/// A request held at a storage operation, its connection with it.
+pub struct Held {
+    connection: Connection,
+    exchange: Box<Exchange>,
+    op: StorageOp,
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held").field("op", &self.op).finish_non_exhaustive()
+    }
+}
+
+/// Where driving an exchange stopped.
+enum Stopped {
+    Answered(http::Response<Bytes>),
+    Watching(WatchRequest, http::response::Parts, Box<dyn WatchResponse>),
+    Held(StorageOp),
+    Closed,
+}
+
+impl<S: SyncStorage> Harness<S> {
+    /// A started server over `store`: the default namespaces created, every readiness
+    /// check passing, the listener bound. Clients are `apiary-admin` in
+    /// `system:masters` until [`Harness::act_as`] says otherwise.
+    pub fn new(config: Config, store: S) -> Harness<S> {
+        let h = Harness {
+            server: Server::new(config),
+            store,
+            clock: Cell::new(Duration::ZERO),
+            epoch: UNIX_EPOCH + Duration::from_secs(1_795_000_000),
+            seed: Cell::new(1),
+            storage_latency: Cell::new(Duration::ZERO),
+            identity: RefCell::new(client_certificate("apiary-admin", &["system:masters"])),
+            calls: RefCell::new(Box::new(|_| {
+                Err(CallError::Unreachable("the harness answers no outbound request".into()))
+            })),
+            actions: RefCell::new(Vec::new()),
+        };
+        h.lifecycle(Event::ListenerBound);
+        for request in h.server.bootstrap_requests() {
+            let mut step = h.server.handle_as_system(request, h.inputs());
+            loop {
+                step = match step {
+                    crate::Step::Storage(op, pending) => pending.resume(h.store.run_now(op)),
+                    _ => break,
+                };
+            }
+        }
+        let health = h.server.health();
+        health.set(crate::health::BOOTSTRAP_HOOK, true);
+        health.set(crate::health::INFORMER_SYNC, true);
+        if let Some(check) = h.server.shared.config.storage_check.clone() {
+            health.set(&check, true);
+        }
+        h.lifecycle(Event::PostStartHookFinished(crate::lifecycle::BOOTSTRAP.to_owned()));
+        h
+    }
+
+    /// Clients from now on are `name` in `groups`; no name is anonymous.
+    pub fn act_as(&self, name: Option<&str>, groups: &[&str]) {
+        *self.identity.borrow_mut() = match name {
+            Some(name) => client_certificate(name, groups),
+            None => Vec::new(),
+        };
+    }
+
+    /// Every storage operation takes `latency` on the clock from now on.
+    pub fn set_storage_latency(&self, latency: Duration) {
+        self.storage_latency.set(latency);
+    }
+
+    /// Outbound requests are answered by `handler`.
+    pub fn answer_calls(&self, handler: impl Fn(&Outbound) -> CallOutcome + 'static) {
+        *self.calls.borrow_mut() = Box::new(handler);
+    }
+
+    /// Time since the server started.
+    pub fn now(&self) -> Duration {
+        self.clock.get()
+    }
+
+    /// Let `by` pass: the lifecycle is ticked at every deadline it set on the way.
+    pub fn advance(&self, by: Duration) {
+        let until = self.clock.get() + by;
+        while let Some(at) = self.server.lifecycle().next_deadline().filter(|at| *at <= until) {
+            self.clock.set(at.max(self.clock.get()));
+            self.lifecycle(Event::Tick);
+            if self.server.lifecycle().next_deadline() == Some(at) {
+                break;
+            }
+        }
+        self.clock.set(until);
+        self.lifecycle(Event::Tick);
+    }
+
+    /// SIGTERM.
+    pub fn terminate(&self) {
+        self.lifecycle(Event::Terminate);
+    }
+
+    /// The lifecycle actions carried out so far, in order.
+    pub fn actions(&self) -> Vec<Action> {
+        self.actions.borrow().clone()
+    }
+
+    /// Report `event` and carry out what follows, as the adapter does: a listener asked
+    /// to stop listening closes at once.
+    fn lifecycle(&self, event: Event) {
+        self.server.lifecycle_event(event, self.clock.get());
+        self.carry_out_actions();
+    }
+
+    /// Carry out the lifecycle actions queued so far (requests ending queue them too).
+    fn carry_out_actions(&self) {
+        loop {
+            let actions = self.server.lifecycle().take_actions();
+            if actions.is_empty() {
+                return;
+            }
+            for action in actions {
+                self.actions.borrow_mut().push(action.clone());
+                match action {
+                    Action::StopListening => {
+                        self.server.lifecycle_event(Event::ListenerClosed, self.clock.get())
+                    }
+                    Action::RunPreShutdownHooks => self
+                        .server
+                        .lifecycle_event(Event::PreShutdownHooksFinished, self.clock.get()),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The inputs of a request arriving now.
+    pub fn inputs(&self) -> Inputs {
+        let seed = self.seed.get();
+        self.seed.set(seed + 1);
+        let mut entropy = [0u8; 48];
+        for (i, byte) in entropy.iter_mut().enumerate() {
+            // A splitmix-style scramble: distinct, repeatable bytes per request.
+            let x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add((i as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9));
+            *byte = (x ^ (x >> 29)).to_le_bytes()[i % 8];
+        }
+        Inputs {
+            now: self.epoch + self.clock.get(),
+            monotonic: self.clock.get(),
+            entropy,
+            peer_certificates: self.identity.borrow().clone(),
+            remote_addr: Some(std::net::SocketAddr::from(([127, 0, 0, 1], 40000))),
+        }
+    }
+
+    /// Send `bytes` on a new connection and read everything the server writes back
+    /// until it has answered every whole request in them. Watches are answered with
+    /// what the store holds now, then ended.
+    pub fn send(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut connection = Connection::default();
+        let mut out = Vec::new();
+        connection.feed(bytes);
+        self.serve(&mut connection, &mut out, None);
+        out
+    }
+
+    /// Send one request on a new connection and run it until its first storage
+    /// operation, then hold it there. `None` when it never got that far: its bytes
+    /// were answered (or the connection closed) at once, and are in `answered`.
+    pub fn start(&self, bytes: &[u8], answered: &mut Vec<u8>) -> Option<Held> {
+        let mut connection = Connection::default();
+        connection.feed(bytes);
+        let begun = self.server.request_begun(self.clock.get());
+        let Http::Request(request) = connection.poll() else {
+            return None;
+        };
+        let mut exchange = match self.server.exchange(request, self.inputs(), begun) {
+            Arrived::Exchange(exchange) => exchange,
+            Arrived::Refused => return None,
+        };
+        match self.drive(&mut exchange, true) {
+            Stopped::Held(op) => Some(Held {
+                connection,
+                exchange,
+                op,
+            }),
+            stopped => {
+                self.write(&mut connection, exchange, stopped, answered);
+                None
+            }
+        }
+    }
+
+    /// Run a held request to its answer: the bytes the server writes.
+    pub fn finish(&self, held: Held) -> Vec<u8> {
+        let Held {
+            mut connection,
+            mut exchange,
+            op,
+        } = held;
+        let mut out = Vec::new();
+        let stopped = self.storage(&mut exchange, op).unwrap_or_else(|| self.drive(&mut exchange, false));
+        self.write(&mut connection, exchange, stopped, &mut out);
+        out
+    }
+
+    /// Serve every request the connection holds.
+    fn serve(&self, connection: &mut Connection, out: &mut Vec<u8>, mut begun: Option<crate::lifecycle::InFlight>) {
+        if connection.buffered() > 0 && begun.is_none() {
+            begun = self.server.request_begun(self.clock.get());
+        }
+        loop {
+            match connection.poll() {
+                Http::Request(request) => {
+                    let mut exchange = match self.server.exchange(request, self.inputs(), begun.take()) {
+                        Arrived::Exchange(exchange) => exchange,
+                        Arrived::Refused => return,
+                    };
+                    let stopped = self.drive(&mut exchange, false);
+                    self.write(connection, exchange, stopped, out);
+                    if connection.should_close() {
+                        return;
+                    }
+                    if connection.buffered() > 0 {
+                        begun = self.server.request_begun(self.clock.get());
+                    }
+                }
+                Http::Continue(bytes) => out.extend_from_slice(&bytes),
+                Http::Fatal(bytes) => {
+                    out.extend_from_slice(&bytes);
+                    return;
+                }
+                Http::NeedMore | Http::Closed => return,
+            }
+        }
+    }
+
+    /// Drive an exchange until it answers, becomes a watch, or (when `hold`) reaches a
+    /// storage operation.
+    fn drive(&self, exchange: &mut Exchange, hold: bool) -> Stopped {
+        loop {
+            match exchange.next() {
+                Next::Yield => {}
+                Next::Respond(response) => return Stopped::Answered(response),
+                Next::Watch { request, head, stream } => return Stopped::Watching(request, head, stream),
+                Next::Close => return Stopped::Closed,
+                Next::Storage(op) if hold => return Stopped::Held(op),
+                Next::Storage(op) => {
+                    if let Some(stopped) = self.storage(exchange, op) {
+                        return stopped;
+                    }
+                }
+                Next::Call(outbound) => {
+                    let outcome = (self.calls.borrow())(&outbound);
+                    exchange.call_done(outcome, self.clock.get());
+                }
+            }
+        }
+    }
+
+    /// Run one storage operation on the clock: `Some` when the deadline passed first.
+    fn storage(&self, exchange: &mut Exchange, op: StorageOp) -> Option<Stopped> {
+        let done_at = self.clock.get() + self.storage_latency.get();
+        if let Some(deadline) = exchange.deadline().filter(|d| *d < done_at) {
+            self.clock.set(deadline.max(self.clock.get()));
+            return Some(Stopped::Answered(exchange.expired(self.clock.get())));
+        }
+        self.clock.set(done_at);
+        exchange.storage_done(self.store.run_now(op), self.clock.get());
+        None
+    }
+
+    /// Write what an exchange came to, then let it go.
+    fn write(&self, connection: &mut Connection, mut exchange: Box<Exchange>, stopped: Stopped, out: &mut Vec<u8>) {
+        match stopped {
+            Stopped::Answered(response) => out.extend_from_slice(&connection.encode_response(&response)),
+            Stopped::Watching(request, head, mut stream) => {
+                out.extend_from_slice(&connection.encode_stream_head(&head));
+                for frame in stream.take_initial() {
+                    out.extend_from_slice(&connection.encode_chunk(&frame));
+                }
+                self.watch_frames(&request, &mut *stream, |frame| {
+                    out.extend_from_slice(&connection.encode_chunk(&frame))
+                });
+                out.extend_from_slice(&connection.encode_stream_end());
+                exchange.watch_ended(self.clock.get());
+            }
+            Stopped::Held(_) | Stopped::Closed => {}
+        }
+        exchange.written(self.clock.get());
+        self.carry_out_actions();
+    }
+
+    /// The frames of every change the store holds after the watch's revision.
+    fn watch_frames(&self, request: &WatchRequest, stream: &mut dyn WatchResponse, mut write: impl FnMut(Bytes)) {
+        let now = self.epoch + self.clock.get();
+        match self.store.watch_now(&request.prefix, request.after) {
+            Ok(mut events) => {
+                while let Some(event) = events.next_now() {
+                    if let Some(frame) = stream.on_event(event, now) {
+                        write(frame);
+                    }
+                    if stream.is_done() {
+                        break;
+                    }
+                }
+            }
+            Err(e) => write(stream.on_error(e)),
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The whole request chain, bytes in and bytes out, over the memory store on a fake
+//! clock: the deterministic harness as the next stages' tests use it.
+
+use apiary_core::effect::CallError;
+use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::lifecycle::{Action, LifecycleConfig};
+use apiary_core::Config;
+use apiary_memory::MemoryStore;
+use std::time::Duration;
+
+fn harness(config: Config) -> Harness<MemoryStore> {
+    Harness::new(config, MemoryStore::new())
+}
+
+fn get(path: &str) -> Vec<u8> {
+    format!("GET {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\n\r\n").into_bytes()
+}
+
+fn post(path: &str, body: &str) -> Vec<u8> {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn configmap(name: &str) -> String {
+    format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}},"data":{{"k":"v"}}}}"#)
+}
+
+fn one(bytes: &[u8]) -> Reply {
+    let mut replies = parse_responses(bytes).expect("well-formed HTTP/1.1");
+    assert_eq!(replies.len(), 1, "{}", String::from_utf8_lossy(bytes));
+    replies.remove(0)
+}
+
+const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+
+#[test]
+fn a_create_and_a_get_travel_the_whole_chain() {
+    let h = harness(Config::default());
+    let created = one(&h.send(&post(CONFIGMAPS, &configmap("a"))));
+    assert_eq!(created.status, 201);
+    // Every answer carries an Audit-Id and a Date from the fake clock.
+    assert_eq!(created.header("audit-id").map(str::len), Some(36));
+    assert_eq!(created.header("date"), Some("Wed, 18 Nov 2026 11:06:40 GMT"));
+    let got = one(&h.send(&get(&format!("{CONFIGMAPS}/a"))));
+    assert_eq!(got.status, 200);
+    assert_eq!(got.json()["data"]["k"], "v");
+    // A caller's Audit-ID is answered as sent; pipelined requests are answered in order.
+    let mut two = b"GET /version HTTP/1.1\r\nAudit-ID: mine\r\n\r\n".to_vec();
+    two.extend(get("/api/v1/namespaces/default/configmaps/missing"));
+    let replies = parse_responses(&h.send(&two)).unwrap();
+    assert_eq!((replies[0].status, replies[0].header("audit-id")), (200, Some("mine")));
+    assert_eq!(replies[1].status, 404);
+}
+
+#[test]
+fn the_same_run_gives_the_same_bytes() {
+    let run = || {
+        let h = harness(Config::default());
+        let mut out = h.send(&post(CONFIGMAPS, &configmap("a")));
+        out.extend(h.send(&get(CONFIGMAPS)));
+        out
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn anonymous_clients_get_401_except_on_public_paths() {
+    let h = harness(Config::default());
+    h.act_as(None, &[]);
+    assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 401);
+    assert_eq!(one(&h.send(&get("/version"))).status, 200);
+    assert_eq!(one(&h.send(&get("/readyz"))).status, 200);
+}
+
+#[test]
+fn the_in_flight_limits_refuse_what_is_over_them() {
+    let h = harness(Config {
+        inflight: apiary_core::inflight::Limits {
+            max_requests_inflight: 1,
+            max_mutating_requests_inflight: 1,
+        },
+        ..Config::default()
+    });
+    h.act_as(Some("dev"), &[]);
+    let mut answered = Vec::new();
+    let held = h.start(&post(CONFIGMAPS, &configmap("a")), &mut answered).expect("held at storage");
+    // The mutating place is taken; a read has its own.
+    let refused = one(&h.send(&post(CONFIGMAPS, &configmap("b"))));
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert_eq!(refused.json()["reason"], "TooManyRequests");
+    assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 200);
+    // system:masters is always served.
+    h.act_as(Some("root"), &["system:masters"]);
+    assert_eq!(one(&h.send(&post(CONFIGMAPS, &configmap("c")))).status, 201);
+    h.act_as(Some("dev"), &[]);
+    assert_eq!(one(&h.finish(held)).status, 201);
+    assert_eq!(one(&h.send(&post(CONFIGMAPS, &configmap("b")))).status, 201);
+}
+
+#[test]
+fn a_request_past_its_deadline_gets_504_and_writes_nothing() {
+    let h = harness(Config::default());
+    h.set_storage_latency(Duration::from_secs(2));
+    let late = one(&h.send(&post(&format!("{CONFIGMAPS}?timeout=3s"), &configmap("slow"))));
+    // Its namespace was read in time; the create would have ended past the deadline.
+    assert_eq!(late.status, 504);
+    assert_eq!(late.json()["reason"], "Timeout");
+    h.set_storage_latency(Duration::ZERO);
+    assert_eq!(one(&h.send(&get(&format!("{CONFIGMAPS}/slow")))).status, 404);
+    let bad = one(&h.send(&get(&format!("{CONFIGMAPS}?timeout=soon"))));
+    assert_eq!(bad.status, 400);
+}
+
+#[test]
+fn shutdown_drains_what_is_in_flight_and_refuses_the_rest() {
+    let h = harness(Config {
+        lifecycle: LifecycleConfig {
+            shutdown_delay: Duration::from_secs(5),
+            ..LifecycleConfig::default()
+        },
+        ..Config::default()
+    });
+    let mut answered = Vec::new();
+    let held = h.start(&post(CONFIGMAPS, &configmap("late")), &mut answered).unwrap();
+    h.terminate();
+    // During the delay requests are served, but the server is not ready.
+    assert_eq!(one(&h.send(&get("/readyz"))).status, 500);
+    assert_eq!(one(&h.send(&get("/livez"))).status, 200);
+    assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 200);
+    h.advance(Duration::from_secs(5));
+    // No new requests now: the connection closes without an answer.
+    assert!(h.send(&get(CONFIGMAPS)).is_empty());
+    assert!(!h.actions().contains(&Action::Exit(0)), "the held request is waited for");
+    let last = one(&h.finish(held));
+    assert_eq!(last.status, 201);
+    assert_eq!(last.header("connection"), Some("close"));
+    let actions = h.actions();
+    let at = |a: &Action| actions.iter().position(|x| x == a).unwrap();
+    assert!(at(&Action::EndWatches) < at(&Action::Exit(0)), "{actions:?}");
+    assert!(actions.contains(&Action::StopListening));
+}
+
+#[test]
+fn aggregated_apis_are_proxied_as_outbound_calls() {
+    let h = harness(Config {
+        aggregated_apis: vec![apiary_core::config::AggregatedApi {
+            group: "metrics.k8s.io".into(),
+            version: "v1beta1".into(),
+            url: "https://metrics.example:4443".into(),
+        }],
+        ..Config::default()
+    });
+    h.answer_calls(|out| {
+        assert_eq!(
+            out.request.uri(),
+            "https://metrics.example:4443/apis/metrics.k8s.io/v1beta1/nodes?limit=1"
+        );
+        Ok(http::Response::builder()
+            .status(200)
+            .header("content-type", "application/json")
+            .body(bytes::Bytes::from_static(br#"{"kind":"NodeMetricsList","items":[]}"#))
+            .unwrap())
+    });
+    let relayed = one(&h.send(&get("/apis/metrics.k8s.io/v1beta1/nodes?limit=1")));
+    assert_eq!(relayed.status, 200);
+    assert_eq!(relayed.json()["kind"], "NodeMetricsList");
+    h.answer_calls(|_| Err(CallError::Unreachable("connection refused".into())));
+    let down = one(&h.send(&get("/apis/metrics.k8s.io/v1beta1/nodes")));
+    assert_eq!(down.status, 503);
+    assert_eq!(down.json()["message"], "error trying to reach service: connection refused");
+}
+
+#[test]
+fn a_watch_streams_chunked_frames_with_its_audit_id() {
+    let h = harness(Config::default());
+    assert_eq!(one(&h.send(&post(CONFIGMAPS, &configmap("a")))).status, 201);
+    let watch = one(&h.send(&get(&format!("{CONFIGMAPS}?watch=1&resourceVersion=1"))));
+    assert_eq!(watch.status, 200);
+    assert_eq!(watch.header("transfer-encoding"), Some("chunked"));
+    assert!(watch.header("audit-id").is_some());
+    let frame: serde_json::Value = serde_json::from_slice(watch.body.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(frame["type"], "ADDED");
+    assert_eq!(frame["object"]["metadata"]["name"], "a");
+}
