@@ -19,6 +19,7 @@
 //! 500 (its validation errors are not wrapped in a Status); here they are 422 Invalid
 //! on kind Binding with the same field paths and wording, as upstream's fix makes them.
 
+use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::negotiation::{Output, Shape};
@@ -28,9 +29,6 @@ use crate::status::ApiError;
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use crate::validation::{names, quoted, ErrorKind, FieldError};
 use serde_json::{json, Map, Value};
-
-/// How many times the pod is read again after losing a compare-and-swap race.
-const MAX_RETRIES: u32 = 16;
 
 /// Whether this request is one of the two binding forms: the `binding` subresource of
 /// pods or the core/v1 `bindings` collection.
@@ -130,7 +128,7 @@ fn create(scope: Scope, binding: Object, legacy: bool) -> Step {
         Some(&ns),
         &assignment.pod,
     );
-    read_pod(scope, key, assignment, 0)
+    read_pod(scope, key, assignment)
 }
 
 /// Upstream's ValidatePodBinding: the target is a Node (or names no kind) and has a name.
@@ -158,13 +156,13 @@ fn validate(binding: &Object) -> Vec<FieldError> {
     errors
 }
 
-fn read_pod(scope: Scope, key: String, assignment: Assignment, attempt: u32) -> Step {
+fn read_pod(scope: Scope, key: String, assignment: Assignment) -> Step {
     scope.then(
         StorageOp::Get { key: key.clone() },
         move |scope, done| match done {
             Ok(StorageOutput::Got {
                 kv: Some(current), ..
-            }) => assign(scope, current, assignment, attempt),
+            }) => assign(scope, current, assignment),
             Ok(StorageOutput::Got { kv: None, .. }) => {
                 scope.fail(ApiError::not_found("", "pods", &assignment.pod))
             }
@@ -174,32 +172,17 @@ fn read_pod(scope: Scope, key: String, assignment: Assignment, attempt: u32) -> 
 }
 
 /// Make the change on the stored pod and compare-and-swap it in.
-fn assign(scope: Scope, current: KeyValue, assignment: Assignment, attempt: u32) -> Step {
-    let pod = match object::from_storage(&current) {
-        Ok(pod) => pod,
-        Err(e) => return scope.fail(ApiError::internal(e)),
-    };
-    let updated = match bound(&scope, &current, pod, &assignment) {
-        Ok(updated) => updated,
-        Err(e) => return scope.fail(e),
-    };
-    if scope.dry_run() {
-        return succeeded(&scope);
-    }
-    let op = StorageOp::Update {
-        key: current.key.clone(),
-        value: object::into_storage(updated),
-        expected_revision: current.mod_revision,
-    };
-    scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(_)) => succeeded(&scope),
-        Err(StorageError::Conflict { current, .. }) if attempt < MAX_RETRIES => {
-            assign(scope, current, assignment, attempt + 1)
-        }
-        Err(StorageError::NotFound { .. }) => {
-            scope.fail(ApiError::not_found("", "pods", &assignment.pod))
-        }
-        other => fail_pods(scope, &assignment.pod, other),
+fn assign(scope: Scope, current: KeyValue, assignment: Assignment) -> Step {
+    let pod = assignment.pod.clone();
+    let dry_run = scope.dry_run();
+    GuaranteedUpdate::new(move |scope: &Scope, stored: &Object, current: &KeyValue| {
+        bound(scope, current, stored.clone(), &assignment)
+    })
+    .dry_run(dry_run)
+    .run(scope, current, move |scope, outcome| match outcome {
+        Outcome::Stored(_) | Outcome::Unchanged(_) | Outcome::DryRun { .. } => succeeded(&scope),
+        Outcome::Refused(e) => scope.fail(e),
+        Outcome::Failed(other) => fail_pods(scope, &pod, other),
     })
 }
 

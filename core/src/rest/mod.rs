@@ -12,6 +12,7 @@ mod delete;
 mod dry_run;
 mod eviction;
 mod get;
+mod guaranteed_update;
 mod list;
 mod managed;
 pub mod object;

@@ -5,17 +5,15 @@
 //! An update that names a resourceVersion conflicts when it is stale; one that does
 //! not is retried on a concurrent write. PATCH (rest/patch.rs) goes the same way.
 
+use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::effect::Step;
 use crate::status::ApiError;
-use crate::storage::{KeyValue, StorageOp, StorageOutput};
+use crate::storage::KeyValue;
 use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
 use std::sync::Arc;
-
-/// How many times an unconditional update re-reads after losing a race.
-const MAX_RETRIES: u32 = 16;
 
 pub(super) fn update(scope: Scope) -> Step {
     if let Err(e) = super::dry_run::write_options(&scope, "UpdateOptions") {
@@ -73,11 +71,14 @@ fn update_decoded(scope: Scope, obj: Object) -> Step {
 pub(super) type Change =
     Arc<dyn Fn(&Scope, &Object, &KeyValue) -> Result<Object, ApiError> + Send + Sync>;
 
-/// Read the object, make the change, compare-and-swap; on a lost race, read again and
-/// remake the change (up to [`MAX_RETRIES`] times), as kube-apiserver's guaranteed
-/// update does. A change that pins a resourceVersion fails with 409 once it is stale.
+/// Read the object, make the change, compare-and-swap, again on a lost race
+/// ([`GuaranteedUpdate`]), and answer with the object as the request shows it. A change
+/// that pins a resourceVersion fails with 409 once it is stale.
 pub(super) fn guaranteed_update(scope: Scope, change: Change) -> Step {
-    scope.with_current(move |scope, current| write(scope, change, current, 0))
+    let dry_run = scope.dry_run();
+    GuaranteedUpdate::new(move |scope: &Scope, old: &Object, current: &KeyValue| change(scope, old, current))
+        .dry_run(dry_run)
+        .read(scope, answer)
 }
 
 /// A resourceVersion the client gave must still be the stored one.
@@ -102,42 +103,21 @@ pub(super) fn replace(scope: &Scope, old: &Object, new: Object) -> Result<Object
     Ok(new)
 }
 
-fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step {
-    let old = match object::from_storage(&current) {
-        Ok(old) => old,
-        Err(e) => return scope.fail(ApiError::internal(e)),
-    };
-    let new = match change(&scope, &old, &current) {
-        Ok(new) => new,
-        Err(e) => return scope.fail(e),
-    };
-    if scope.dry_run() {
-        // Checked and made, not written: the answer carries the stored resourceVersion.
-        let mut new = new;
-        let rv = Value::String(current.mod_revision.to_string());
-        meta_mut(&mut new).insert("resourceVersion".into(), rv);
-        return respond_viewed(scope, new);
-    }
-    let value = object::to_storage(&new);
-    if value == current.value {
-        // Nothing changed: kube-apiserver answers with the object as stored, no write.
-        return respond_viewed(scope, old);
-    }
-    let op = StorageOp::Update {
-        key: current.key.clone(),
-        value,
-        expected_revision: current.mod_revision,
-    };
-    scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(kv)) => match object::from_storage(&kv) {
+fn answer(scope: Scope, outcome: Outcome) -> Step {
+    match outcome {
+        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match object::from_storage(&kv) {
             Ok(stored) => respond_viewed(scope, stored),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
-        Err(crate::storage::StorageError::Conflict { current, .. }) if attempt < MAX_RETRIES => {
-            write(scope, change, current, attempt + 1)
+        Outcome::DryRun { mut changed, current } => {
+            // Checked and made, not written: the answer carries the stored resourceVersion.
+            let rv = Value::String(current.mod_revision.to_string());
+            meta_mut(&mut changed).insert("resourceVersion".into(), rv);
+            respond_viewed(scope, changed)
         }
-        other => scope.fail_storage(&scope.name, other),
-    })
+        Outcome::Refused(e) => scope.fail(e),
+        Outcome::Failed(other) => scope.fail_storage(&scope.name, other),
+    }
 }
 
 /// Answer 200 with the object as the request shows it (the Scale of a scale update).
