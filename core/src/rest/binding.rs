@@ -25,27 +25,23 @@ use super::scope::Scope;
 use crate::negotiation::{Output, Shape};
 use crate::request_info::RequestInfo;
 use crate::effect::Step;
+use crate::resources::pods;
 use crate::status::ApiError;
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use crate::validation::{names, quoted, ErrorKind, FieldError};
 use serde_json::{json, Map, Value};
-
-/// Whether this request is one of the two binding forms: the `binding` subresource of
-/// pods or the core/v1 `bindings` collection.
-pub(super) fn is_binding(scope: &Scope) -> bool {
-    let r = scope.resource();
-    r.group.is_empty()
-        && ((r.plural == "pods" && scope.subresource == "binding")
-            || (r.plural == "bindings" && scope.subresource.is_empty()))
-}
 
 /// Serve a binding request: only `create` is served.
 pub(super) fn handle(info: &RequestInfo, scope: Scope) -> Step {
     let legacy = scope.subresource.is_empty();
     let served = info.verb == "create" && (legacy == scope.name.is_empty());
     if !served {
-        let resource = if legacy { "bindings" } else { "pods/binding" };
-        return scope.fail(ApiError::method_not_supported("", resource, &info.verb));
+        let r = scope.resource();
+        let resource = match legacy {
+            true => r.plural.clone(),
+            false => format!("{}/{}", r.plural, scope.subresource),
+        };
+        return scope.fail(ApiError::method_not_supported(&r.group, &resource, &info.verb));
     }
     if scope.namespace.is_none() {
         return scope.fail(ApiError::no_such_path());
@@ -123,8 +119,8 @@ fn create(scope: Scope, binding: Object, legacy: bool) -> Step {
     };
     let key = storage::object_key(
         &scope.shared.config.storage_prefix,
-        "",
-        "pods",
+        pods::GROUP,
+        pods::RESOURCE,
         Some(&ns),
         &assignment.pod,
     );
@@ -164,7 +160,7 @@ fn read_pod(scope: Scope, key: String, assignment: Assignment) -> Step {
                 kv: Some(current), ..
             }) => assign(scope, current, assignment),
             Ok(StorageOutput::Got { kv: None, .. }) => {
-                scope.fail(ApiError::not_found("", "pods", &assignment.pod))
+                scope.fail(ApiError::not_found(pods::GROUP, pods::RESOURCE, &assignment.pod))
             }
             other => fail_pods(scope, &assignment.pod, other),
         },
@@ -210,7 +206,7 @@ fn bound(
             "StorageError: invalid object, Code: 4, Key: {}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {why}",
             current.key
         );
-        return Err(ApiError::conflict("", "pods", &a.pod, &why));
+        return Err(ApiError::conflict(pods::GROUP, pods::RESOURCE, &a.pod, &why));
     }
     let refuse = |why: String| Err(ApiError::conflict("", "pods/binding", &a.pod, &why));
     let name = meta_str(&pod, "name").to_owned();
@@ -274,12 +270,12 @@ fn section<'a>(obj: &'a mut Object, field: &str) -> &'a mut Map<String, Value> {
 /// Set the `PodScheduled` condition to True (reason, message and probe time cleared).
 fn scheduled(status: &mut Map<String, Value>, now: &str) {
     let condition = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null});
-    super::pods::update_condition(status, condition, now);
+    pods::update_condition(status, condition, now);
 }
 
 /// The success Status a binding answers with, code 201.
 fn succeeded(scope: &Scope) -> Step {
-    let status = super::pods::success_status();
+    let status = super::response::created_status();
     let output = Output {
         shape: Shape::Object,
         ..scope.output
@@ -290,8 +286,8 @@ fn succeeded(scope: &Scope) -> Step {
 /// A storage failure reading or writing the pod, reported against `pods`.
 fn fail_pods(scope: Scope, pod: &str, outcome: crate::storage::Completion) -> Step {
     let e = match outcome {
-        Err(StorageError::NotFound { .. }) => ApiError::not_found("", "pods", pod),
-        Err(StorageError::Conflict { .. }) => ApiError::modified("", "pods", pod),
+        Err(StorageError::NotFound { .. }) => ApiError::not_found(pods::GROUP, pods::RESOURCE, pod),
+        Err(StorageError::Conflict { .. }) => ApiError::modified(pods::GROUP, pods::RESOURCE, pod),
         Err(e) => scope.storage_error(pod, e),
         Ok(other) => ApiError::internal(format!("unexpected storage answer {other:?}")),
     };

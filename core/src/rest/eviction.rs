@@ -33,6 +33,7 @@ use crate::request_info::RequestInfo;
 use crate::schema::{self, FieldValidation};
 use crate::selection::{Operator, Requirement};
 use crate::effect::Step;
+use crate::resources::{poddisruptionbudgets as budgets, pods};
 use crate::status::{ApiError, Cause, Details};
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use bytes::Bytes;
@@ -255,7 +256,10 @@ fn budget_resource(scope: &Scope) -> Option<usize> {
         .registry
         .resources()
         .iter()
-        .position(|r| r.group == "policy" && r.plural == "poddisruptionbudgets")
+        .position(|r| {
+            (r.group.as_str(), r.version.as_str(), r.plural.as_str())
+                == (budgets::GROUP, budgets::VERSION, budgets::RESOURCE)
+        })
 }
 
 /// List the namespace's budgets and act on those that select the pod.
@@ -411,16 +415,12 @@ fn decrement(
             delete_pod(scope, options, |scope, e| scope.fail(e))
         }
         Outcome::Refused(e) => refuse(scope, e),
-        Outcome::Failed(Err(StorageError::Conflict { .. })) => scope.fail(ApiError::modified(
-            "policy",
-            "poddisruptionbudgets",
-            &budget_name,
-        )),
-        Outcome::Failed(Err(StorageError::NotFound { .. })) => scope.fail(ApiError::not_found(
-            "policy",
-            "poddisruptionbudgets",
-            &budget_name,
-        )),
+        Outcome::Failed(Err(StorageError::Conflict { .. })) => {
+            scope.fail(ApiError::modified(budgets::GROUP, budgets::RESOURCE, &budget_name))
+        }
+        Outcome::Failed(Err(StorageError::NotFound { .. })) => {
+            scope.fail(ApiError::not_found(budgets::GROUP, budgets::RESOURCE, &budget_name))
+        }
         Outcome::Failed(other) => scope.fail_storage(&budget_name, other),
     })
 }
@@ -686,7 +686,7 @@ fn mark_disruption_target(pod: &mut Object, now: &str) {
         "message": "Eviction API: evicting",
     });
     let status = status.as_object_mut().expect("an object");
-    super::pods::update_condition(status, condition, now);
+    pods::update_condition(status, condition, now);
 }
 
 /// The preconditions a delete checks against the stored pod, worded as the store
@@ -708,7 +708,7 @@ fn delete_preconditions(
         _ => None,
     };
     match failed {
-        Some(why) => Err(ApiError::conflict("", "pods", &scope.name, &why)),
+        Some(why) => Err(ApiError::conflict(pods::GROUP, pods::RESOURCE, &scope.name, &why)),
         None => Ok(()),
     }
 }
@@ -745,5 +745,5 @@ fn delete_current(
 
 /// The answer to an eviction that went through.
 fn evicted(scope: Scope) -> Step {
-    scope.respond(201, &super::pods::success_status())
+    scope.respond(201, &super::response::created_status())
 }

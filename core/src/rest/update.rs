@@ -9,10 +9,11 @@ use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::effect::Step;
+use crate::resources::Handler;
 use crate::status::ApiError;
 use crate::storage::KeyValue;
 use crate::validation::names::validate_object_meta;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 pub(super) fn update(scope: Scope) -> Step {
@@ -92,12 +93,10 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 
 /// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
 pub(super) fn replace(scope: &Scope, old: &Object, new: Object) -> Result<Object, ApiError> {
-    let mut new = if scope.subresource == "status" {
-        status_update(old.clone(), &new)?
-    } else if scope.subresource == "scale" {
-        super::scale::write_back(scope, old, &new)?
-    } else {
-        main_update(scope, old, new)?
+    let mut new = match scope.subresource_handler() {
+        Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
+        Some(Handler::Scale(_)) => super::scale::write_back(scope, old, &new)?,
+        _ => main_update(scope, old, new)?,
     };
     scope.record_update(Some(old), &mut new);
     Ok(new)
@@ -148,35 +147,14 @@ fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, A
         Some(ns) => meta.insert("namespace".into(), Value::String(ns.clone())),
         None => meta.remove("namespace"),
     };
-    if object::has_status_subresource(r) {
-        match old.get("status") {
-            Some(s) => new.insert("status".into(), s.clone()),
-            None => new.remove("status"),
-        };
-    }
-    if r.plural == "namespaces" {
-        if let Some(labels) = meta_mut(&mut new).entry("labels").or_insert_with(|| json!({})).as_object_mut() {
-            labels.insert("kubernetes.io/metadata.name".into(), Value::String(scope.name.clone()));
-        }
-    }
-    if object::tracks_generation(r) && object::spec_changed(old, &new) {
-        let generation = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
-        meta_mut(&mut new).insert("generation".into(), json!(generation + 1));
-    }
+    r.strategy.prepare_for_update(&mut new, old, r.has_status());
+    r.strategy.count_generation(old, &mut new);
     let name = meta_str(&new, "name").to_owned();
     let namespace = scope.namespace.as_deref();
-    let errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    let mut errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    errs.extend(r.strategy.validate_update(&new, old));
     if !errs.is_empty() {
         return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
     }
     Ok(new)
-}
-
-/// The object a PUT to `/status` stores: the stored object with only its status replaced.
-fn status_update(mut old: Object, new: &Object) -> Result<Object, ApiError> {
-    match new.get("status") {
-        Some(s) => old.insert("status".into(), s.clone()),
-        None => old.remove("status"),
-    };
-    Ok(old)
 }
