@@ -35,6 +35,7 @@ pub mod protobuf;
 pub mod query;
 pub mod registry;
 pub mod request_info;
+pub mod resources;
 pub mod rest;
 pub mod routing;
 pub mod schema;

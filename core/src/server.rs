@@ -239,7 +239,7 @@ impl Server {
             (true, false) => Some(info.namespace.clone()),
             (true, true) if matches!(info.verb.as_str(), "list" | "watch") => None,
             (false, true) => None,
-            (false, false) if resource.plural == "namespaces" => None,
+            (false, false) if resource.strategy.named_by_namespace_path() => None,
             _ => return Step::Respond(rest::error_response(&ApiError::no_such_path(), output)),
         };
         if let Some(sub) = (!info.subresource.is_empty()).then_some(info.subresource.as_str()) {

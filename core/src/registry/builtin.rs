@@ -4,9 +4,11 @@
 //! those kube-apiserver v1.33 reports in discovery (`/api/v1`, `/apis/<group>/<version>`
 //! and the aggregated `apidiscovery.k8s.io/v2` document); storage version hashes are the
 //! ones it shows in `/api/v1` and `/apis/<group>/<version>`. Name rules follow each
-//! type's validation in kube-apiserver.
+//! type's validation in kube-apiserver. Each row's strategy is its kind's in
+//! `resources/`, or the plain one.
 
 use super::{NameRule, Resource, Subresource};
+use crate::resources::{self as kinds, SharedStrategy};
 
 /// One resource of the table, all borrowed from static data.
 pub(super) struct Row {
@@ -23,6 +25,7 @@ pub(super) struct Row {
     name_rule: NameRule,
     /// `""` when kube publishes none.
     storage_version_hash: &'static str,
+    strategy: SharedStrategy,
 }
 
 /// One subresource of a row.
@@ -64,6 +67,7 @@ impl Row {
             name_rule: self.name_rule,
             storage_version_hash: (!self.storage_version_hash.is_empty())
                 .then(|| self.storage_version_hash.to_owned()),
+            strategy: self.strategy.clone(),
         }
     }
 }
@@ -123,6 +127,9 @@ const SCALE: Sub = Sub {
 };
 const ONLY_STATUS: &[Sub] = &[STATUS];
 const SCALE_STATUS: &[Sub] = &[SCALE, STATUS];
+
+// The strategy of kinds with no rules of their own.
+const PLAIN: SharedStrategy = SharedStrategy::plain();
 const NO_SUBS: &[Sub] = &[];
 
 const POD_SUBS: &[Sub] = &[
@@ -165,6 +172,7 @@ const fn row(
     subresources: &'static [Sub],
     name_rule: NameRule,
     storage_version_hash: &'static str,
+    strategy: SharedStrategy,
 ) -> Row {
     Row {
         group,
@@ -179,6 +187,7 @@ const fn row(
         subresources,
         name_rule,
         storage_version_hash,
+        strategy,
     }
 }
 
@@ -198,59 +207,59 @@ const DISCOVERY: (&str, &str) = ("discovery.k8s.io", "v1");
 const APIEXTENSIONS: (&str, &str) = ("apiextensions.k8s.io", "v1");
 
 /// The built-in resources. Columns: group/version, plural, singular, kind, scope, verbs,
-/// short names, categories, subresources, name rule, storage version hash.
+/// short names, categories, subresources, name rule, storage version hash, strategy.
 #[rustfmt::skip]
 pub(super) const TABLE: &[Row] = &[
     // Not stored: a Binding is served by binding its pod (rest/binding.rs).
-    row(CORE, "bindings", "binding", "Binding", NS, C, NONE, NONE, NO_SUBS, SUBDOMAIN, ""),
-    row(CORE, "configmaps", "configmap", "ConfigMap", NS, CRUD, &["cm"], NONE, NO_SUBS, SUBDOMAIN, "qFsyl6wFWjQ="),
-    row(CORE, "endpoints", "endpoints", "Endpoints", NS, CRUD, &["ep"], NONE, NO_SUBS, SUBDOMAIN, "fWeeMqaN/OA="),
-    row(CORE, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SEGMENT, "r2yiGXH7wu8="),
-    row(CORE, "limitranges", "limitrange", "LimitRange", NS, CRUD, &["limits"], NONE, NO_SUBS, SUBDOMAIN, "EBKMFVe6cwo="),
-    row(CORE, "namespaces", "namespace", "Namespace", CLUSTER, CRUD_NO_DC, &["ns"], NONE, NAMESPACE_SUBS, LABEL, "Q3oi5N2YM8M="),
-    row(CORE, "nodes", "node", "Node", CLUSTER, CRUD, &["no"], NONE, NODE_SUBS, SUBDOMAIN, "XwShjMxG9Fs="),
-    row(CORE, "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", NS, CRUD, &["pvc"], NONE, ONLY_STATUS, SUBDOMAIN, "QWTyNDq0dC4="),
-    row(CORE, "persistentvolumes", "persistentvolume", "PersistentVolume", CLUSTER, CRUD, &["pv"], NONE, ONLY_STATUS, SUBDOMAIN, "HN/zwEC+JgM="),
-    row(CORE, "pods", "pod", "Pod", NS, CRUD, &["po"], ALL, POD_SUBS, SUBDOMAIN, "xPOwRZ+Yhw8="),
-    row(CORE, "podtemplates", "podtemplate", "PodTemplate", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "LIXB2x4IFpk="),
-    row(CORE, "replicationcontrollers", "replicationcontroller", "ReplicationController", NS, CRUD, &["rc"], ALL, SCALE_STATUS, SUBDOMAIN, "Jond2If31h0="),
-    row(CORE, "resourcequotas", "resourcequota", "ResourceQuota", NS, CRUD, &["quota"], NONE, ONLY_STATUS, SUBDOMAIN, "8uhSgffRX6w="),
-    row(CORE, "secrets", "secret", "Secret", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "S6u1pOWzb84="),
-    row(CORE, "serviceaccounts", "serviceaccount", "ServiceAccount", NS, CRUD, &["sa"], NONE, SERVICEACCOUNT_SUBS, SUBDOMAIN, "pbx9ZvyFpBE="),
-    row(CORE, "services", "service", "Service", NS, CRUD, &["svc"], ALL, SERVICE_SUBS, LABEL1035, "0/CO1lhkEBI="),
+    row(CORE, "bindings", "binding", "Binding", NS, C, NONE, NONE, NO_SUBS, SUBDOMAIN, "", SharedStrategy::of(&kinds::bindings::Bindings)),
+    row(CORE, "configmaps", "configmap", "ConfigMap", NS, CRUD, &["cm"], NONE, NO_SUBS, SUBDOMAIN, "qFsyl6wFWjQ=", SharedStrategy::of(&kinds::configmaps::ConfigMaps)),
+    row(CORE, "endpoints", "endpoints", "Endpoints", NS, CRUD, &["ep"], NONE, NO_SUBS, SUBDOMAIN, "fWeeMqaN/OA=", PLAIN),
+    row(CORE, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SEGMENT, "r2yiGXH7wu8=", SharedStrategy::of(&kinds::events::CoreEvents)),
+    row(CORE, "limitranges", "limitrange", "LimitRange", NS, CRUD, &["limits"], NONE, NO_SUBS, SUBDOMAIN, "EBKMFVe6cwo=", PLAIN),
+    row(CORE, "namespaces", "namespace", "Namespace", CLUSTER, CRUD_NO_DC, &["ns"], NONE, NAMESPACE_SUBS, LABEL, "Q3oi5N2YM8M=", SharedStrategy::of(&kinds::namespaces::Namespaces)),
+    row(CORE, "nodes", "node", "Node", CLUSTER, CRUD, &["no"], NONE, NODE_SUBS, SUBDOMAIN, "XwShjMxG9Fs=", SharedStrategy::of(&kinds::nodes::Nodes)),
+    row(CORE, "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", NS, CRUD, &["pvc"], NONE, ONLY_STATUS, SUBDOMAIN, "QWTyNDq0dC4=", SharedStrategy::of(&kinds::persistentvolumeclaims::PersistentVolumeClaims)),
+    row(CORE, "persistentvolumes", "persistentvolume", "PersistentVolume", CLUSTER, CRUD, &["pv"], NONE, ONLY_STATUS, SUBDOMAIN, "HN/zwEC+JgM=", SharedStrategy::of(&kinds::persistentvolumes::PersistentVolumes)),
+    row(CORE, "pods", "pod", "Pod", NS, CRUD, &["po"], ALL, POD_SUBS, SUBDOMAIN, "xPOwRZ+Yhw8=", SharedStrategy::of(&kinds::pods::Pods)),
+    row(CORE, "podtemplates", "podtemplate", "PodTemplate", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "LIXB2x4IFpk=", SharedStrategy::of(&kinds::podtemplates::PodTemplates)),
+    row(CORE, "replicationcontrollers", "replicationcontroller", "ReplicationController", NS, CRUD, &["rc"], ALL, SCALE_STATUS, SUBDOMAIN, "Jond2If31h0=", SharedStrategy::of(&kinds::replicationcontrollers::ReplicationControllers)),
+    row(CORE, "resourcequotas", "resourcequota", "ResourceQuota", NS, CRUD, &["quota"], NONE, ONLY_STATUS, SUBDOMAIN, "8uhSgffRX6w=", SharedStrategy::of(&kinds::resourcequotas::ResourceQuotas)),
+    row(CORE, "secrets", "secret", "Secret", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "S6u1pOWzb84=", SharedStrategy::of(&kinds::secrets::Secrets)),
+    row(CORE, "serviceaccounts", "serviceaccount", "ServiceAccount", NS, CRUD, &["sa"], NONE, SERVICEACCOUNT_SUBS, SUBDOMAIN, "pbx9ZvyFpBE=", SharedStrategy::of(&kinds::serviceaccounts::ServiceAccounts)),
+    row(CORE, "services", "service", "Service", NS, CRUD, &["svc"], ALL, SERVICE_SUBS, LABEL1035, "0/CO1lhkEBI=", SharedStrategy::of(&kinds::services::Services)),
 
-    row(APPS, "controllerrevisions", "controllerrevision", "ControllerRevision", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "85nkx63pcBU="),
-    row(APPS, "daemonsets", "daemonset", "DaemonSet", NS, CRUD, &["ds"], ALL, ONLY_STATUS, SUBDOMAIN, "dd7pWHUlMKQ="),
-    row(APPS, "deployments", "deployment", "Deployment", NS, CRUD, &["deploy"], ALL, SCALE_STATUS, SUBDOMAIN, "8aSe+NMegvE="),
-    row(APPS, "replicasets", "replicaset", "ReplicaSet", NS, CRUD, &["rs"], ALL, SCALE_STATUS, SUBDOMAIN, "P1RzHs8/mWQ="),
-    row(APPS, "statefulsets", "statefulset", "StatefulSet", NS, CRUD, &["sts"], ALL, SCALE_STATUS, SUBDOMAIN, "H+vl74LkKdo="),
+    row(APPS, "controllerrevisions", "controllerrevision", "ControllerRevision", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "85nkx63pcBU=", PLAIN),
+    row(APPS, "daemonsets", "daemonset", "DaemonSet", NS, CRUD, &["ds"], ALL, ONLY_STATUS, SUBDOMAIN, "dd7pWHUlMKQ=", SharedStrategy::of(&kinds::daemonsets::DaemonSets)),
+    row(APPS, "deployments", "deployment", "Deployment", NS, CRUD, &["deploy"], ALL, SCALE_STATUS, SUBDOMAIN, "8aSe+NMegvE=", SharedStrategy::of(&kinds::deployments::Deployments)),
+    row(APPS, "replicasets", "replicaset", "ReplicaSet", NS, CRUD, &["rs"], ALL, SCALE_STATUS, SUBDOMAIN, "P1RzHs8/mWQ=", SharedStrategy::of(&kinds::replicasets::ReplicaSets)),
+    row(APPS, "statefulsets", "statefulset", "StatefulSet", NS, CRUD, &["sts"], ALL, SCALE_STATUS, SUBDOMAIN, "H+vl74LkKdo=", SharedStrategy::of(&kinds::statefulsets::StatefulSets)),
 
-    row(EVENTS, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SUBDOMAIN, "r2yiGXH7wu8="),
+    row(EVENTS, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SUBDOMAIN, "r2yiGXH7wu8=", SharedStrategy::of(&kinds::events::Events)),
 
-    row(AUTOSCALING_V2, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", NS, CRUD, &["hpa"], ALL, ONLY_STATUS, SUBDOMAIN, "qwQve8ut294="),
-    row(AUTOSCALING_V1, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", NS, CRUD, &["hpa"], ALL, ONLY_STATUS, SUBDOMAIN, "qwQve8ut294="),
+    row(AUTOSCALING_V2, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", NS, CRUD, &["hpa"], ALL, ONLY_STATUS, SUBDOMAIN, "qwQve8ut294=", SharedStrategy::of(&kinds::horizontalpodautoscalers::HorizontalPodAutoscalers)),
+    row(AUTOSCALING_V1, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", NS, CRUD, &["hpa"], ALL, ONLY_STATUS, SUBDOMAIN, "qwQve8ut294=", SharedStrategy::of(&kinds::horizontalpodautoscalers::HorizontalPodAutoscalers)),
 
-    row(BATCH, "cronjobs", "cronjob", "CronJob", NS, CRUD, &["cj"], ALL, ONLY_STATUS, SUBDOMAIN, "sd5LIXh4Fjs="),
-    row(BATCH, "jobs", "job", "Job", NS, CRUD, NONE, ALL, ONLY_STATUS, SUBDOMAIN, "mudhfqk/qZY="),
+    row(BATCH, "cronjobs", "cronjob", "CronJob", NS, CRUD, &["cj"], ALL, ONLY_STATUS, SUBDOMAIN, "sd5LIXh4Fjs=", SharedStrategy::of(&kinds::cronjobs::CronJobs)),
+    row(BATCH, "jobs", "job", "Job", NS, CRUD, NONE, ALL, ONLY_STATUS, SUBDOMAIN, "mudhfqk/qZY=", SharedStrategy::of(&kinds::jobs::Jobs)),
 
-    row(NETWORKING, "ingressclasses", "ingressclass", "IngressClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "l/iqIbDgFyQ="),
-    row(NETWORKING, "ingresses", "ingress", "Ingress", NS, CRUD, &["ing"], NONE, ONLY_STATUS, SUBDOMAIN, "39NQlfNR+bo="),
-    row(NETWORKING, "networkpolicies", "networkpolicy", "NetworkPolicy", NS, CRUD, &["netpol"], NONE, NO_SUBS, SUBDOMAIN, "YpfwF18m1G8="),
+    row(NETWORKING, "ingressclasses", "ingressclass", "IngressClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "l/iqIbDgFyQ=", PLAIN),
+    row(NETWORKING, "ingresses", "ingress", "Ingress", NS, CRUD, &["ing"], NONE, ONLY_STATUS, SUBDOMAIN, "39NQlfNR+bo=", SharedStrategy::of(&kinds::ingresses::Ingresses)),
+    row(NETWORKING, "networkpolicies", "networkpolicy", "NetworkPolicy", NS, CRUD, &["netpol"], NONE, NO_SUBS, SUBDOMAIN, "YpfwF18m1G8=", SharedStrategy::of(&kinds::networkpolicies::NetworkPolicies)),
 
-    row(POLICY, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", NS, CRUD, &["pdb"], NONE, ONLY_STATUS, SEGMENT, "EVWiDmWqyJw="),
+    row(POLICY, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", NS, CRUD, &["pdb"], NONE, ONLY_STATUS, SEGMENT, "EVWiDmWqyJw=", SharedStrategy::of(&kinds::poddisruptionbudgets::PodDisruptionBudgets)),
 
-    row(RBAC, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "48tpQ8gZHFc="),
-    row(RBAC, "clusterroles", "clusterrole", "ClusterRole", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "bYE5ZWDrJ44="),
-    row(RBAC, "rolebindings", "rolebinding", "RoleBinding", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "eGsCzGH6b1g="),
-    row(RBAC, "roles", "role", "Role", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "7FuwZcIIItM="),
+    row(RBAC, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "48tpQ8gZHFc=", PLAIN),
+    row(RBAC, "clusterroles", "clusterrole", "ClusterRole", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "bYE5ZWDrJ44=", PLAIN),
+    row(RBAC, "rolebindings", "rolebinding", "RoleBinding", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "eGsCzGH6b1g=", PLAIN),
+    row(RBAC, "roles", "role", "Role", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "7FuwZcIIItM=", PLAIN),
 
-    row(STORAGE, "storageclasses", "storageclass", "StorageClass", CLUSTER, CRUD, &["sc"], NONE, NO_SUBS, SUBDOMAIN, "K+m6uJwbjGY="),
+    row(STORAGE, "storageclasses", "storageclass", "StorageClass", CLUSTER, CRUD, &["sc"], NONE, NO_SUBS, SUBDOMAIN, "K+m6uJwbjGY=", SharedStrategy::of(&kinds::storageclasses::StorageClasses)),
 
-    row(APIEXTENSIONS, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", CLUSTER, CRUD, &["crd", "crds"], API_EXT, ONLY_STATUS, SUBDOMAIN, "jfWCUB31mvA="),
+    row(APIEXTENSIONS, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", CLUSTER, CRUD, &["crd", "crds"], API_EXT, ONLY_STATUS, SUBDOMAIN, "jfWCUB31mvA=", SharedStrategy::of(&kinds::customresourcedefinitions::CustomResourceDefinitions)),
 
-    row(SCHEDULING, "priorityclasses", "priorityclass", "PriorityClass", CLUSTER, CRUD, &["pc"], NONE, NO_SUBS, SUBDOMAIN, "1QwjyaZjj3Y="),
+    row(SCHEDULING, "priorityclasses", "priorityclass", "PriorityClass", CLUSTER, CRUD, &["pc"], NONE, NO_SUBS, SUBDOMAIN, "1QwjyaZjj3Y=", PLAIN),
 
-    row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM="),
+    row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM=", PLAIN),
 
-    row(DISCOVERY, "endpointslices", "endpointslice", "EndpointSlice", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Nx3SIv6I0mE="),
+    row(DISCOVERY, "endpointslices", "endpointslice", "EndpointSlice", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Nx3SIv6I0mE=", PLAIN),
 ];

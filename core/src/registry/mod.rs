@@ -8,11 +8,14 @@
 //! The registry answers the questions the rest of the server asks about resources: does
 //! `apps/v1 deployments` exist, is it namespaced, which verbs and subresources does it
 //! serve, what is its kind, its list kind, its short names, which rule validates its
-//! `metadata.name`, and which groups and versions exist in which order.
+//! `metadata.name`, which strategy its objects follow (`resources/`), and which groups
+//! and versions exist in which order.
 
 mod builtin;
 #[cfg(test)]
 mod tests;
+
+use crate::resources::SharedStrategy;
 
 /// The rule kube-apiserver's validation applies to `metadata.name` of a resource.
 ///
@@ -90,6 +93,9 @@ pub struct Resource {
     /// The storage version hash shown in `/api/v1` and `/apis/<group>/<version>`, when
     /// kube publishes one.
     pub storage_version_hash: Option<String>,
+    /// The rules its objects follow: defaults, preparation, columns, selectable fields,
+    /// subresource handlers (compared and printed by name).
+    pub strategy: SharedStrategy,
 }
 
 impl Resource {
@@ -128,13 +134,19 @@ impl Resource {
         self.subresources.iter().find(|s| s.name == name)
     }
 
-    /// Whether the resource lives in the core group (served under `/api`).
+    /// Whether the resource serves a `status` subresource, which alone may write the
+    /// status of its objects.
+    pub fn has_status(&self) -> bool {
+        self.subresource("status").is_some()
+    }
+
     /// Whether a DELETE answers with the deleted object rather than a success Status
     /// (kube-apiserver's `ReturnDeletedObject` storages).
     pub fn delete_returns_object(&self) -> bool {
-        DELETE_RETURNS_OBJECT.contains(&(self.group.as_str(), self.plural.as_str()))
+        self.strategy.delete_returns_object()
     }
 
+    /// Whether the resource lives in the core group (served under `/api`).
     pub fn is_core(&self) -> bool {
         self.group.is_empty()
     }
@@ -150,18 +162,6 @@ pub struct GroupInfo {
     /// The preferred version: the first of `versions`.
     pub preferred_version: String,
 }
-
-/// Resources whose storage returns the deleted object from a DELETE.
-const DELETE_RETURNS_OBJECT: &[(&str, &str)] = &[
-    ("", "pods"),
-    ("", "persistentvolumes"),
-    ("", "persistentvolumeclaims"),
-    ("", "podtemplates"),
-    ("", "resourcequotas"),
-    ("", "serviceaccounts"),
-    ("", "services"),
-    ("storage.k8s.io", "storageclasses"),
-];
 
 /// The set of resources the server serves.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -19,35 +19,29 @@
 //! 500 (its validation errors are not wrapped in a Status); here they are 422 Invalid
 //! on kind Binding with the same field paths and wording, as upstream's fix makes them.
 
+use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::negotiation::{Output, Shape};
 use crate::request_info::RequestInfo;
 use crate::effect::Step;
+use crate::resources::pods;
 use crate::status::ApiError;
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use crate::validation::{names, quoted, ErrorKind, FieldError};
 use serde_json::{json, Map, Value};
-
-/// How many times the pod is read again after losing a compare-and-swap race.
-const MAX_RETRIES: u32 = 16;
-
-/// Whether this request is one of the two binding forms: the `binding` subresource of
-/// pods or the core/v1 `bindings` collection.
-pub(super) fn is_binding(scope: &Scope) -> bool {
-    let r = scope.resource();
-    r.group.is_empty()
-        && ((r.plural == "pods" && scope.subresource == "binding")
-            || (r.plural == "bindings" && scope.subresource.is_empty()))
-}
 
 /// Serve a binding request: only `create` is served.
 pub(super) fn handle(info: &RequestInfo, scope: Scope) -> Step {
     let legacy = scope.subresource.is_empty();
     let served = info.verb == "create" && (legacy == scope.name.is_empty());
     if !served {
-        let resource = if legacy { "bindings" } else { "pods/binding" };
-        return scope.fail(ApiError::method_not_supported("", resource, &info.verb));
+        let r = scope.resource();
+        let resource = match legacy {
+            true => r.plural.clone(),
+            false => format!("{}/{}", r.plural, scope.subresource),
+        };
+        return scope.fail(ApiError::method_not_supported(&r.group, &resource, &info.verb));
     }
     if scope.namespace.is_none() {
         return scope.fail(ApiError::no_such_path());
@@ -125,12 +119,12 @@ fn create(scope: Scope, binding: Object, legacy: bool) -> Step {
     };
     let key = storage::object_key(
         &scope.shared.config.storage_prefix,
-        "",
-        "pods",
+        pods::GROUP,
+        pods::RESOURCE,
         Some(&ns),
         &assignment.pod,
     );
-    read_pod(scope, key, assignment, 0)
+    read_pod(scope, key, assignment)
 }
 
 /// Upstream's ValidatePodBinding: the target is a Node (or names no kind) and has a name.
@@ -158,15 +152,15 @@ fn validate(binding: &Object) -> Vec<FieldError> {
     errors
 }
 
-fn read_pod(scope: Scope, key: String, assignment: Assignment, attempt: u32) -> Step {
+fn read_pod(scope: Scope, key: String, assignment: Assignment) -> Step {
     scope.then(
         StorageOp::Get { key: key.clone() },
         move |scope, done| match done {
             Ok(StorageOutput::Got {
                 kv: Some(current), ..
-            }) => assign(scope, current, assignment, attempt),
+            }) => assign(scope, current, assignment),
             Ok(StorageOutput::Got { kv: None, .. }) => {
-                scope.fail(ApiError::not_found("", "pods", &assignment.pod))
+                scope.fail(ApiError::not_found(pods::GROUP, pods::RESOURCE, &assignment.pod))
             }
             other => fail_pods(scope, &assignment.pod, other),
         },
@@ -174,32 +168,17 @@ fn read_pod(scope: Scope, key: String, assignment: Assignment, attempt: u32) -> 
 }
 
 /// Make the change on the stored pod and compare-and-swap it in.
-fn assign(scope: Scope, current: KeyValue, assignment: Assignment, attempt: u32) -> Step {
-    let pod = match object::from_storage(&current) {
-        Ok(pod) => pod,
-        Err(e) => return scope.fail(ApiError::internal(e)),
-    };
-    let updated = match bound(&scope, &current, pod, &assignment) {
-        Ok(updated) => updated,
-        Err(e) => return scope.fail(e),
-    };
-    if scope.dry_run() {
-        return succeeded(&scope);
-    }
-    let op = StorageOp::Update {
-        key: current.key.clone(),
-        value: object::into_storage(updated),
-        expected_revision: current.mod_revision,
-    };
-    scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(_)) => succeeded(&scope),
-        Err(StorageError::Conflict { current, .. }) if attempt < MAX_RETRIES => {
-            assign(scope, current, assignment, attempt + 1)
-        }
-        Err(StorageError::NotFound { .. }) => {
-            scope.fail(ApiError::not_found("", "pods", &assignment.pod))
-        }
-        other => fail_pods(scope, &assignment.pod, other),
+fn assign(scope: Scope, current: KeyValue, assignment: Assignment) -> Step {
+    let pod = assignment.pod.clone();
+    let dry_run = scope.dry_run();
+    GuaranteedUpdate::new(move |scope: &Scope, stored: &Object, current: &KeyValue| {
+        bound(scope, current, stored.clone(), &assignment)
+    })
+    .dry_run(dry_run)
+    .run(scope, current, move |scope, outcome| match outcome {
+        Outcome::Stored(_) | Outcome::Unchanged(_) | Outcome::DryRun { .. } => succeeded(&scope),
+        Outcome::Refused(e) => scope.fail(e),
+        Outcome::Failed(other) => fail_pods(scope, &pod, other),
     })
 }
 
@@ -227,7 +206,7 @@ fn bound(
             "StorageError: invalid object, Code: 4, Key: {}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {why}",
             current.key
         );
-        return Err(ApiError::conflict("", "pods", &a.pod, &why));
+        return Err(ApiError::conflict(pods::GROUP, pods::RESOURCE, &a.pod, &why));
     }
     let refuse = |why: String| Err(ApiError::conflict("", "pods/binding", &a.pod, &why));
     let name = meta_str(&pod, "name").to_owned();
@@ -291,12 +270,12 @@ fn section<'a>(obj: &'a mut Object, field: &str) -> &'a mut Map<String, Value> {
 /// Set the `PodScheduled` condition to True (reason, message and probe time cleared).
 fn scheduled(status: &mut Map<String, Value>, now: &str) {
     let condition = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null});
-    super::pods::update_condition(status, condition, now);
+    pods::update_condition(status, condition, now);
 }
 
 /// The success Status a binding answers with, code 201.
 fn succeeded(scope: &Scope) -> Step {
-    let status = super::pods::success_status();
+    let status = super::response::created_status();
     let output = Output {
         shape: Shape::Object,
         ..scope.output
@@ -307,8 +286,8 @@ fn succeeded(scope: &Scope) -> Step {
 /// A storage failure reading or writing the pod, reported against `pods`.
 fn fail_pods(scope: Scope, pod: &str, outcome: crate::storage::Completion) -> Step {
     let e = match outcome {
-        Err(StorageError::NotFound { .. }) => ApiError::not_found("", "pods", pod),
-        Err(StorageError::Conflict { .. }) => ApiError::modified("", "pods", pod),
+        Err(StorageError::NotFound { .. }) => ApiError::not_found(pods::GROUP, pods::RESOURCE, pod),
+        Err(StorageError::Conflict { .. }) => ApiError::modified(pods::GROUP, pods::RESOURCE, pod),
         Err(e) => scope.storage_error(pod, e),
         Ok(other) => ApiError::internal(format!("unexpected storage answer {other:?}")),
     };

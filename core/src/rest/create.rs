@@ -3,6 +3,7 @@
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::effect::Step;
+use crate::resources::namespaces;
 use crate::status::ApiError;
 use crate::storage::{StorageOp, StorageOutput};
 use crate::validation::names::validate_object_meta;
@@ -35,7 +36,9 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
             }
             scope.then(StorageOp::Get { key }, move |scope, done| match done {
                 Ok(StorageOutput::Got { kv: Some(_), .. }) => store(scope, obj),
-                Ok(StorageOutput::Got { kv: None, .. }) => scope.fail(ApiError::not_found("", "namespaces", &ns)),
+                Ok(StorageOutput::Got { kv: None, .. }) => {
+                    scope.fail(ApiError::not_found(namespaces::GROUP, namespaces::RESOURCE, &ns))
+                }
                 other => scope.fail_storage(&ns, other),
             })
         }
@@ -79,49 +82,26 @@ fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
     for cleared in ["resourceVersion", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"] {
         meta.remove(cleared);
     }
-    if object::tracks_generation(r) {
+    if r.strategy.tracks_generation() {
         meta.insert("generation".into(), json!(1));
     } else {
         meta.remove("generation");
     }
-
-    defaults_on_create(r.plural.as_str(), obj);
-    if object::has_status_subresource(r) && r.plural != "namespaces" {
-        // Status is the controllers' to write, through the status subresource.
-        obj.insert("status".into(), json!({}));
-    }
-    if r.group.is_empty() && r.plural == "pods" {
-        super::pods::prepare_for_create(obj);
-    }
+    r.strategy.prepare_for_create(obj, r.has_status());
 
     let name = meta_str(obj, "name").to_owned();
-    let errs = validate_object_meta(
+    let mut errs = validate_object_meta(
         r.name_rule,
         &name,
         &generate_name,
         obj.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str),
         namespaced,
     );
+    errs.extend(r.strategy.validate_create(obj));
     if !errs.is_empty() {
         return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
     }
     Ok(())
-}
-
-/// Per-resource defaults that kube-apiserver's strategies apply on create.
-fn defaults_on_create(plural: &str, obj: &mut Object) {
-    if plural == "namespaces" {
-        let name = meta_str(obj, "name").to_owned();
-        let labels = meta_mut(obj).entry("labels").or_insert_with(|| json!({}));
-        if let Some(labels) = labels.as_object_mut() {
-            labels.insert("kubernetes.io/metadata.name".into(), Value::String(name));
-        }
-        let spec = obj.entry("spec").or_insert_with(|| json!({}));
-        if let Some(spec) = spec.as_object_mut() {
-            spec.entry("finalizers").or_insert_with(|| json!(["kubernetes"]));
-        }
-        obj.insert("status".into(), json!({"phase": "Active"}));
-    }
 }
 
 fn store(scope: Scope, obj: Object) -> Step {

@@ -4,15 +4,13 @@
 //! Without controllers behind it, Apiary finishes deletions at once: there are no
 //! finalizers to wait for, so a deleted object is gone when the response is written.
 
-use super::object::{self, meta_mut, meta_str, Object};
+use super::object::{self, meta_str, Object};
 use super::scope::Scope;
 use crate::effect::Step;
+use crate::resources::AfterDelete;
 use crate::status::ApiError;
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use serde_json::{json, Value};
-
-/// Namespaces the server keeps for itself.
-const IMMORTAL_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public"];
 
 /// The preconditions of a DeleteOptions body.
 #[derive(Default)]
@@ -42,9 +40,7 @@ pub(super) fn delete(scope: Scope) -> Step {
         let e = ApiError::method_not_supported(&r.group, &format!("{}/{}", r.plural, scope.subresource), "delete");
         return scope.fail(e);
     }
-    let r = scope.resource();
-    if r.plural == "namespaces" && IMMORTAL_NAMESPACES.contains(&scope.name.as_str()) {
-        let e = ApiError::forbidden("", "namespaces", &scope.name, "this namespace may not be deleted");
+    if let Err(e) = scope.resource().strategy.check_delete(&scope.name) {
         return scope.fail(e);
     }
     let pre = match preconditions(&scope) {
@@ -93,15 +89,12 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     })
 }
 
-/// Answer a finished delete, after removing a namespace's contents (left alone by a dry
+/// Answer a finished delete, after what the strategy has follow it (left alone by a dry
 /// run).
 fn deleted(scope: Scope, mut obj: Object, dry_run: bool) -> Step {
     let r = scope.resource();
-    let plural = r.plural.clone();
-    if plural == "namespaces" {
-        let now = object::rfc3339(scope.inputs.now);
-        meta_mut(&mut obj).insert("deletionTimestamp".into(), Value::String(now));
-        obj.insert("status".into(), json!({"phase": "Terminating"}));
+    let now = object::rfc3339(scope.inputs.now);
+    if r.strategy.after_delete(&mut obj, &now) == AfterDelete::EmptyNamespace {
         if dry_run {
             return scope.respond(200, &Value::Object(obj));
         }

@@ -24,6 +24,7 @@
 //!
 //! Success is a `Status` with code 201. A dry run checks all of it and stores nothing.
 
+use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_str, Object};
 use super::scope::Scope;
 use crate::negotiation;
@@ -32,6 +33,7 @@ use crate::request_info::RequestInfo;
 use crate::schema::{self, FieldValidation};
 use crate::selection::{Operator, Requirement};
 use crate::effect::Step;
+use crate::resources::{poddisruptionbudgets as budgets, pods};
 use crate::status::{ApiError, Cause, Details};
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use bytes::Bytes;
@@ -254,7 +256,10 @@ fn budget_resource(scope: &Scope) -> Option<usize> {
         .registry
         .resources()
         .iter()
-        .position(|r| r.group == "policy" && r.plural == "poddisruptionbudgets")
+        .position(|r| {
+            (r.group.as_str(), r.version.as_str(), r.plural.as_str())
+                == (budgets::GROUP, budgets::VERSION, budgets::RESOURCE)
+        })
 }
 
 /// List the namespace's budgets and act on those that select the pod.
@@ -329,7 +334,8 @@ fn find_budgets(scope: Scope, options: Options, pod_kv: KeyValue, pod: Object) -
                 }
             });
         }
-        decrement(scope, options, index, budget_kv, 0)
+        let name = meta_str(&budget, "name").to_owned();
+        decrement(scope, options, index, budget_kv, name)
     })
 }
 
@@ -392,43 +398,30 @@ fn decrement(
     options: Options,
     index: usize,
     budget_kv: KeyValue,
-    attempt: u32,
+    budget_name: String,
 ) -> Step {
-    let budget = match object::from_storage(&budget_kv) {
-        Ok(budget) => budget,
-        Err(e) => return scope.fail(ApiError::internal(e)),
-    };
-    if let Err(e) = allows_disruption(&budget) {
-        return refuse(scope, e);
-    }
-    if options.dry_run {
-        return delete_pod(scope, options, |scope, e| scope.fail(e));
-    }
-    let now = object::rfc3339(scope.inputs.now);
-    let mut updated = spend(budget.clone(), &scope.name, &now);
-    let budget_name = meta_str(&budget, "name").to_owned();
-    budget_scope(&scope, index, &budget_name).record_update(Some(&budget), &mut updated);
-    let op = StorageOp::Update {
-        key: budget_kv.key.clone(),
-        value: object::to_storage(&updated),
-        expected_revision: budget_kv.mod_revision,
-    };
-    scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(_)) => delete_pod(scope, options, |scope, e| scope.fail(e)),
-        Err(StorageError::Conflict { current, .. }) if attempt + 1 < MAX_ATTEMPTS => {
-            decrement(scope, options, index, current, attempt + 1)
+    let name = budget_name.clone();
+    GuaranteedUpdate::new(move |scope: &Scope, budget: &Object, _: &KeyValue| {
+        allows_disruption(budget)?;
+        let now = object::rfc3339(scope.inputs.now);
+        let mut updated = spend(budget.clone(), &scope.name, &now);
+        budget_scope(scope, index, &name).record_update(Some(budget), &mut updated);
+        Ok(updated)
+    })
+    .retries(MAX_ATTEMPTS - 1)
+    .dry_run(options.dry_run)
+    .run(scope, budget_kv, move |scope, outcome| match outcome {
+        Outcome::Stored(_) | Outcome::Unchanged(_) | Outcome::DryRun { .. } => {
+            delete_pod(scope, options, |scope, e| scope.fail(e))
         }
-        Err(StorageError::Conflict { .. }) => scope.fail(ApiError::modified(
-            "policy",
-            "poddisruptionbudgets",
-            &budget_name,
-        )),
-        Err(StorageError::NotFound { .. }) => scope.fail(ApiError::not_found(
-            "policy",
-            "poddisruptionbudgets",
-            &budget_name,
-        )),
-        other => scope.fail_storage(&budget_name, other),
+        Outcome::Refused(e) => refuse(scope, e),
+        Outcome::Failed(Err(StorageError::Conflict { .. })) => {
+            scope.fail(ApiError::modified(budgets::GROUP, budgets::RESOURCE, &budget_name))
+        }
+        Outcome::Failed(Err(StorageError::NotFound { .. })) => {
+            scope.fail(ApiError::not_found(budgets::GROUP, budgets::RESOURCE, &budget_name))
+        }
+        Outcome::Failed(other) => scope.fail_storage(&budget_name, other),
     })
 }
 
@@ -620,7 +613,7 @@ fn delete_pod(
                 Err(e) => on_error(scope, e),
             };
         }
-        mark(scope, options, current, on_error, 0)
+        mark(scope, options, current, on_error)
     })
 }
 
@@ -631,57 +624,52 @@ fn mark(
     mut options: Options,
     current: KeyValue,
     on_error: impl FnOnce(Scope, ApiError) -> Step + Send + 'static,
-    attempt: u32,
 ) -> Step {
-    let pod = match object::from_storage(&current) {
-        Ok(pod) => pod,
-        Err(e) => return scope.fail(ApiError::internal(e)),
-    };
-    let (uid, rv) = (meta_str(&pod, "uid"), current.mod_revision.to_string());
-    let failed = match (&options.uid, &options.resource_version) {
-        (Some(want), _) if !want.is_empty() && want != uid => Some(format!(
-            "the UID in the precondition ({want}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
-        )),
-        (_, Some(want)) if !want.is_empty() && *want != rv => Some(format!(
-            "the ResourceVersion in the precondition ({want}) does not match the ResourceVersion in record ({rv}). The object might have been modified"
-        )),
-        _ => None,
-    };
-    if let Some(why) = failed {
-        let e = ApiError::conflict("", "Pod", &scope.name, &why);
-        return on_error(scope, e);
-    }
-    let now = object::rfc3339(scope.inputs.now);
-    let mut marked = pod;
-    mark_disruption_target(&mut marked, &now);
-    let value = object::to_storage(&marked);
-    if value == current.value {
-        return delete_current(scope, options, current, on_error, 0);
-    }
-    let op = StorageOp::Update {
-        key: current.key.clone(),
-        value,
-        expected_revision: current.mod_revision,
-    };
-    scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(kv)) => {
+    let preconditions = options.clone();
+    GuaranteedUpdate::new(move |scope: &Scope, pod: &Object, current: &KeyValue| {
+        mark_preconditions(&preconditions, pod, current)
+            .map_err(|why| ApiError::conflict("", "Pod", &scope.name, &why))?;
+        let mut marked = pod.clone();
+        mark_disruption_target(&mut marked, &object::rfc3339(scope.inputs.now));
+        Ok(marked)
+    })
+    .retries(MAX_ATTEMPTS - 1)
+    .run(scope, current, move |scope, outcome| match outcome {
+        Outcome::Stored(kv) => {
             if options.resource_version.is_some() {
                 // The pod's own write: the precondition moves with it.
                 options.resource_version = Some(kv.mod_revision.to_string());
             }
             delete_current(scope, options, kv, on_error, 0)
         }
-        Err(StorageError::Conflict { current, .. }) if attempt + 1 < MAX_ATTEMPTS => {
-            mark(scope, options, current, on_error, attempt + 1)
+        Outcome::Unchanged(kv) | Outcome::DryRun { current: kv, .. } => {
+            delete_current(scope, options, kv, on_error, 0)
         }
-        Err(e) => {
+        // A pod that cannot be read is a 500, which no caller tries again.
+        Outcome::Refused(e) => on_error(scope, e),
+        Outcome::Failed(Err(e)) => {
             let e = scope.storage_error(&scope.name, e);
             on_error(scope, e)
         }
-        Ok(other) => scope.fail(ApiError::internal(format!(
+        Outcome::Failed(Ok(other)) => scope.fail(ApiError::internal(format!(
             "unexpected storage answer {other:?}"
         ))),
     })
+}
+
+/// Why the pod fails the eviction's preconditions, in the words of the update that
+/// marks it (they differ from the delete's).
+fn mark_preconditions(options: &Options, pod: &Object, current: &KeyValue) -> Result<(), String> {
+    let (uid, rv) = (meta_str(pod, "uid"), current.mod_revision.to_string());
+    match (&options.uid, &options.resource_version) {
+        (Some(want), _) if !want.is_empty() && want != uid => Err(format!(
+            "the UID in the precondition ({want}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
+        )),
+        (_, Some(want)) if !want.is_empty() && *want != rv => Err(format!(
+            "the ResourceVersion in the precondition ({want}) does not match the ResourceVersion in record ({rv}). The object might have been modified"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Set the pod's `DisruptionTarget` condition (True, EvictionByEvictionAPI).
@@ -698,7 +686,7 @@ fn mark_disruption_target(pod: &mut Object, now: &str) {
         "message": "Eviction API: evicting",
     });
     let status = status.as_object_mut().expect("an object");
-    super::pods::update_condition(status, condition, now);
+    pods::update_condition(status, condition, now);
 }
 
 /// The preconditions a delete checks against the stored pod, worded as the store
@@ -720,7 +708,7 @@ fn delete_preconditions(
         _ => None,
     };
     match failed {
-        Some(why) => Err(ApiError::conflict("", "pods", &scope.name, &why)),
+        Some(why) => Err(ApiError::conflict(pods::GROUP, pods::RESOURCE, &scope.name, &why)),
         None => Ok(()),
     }
 }
@@ -757,5 +745,5 @@ fn delete_current(
 
 /// The answer to an eviction that went through.
 fn evicted(scope: Scope) -> Step {
-    scope.respond(201, &super::pods::success_status())
+    scope.respond(201, &super::response::created_status())
 }

@@ -27,7 +27,7 @@ impl Scope {
             &r.version,
             &r.kind,
             &self.subresource,
-            object::has_status_subresource(r),
+            r.has_status(),
         )
     }
 

@@ -12,11 +12,11 @@ mod delete;
 mod dry_run;
 mod eviction;
 mod get;
+mod guaranteed_update;
 mod list;
 mod managed;
 pub mod object;
 mod patch;
-mod pods;
 mod read_at;
 mod response;
 mod scale;
@@ -31,24 +31,30 @@ pub(crate) use scope::Scope;
 
 use crate::effect::Step;
 use crate::request_info::RequestInfo;
+use crate::resources::Handler;
 use crate::status::ApiError;
 
-/// Dispatch a resource request to its verb's handler.
+/// Dispatch a resource request to the handler its strategy names, or else to its
+/// verb's handler.
 pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
-    if binding::is_binding(&scope) {
-        return binding::handle(info, scope);
-    }
     let r = scope.resource();
     let sub = scope.subresource.as_str();
-    if sub == "eviction" && r.group.is_empty() && r.plural == "pods" {
-        return eviction::handle(info, scope);
-    }
-    if !sub.is_empty() && sub != "status" && sub != "scale" {
-        return scope.fail(ApiError::no_such_path());
-    }
-    if sub == "scale" && !matches!(info.verb.as_str(), "get" | "update" | "patch") {
-        let e = ApiError::method_not_supported(&r.group, &format!("{}/scale", r.plural), &info.verb);
-        return scope.fail(e);
+    let handler = if sub.is_empty() {
+        r.strategy.handler()
+    } else {
+        match scope.subresource_handler() {
+            Some(handler) => Some(handler),
+            None => return scope.fail(ApiError::no_such_path()),
+        }
+    };
+    match handler {
+        Some(Handler::Binding) => return binding::handle(info, scope),
+        Some(Handler::Eviction) => return eviction::handle(info, scope),
+        Some(Handler::Scale(_)) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
+            let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
+            return scope.fail(e);
+        }
+        Some(Handler::Scale(_) | Handler::Status) | None => {}
     }
     match info.verb.as_str() {
         "get" => get::get(scope),

@@ -1,37 +1,11 @@
 //! Object metadata as the generic registry manages it: what is stamped on create,
 //! carried over on update, and filled in on read.
 
-use crate::registry::Resource;
 use crate::storage::KeyValue;
 use serde_json::{Map, Value};
 
 /// A decoded object: a JSON map with `metadata` in it.
 pub type Object = Map<String, Value>;
-
-/// Resources whose strategy counts `metadata.generation` (spec changes bump it).
-const GENERATION_TRACKED: &[&str] = &[
-    "pods",
-    "replicationcontrollers",
-    "deployments",
-    "replicasets",
-    "statefulsets",
-    "daemonsets",
-    "jobs",
-    "cronjobs",
-    "horizontalpodautoscalers",
-    "poddisruptionbudgets",
-    "networkpolicies",
-    "ingresses",
-    "customresourcedefinitions",
-];
-
-pub fn tracks_generation(resource: &Resource) -> bool {
-    GENERATION_TRACKED.contains(&resource.plural.as_str())
-}
-
-pub fn has_status_subresource(resource: &Resource) -> bool {
-    resource.subresources.iter().any(|s| s.name == "status")
-}
 
 /// The `metadata` map of an object, created if missing.
 pub fn meta_mut(obj: &mut Object) -> &mut Map<String, Value> {

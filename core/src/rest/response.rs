@@ -9,6 +9,18 @@ use bytes::Bytes;
 use serde_json::Value;
 use std::sync::Arc;
 
+/// The `Status` a subresource that acts (a pod's binding or eviction) answers with:
+/// Success, code 201, as upstream's create handler writes it.
+pub(crate) fn created_status() -> Value {
+    serde_json::json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "code": 201,
+    })
+}
+
 /// `step`, and every step it leads to, with a `Warning` header for each of `warnings` on
 /// the response: warnings recorded while decoding are sent whatever the outcome, as
 /// kube-apiserver sends them.

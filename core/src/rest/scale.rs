@@ -1,6 +1,8 @@
-//! The `scale` subresource of deployments, replicasets and statefulsets (apps/v1) and
-//! of replicationcontrollers (v1): an `autoscaling/v1` `Scale` made from the parent
-//! object, whose `spec.replicas` writes the parent's.
+//! The `scale` subresource of the kinds whose strategy serves one (deployments,
+//! replicasets and statefulsets of apps/v1, replicationcontrollers of v1): an
+//! `autoscaling/v1` `Scale` made from the parent object, whose `spec.replicas` writes
+//! the parent's. How the parent's selector reads and how a missing parent is named
+//! are the kind's [`ScaleRules`].
 //!
 //! A Scale is a view, never stored. GET shows it; PUT and PATCH go through the parent's
 //! guaranteed update ([`super::update`]): the Scale is made from the stored parent, the
@@ -8,10 +10,10 @@
 //! the parent, as kube-apiserver's ScaleREST does. A resourceVersion on the Scale is the
 //! parent's, so a stale one conflicts like a stale PUT of the parent.
 
-use super::object::{self, meta_mut, meta_str, Object};
+use super::object::{self, meta_str, Object};
 use super::scope::Scope;
 use crate::negotiation::Shape;
-use crate::registry::Resource;
+use crate::resources::{Handler, ScaleRules, SelectorShape};
 use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{StorageOp, StorageOutput};
@@ -22,8 +24,8 @@ use serde_json::{json, Map, Value};
 /// kinds sets 1.
 const DEFAULT_REPLICAS: i64 = 1;
 
-/// The Scale of `parent`, an object of `resource`.
-pub(super) fn of(resource: &Resource, parent: &Object) -> Result<Object, ApiError> {
+/// The Scale of `parent`, an object of a kind with these scale rules.
+pub(super) fn of(rules: ScaleRules, parent: &Object) -> Result<Object, ApiError> {
     let mut metadata = Map::new();
     let parent_meta = parent.get("metadata").and_then(Value::as_object);
     for field in [
@@ -48,11 +50,9 @@ pub(super) fn of(resource: &Resource, parent: &Object) -> Result<Object, ApiErro
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let selector = spec.and_then(|s| s.get("selector"));
-    let selector = if resource.plural == "replicationcontrollers" {
-        // A plain map of labels.
-        Ok(set_selector(selector.and_then(Value::as_object)))
-    } else {
-        label_selector(selector)
+    let selector = match rules.selector {
+        SelectorShape::LabelSet => Ok(set_selector(selector.and_then(Value::as_object))),
+        SelectorShape::LabelSelector => label_selector(selector),
     }
     .map_err(ApiError::bad_request)?;
 
@@ -114,21 +114,13 @@ pub(super) fn write_back(
     if let Some(spec) = spec.as_object_mut() {
         spec.insert("replicas".into(), json!(replicas));
     }
-    if object::tracks_generation(r) && object::spec_changed(parent, &updated) {
-        let generation = parent
-            .get("metadata")
-            .and_then(|m| m.get("generation"))
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        meta_mut(&mut updated).insert("generation".into(), json!(generation + 1));
-    }
+    r.strategy.count_generation(parent, &mut updated);
     Ok(updated)
 }
 
-/// GET of a Scale. A missing parent is NotFound as each upstream ScaleREST words it:
-/// the parent resource for deployments and statefulsets, `replicasets/scale` and
-/// `replicationcontrollers/scale` (in the autoscaling group) for the others.
-pub(super) fn get(scope: Scope) -> Step {
+/// GET of a Scale. A missing parent is NotFound as the kind's upstream ScaleREST words
+/// it: the parent resource, or what the rules name instead.
+pub(super) fn get(scope: Scope, rules: ScaleRules) -> Step {
     let read_at = match super::read_at::for_get(&scope.query) {
         Ok(r) => r,
         Err(e) => return scope.fail(e),
@@ -140,7 +132,7 @@ pub(super) fn get(scope: Scope) -> Step {
             (Ok(()), Some(kv)) => {
                 let shown = object::from_storage(&kv)
                     .map_err(ApiError::internal)
-                    .and_then(|parent| view(&scope, parent));
+                    .and_then(|parent| of(rules, &parent));
                 match (shown, scope.output.shape) {
                     (Ok(scale), Shape::Table(version)) => {
                         let t = table(&scope, version, &scale, &kv.mod_revision.to_string());
@@ -152,15 +144,8 @@ pub(super) fn get(scope: Scope) -> Step {
             }
             (Ok(()), None) => {
                 let r = scope.resource();
-                let e = match r.plural.as_str() {
-                    "replicasets" => ApiError::not_found("apps", "replicasets/scale", &scope.name),
-                    "replicationcontrollers" => ApiError::not_found(
-                        "autoscaling",
-                        "replicationcontrollers/scale",
-                        &scope.name,
-                    ),
-                    _ => ApiError::not_found(&r.group, &r.plural, &scope.name),
-                };
+                let (group, resource) = rules.not_found_as.unwrap_or((&r.group, &r.plural));
+                let e = ApiError::not_found(group, resource, &scope.name);
                 scope.fail(e)
             }
         },
@@ -318,8 +303,8 @@ mod tests {
 
 /// The stored object as a request shows it: itself, or its `Scale` on `…/scale`.
 pub(super) fn view(scope: &Scope, stored: Object) -> Result<Object, ApiError> {
-    match scope.subresource.as_str() {
-        "scale" => of(scope.resource(), &stored),
+    match scope.subresource_handler() {
+        Some(Handler::Scale(rules)) => of(rules, &stored),
         _ => Ok(stored),
     }
 }

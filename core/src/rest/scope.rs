@@ -8,6 +8,7 @@ use crate::effect::{Inputs, Step};
 use crate::negotiation::{self, Output};
 use crate::query::Query;
 use crate::registry::Resource;
+use crate::resources::Handler;
 use crate::schema;
 use crate::shared::Shared;
 use crate::status::ApiError;
@@ -56,7 +57,17 @@ impl Scope {
 
     /// The key of a namespace object.
     pub fn namespace_key(&self, namespace: &str) -> String {
-        storage::object_key(&self.shared.config.storage_prefix, "", "namespaces", None, namespace)
+        use crate::resources::namespaces::{GROUP, RESOURCE};
+        storage::object_key(&self.shared.config.storage_prefix, GROUP, RESOURCE, None, namespace)
+    }
+
+    /// Who serves this request's subresource, as the resource's strategy says; `None`
+    /// on the resource itself, or for a subresource it does not serve.
+    pub fn subresource_handler(&self) -> Option<Handler> {
+        if self.subresource.is_empty() {
+            return None;
+        }
+        self.resource().strategy.subresource(&self.subresource)
     }
 
     /// Whether the watch cache of the resource stored at `key` holds it; `None` when no

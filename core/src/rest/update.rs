@@ -5,17 +5,16 @@
 //! An update that names a resourceVersion conflicts when it is stale; one that does
 //! not is retried on a concurrent write. PATCH (rest/patch.rs) goes the same way.
 
+use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::effect::Step;
+use crate::resources::Handler;
 use crate::status::ApiError;
-use crate::storage::{KeyValue, StorageOp, StorageOutput};
+use crate::storage::KeyValue;
 use crate::validation::names::validate_object_meta;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
-
-/// How many times an unconditional update re-reads after losing a race.
-const MAX_RETRIES: u32 = 16;
 
 pub(super) fn update(scope: Scope) -> Step {
     if let Err(e) = super::dry_run::write_options(&scope, "UpdateOptions") {
@@ -73,11 +72,14 @@ fn update_decoded(scope: Scope, obj: Object) -> Step {
 pub(super) type Change =
     Arc<dyn Fn(&Scope, &Object, &KeyValue) -> Result<Object, ApiError> + Send + Sync>;
 
-/// Read the object, make the change, compare-and-swap; on a lost race, read again and
-/// remake the change (up to [`MAX_RETRIES`] times), as kube-apiserver's guaranteed
-/// update does. A change that pins a resourceVersion fails with 409 once it is stale.
+/// Read the object, make the change, compare-and-swap, again on a lost race
+/// ([`GuaranteedUpdate`]), and answer with the object as the request shows it. A change
+/// that pins a resourceVersion fails with 409 once it is stale.
 pub(super) fn guaranteed_update(scope: Scope, change: Change) -> Step {
-    scope.with_current(move |scope, current| write(scope, change, current, 0))
+    let dry_run = scope.dry_run();
+    GuaranteedUpdate::new(move |scope: &Scope, old: &Object, current: &KeyValue| change(scope, old, current))
+        .dry_run(dry_run)
+        .read(scope, answer)
 }
 
 /// A resourceVersion the client gave must still be the stored one.
@@ -91,53 +93,30 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 
 /// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
 pub(super) fn replace(scope: &Scope, old: &Object, new: Object) -> Result<Object, ApiError> {
-    let mut new = if scope.subresource == "status" {
-        status_update(old.clone(), &new)?
-    } else if scope.subresource == "scale" {
-        super::scale::write_back(scope, old, &new)?
-    } else {
-        main_update(scope, old, new)?
+    let mut new = match scope.subresource_handler() {
+        Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
+        Some(Handler::Scale(_)) => super::scale::write_back(scope, old, &new)?,
+        _ => main_update(scope, old, new)?,
     };
     scope.record_update(Some(old), &mut new);
     Ok(new)
 }
 
-fn write(scope: Scope, change: Change, current: KeyValue, attempt: u32) -> Step {
-    let old = match object::from_storage(&current) {
-        Ok(old) => old,
-        Err(e) => return scope.fail(ApiError::internal(e)),
-    };
-    let new = match change(&scope, &old, &current) {
-        Ok(new) => new,
-        Err(e) => return scope.fail(e),
-    };
-    if scope.dry_run() {
-        // Checked and made, not written: the answer carries the stored resourceVersion.
-        let mut new = new;
-        let rv = Value::String(current.mod_revision.to_string());
-        meta_mut(&mut new).insert("resourceVersion".into(), rv);
-        return respond_viewed(scope, new);
-    }
-    let value = object::to_storage(&new);
-    if value == current.value {
-        // Nothing changed: kube-apiserver answers with the object as stored, no write.
-        return respond_viewed(scope, old);
-    }
-    let op = StorageOp::Update {
-        key: current.key.clone(),
-        value,
-        expected_revision: current.mod_revision,
-    };
-    scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(kv)) => match object::from_storage(&kv) {
+fn answer(scope: Scope, outcome: Outcome) -> Step {
+    match outcome {
+        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match object::from_storage(&kv) {
             Ok(stored) => respond_viewed(scope, stored),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
-        Err(crate::storage::StorageError::Conflict { current, .. }) if attempt < MAX_RETRIES => {
-            write(scope, change, current, attempt + 1)
+        Outcome::DryRun { mut changed, current } => {
+            // Checked and made, not written: the answer carries the stored resourceVersion.
+            let rv = Value::String(current.mod_revision.to_string());
+            meta_mut(&mut changed).insert("resourceVersion".into(), rv);
+            respond_viewed(scope, changed)
         }
-        other => scope.fail_storage(&scope.name, other),
-    })
+        Outcome::Refused(e) => scope.fail(e),
+        Outcome::Failed(other) => scope.fail_storage(&scope.name, other),
+    }
 }
 
 /// Answer 200 with the object as the request shows it (the Scale of a scale update).
@@ -168,35 +147,14 @@ fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, A
         Some(ns) => meta.insert("namespace".into(), Value::String(ns.clone())),
         None => meta.remove("namespace"),
     };
-    if object::has_status_subresource(r) {
-        match old.get("status") {
-            Some(s) => new.insert("status".into(), s.clone()),
-            None => new.remove("status"),
-        };
-    }
-    if r.plural == "namespaces" {
-        if let Some(labels) = meta_mut(&mut new).entry("labels").or_insert_with(|| json!({})).as_object_mut() {
-            labels.insert("kubernetes.io/metadata.name".into(), Value::String(scope.name.clone()));
-        }
-    }
-    if object::tracks_generation(r) && object::spec_changed(old, &new) {
-        let generation = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
-        meta_mut(&mut new).insert("generation".into(), json!(generation + 1));
-    }
+    r.strategy.prepare_for_update(&mut new, old, r.has_status());
+    r.strategy.count_generation(old, &mut new);
     let name = meta_str(&new, "name").to_owned();
     let namespace = scope.namespace.as_deref();
-    let errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    let mut errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    errs.extend(r.strategy.validate_update(&new, old));
     if !errs.is_empty() {
         return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
     }
     Ok(new)
-}
-
-/// The object a PUT to `/status` stores: the stored object with only its status replaced.
-fn status_update(mut old: Object, new: &Object) -> Result<Object, ApiError> {
-    match new.get("status") {
-        Some(s) => old.insert("status".into(), s.clone()),
-        None => old.remove("status"),
-    };
-    Ok(old)
 }

@@ -32,7 +32,6 @@ use crate::registry::Resource;
 use crate::status::ApiError;
 use serde_json::{Map, Value};
 
-type Object = Map<String, Value>;
 
 /// A field term after conversion: which attribute of the object it compares.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,7 +68,7 @@ impl Selection {
             LabelSelector::parse(label_selector.unwrap_or("")).map_err(ApiError::bad_request)?;
         let terms =
             FieldSelector::parse(field_selector.unwrap_or("")).map_err(ApiError::bad_request)?;
-        let rules = table::selectable_fields(&resource.group, &resource.plural);
+        let rules = resource.strategy.selectable_fields();
         let fields = terms
             .terms
             .into_iter()
@@ -150,7 +149,7 @@ mod tests {
         e.message
     }
 
-    fn obj(v: Value) -> Object {
+    fn obj(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap()
     }
 

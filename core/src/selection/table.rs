@@ -1,25 +1,27 @@
-//! Which fields each resource can be selected by, and where their values live.
+//! Which fields a resource can be selected by, and where their values live.
 //!
-//! Upstream answers this in two places that this table folds into one row per
-//! resource:
+//! Each kind's strategy (`resources/`) says which fields it can be selected by, as a
+//! [`SelectableFields`]; this module reads the values. Upstream answers this in two
+//! places that a [`SelectableFields`] folds into one:
 //!
 //! - the kind's field label conversion func (`pkg/apis/<group>/<version>/conversion.go`,
 //!   `AddFieldLabelConversionFunc`) says which selector fields a request may use, may
 //!   rename one (pods' legacy `spec.host`, events.k8s.io's `regarding.*`), and words
 //!   the 400 for any other; a kind without one falls back to
 //!   `runtime.DefaultMetaV1FieldSelectorConversion` (only `metadata.name` and
-//!   `metadata.namespace`, with its own wording) — every resource not listed here;
+//!   `metadata.namespace`, with its own wording) — [`DEFAULT`];
 //! - the registry strategy's `GetAttrs`/`ToSelectableFields`
 //!   (`pkg/registry/<group>/<resource>/strategy.go`) computes the field values an
 //!   object is matched against. A field the conversion accepts but the strategy never
 //!   sets reads as "" (pods' `status.podIPs`).
 //!
-//! Note what upstream does *not* have, and so neither does this table: apps/v1
+//! Note what upstream does *not* have, and so neither does Apiary: apps/v1
 //! registers no conversion, so replicasets (and statefulsets) reject `status.replicas`
 //! with the default message, although their strategy computes it.
 
-use super::Object;
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+type Object = Map<String, Value>;
 
 /// The 400 message for a field a resource cannot be selected by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,8 +51,6 @@ impl Rejection {
 /// The selectable fields of one resource.
 #[derive(Debug)]
 pub struct SelectableFields {
-    pub group: &'static str,
-    pub resource: &'static str,
     /// (the field a request names, the attribute it selects — see [`attribute`]).
     pub fields: &'static [(&'static str, &'static str)],
     pub rejection: Rejection,
@@ -67,107 +67,16 @@ impl SelectableFields {
     }
 }
 
-const NAME: (&str, &str) = ("metadata.name", "metadata.name");
-const NAMESPACE: (&str, &str) = ("metadata.namespace", "metadata.namespace");
+/// A field every object has.
+pub const NAME: (&str, &str) = ("metadata.name", "metadata.name");
+/// A field every namespaced object has.
+pub const NAMESPACE: (&str, &str) = ("metadata.namespace", "metadata.namespace");
 
-/// Every resource that is not in [`TABLE`].
-pub const DEFAULT: SelectableFields = SelectableFields {
-    group: "",
-    resource: "",
+/// Every resource whose kind has no field label conversion of its own.
+pub static DEFAULT: SelectableFields = SelectableFields {
     fields: &[NAME, NAMESPACE],
     rejection: Rejection::NotKnown,
 };
-
-/// The resources with a field label conversion of their own, as of Kubernetes v1.33.
-#[rustfmt::skip]
-pub const TABLE: &[SelectableFields] = &[
-    // pkg/apis/core/v1/conversion.go; pkg/registry/core/pod/strategy.go
-    SelectableFields { group: "", resource: "pods", rejection: Rejection::NotSupported, fields: &[
-        NAME, NAMESPACE,
-        ("spec.nodeName", "spec.nodeName"),
-        ("spec.restartPolicy", "spec.restartPolicy"),
-        ("spec.schedulerName", "spec.schedulerName"),
-        ("spec.serviceAccountName", "spec.serviceAccountName"),
-        ("spec.hostNetwork", "spec.hostNetwork"),
-        ("status.phase", "status.phase"),
-        ("status.podIP", "status.podIP"),
-        ("status.podIPs", "status.podIPs"),
-        ("status.nominatedNodeName", "status.nominatedNodeName"),
-        // For old v1 clients.
-        ("spec.host", "spec.nodeName"),
-    ]},
-    // pkg/registry/core/node/strategy.go: no metadata.namespace.
-    SelectableFields { group: "", resource: "nodes", rejection: Rejection::NotSupported, fields: &[
-        NAME,
-        ("spec.unschedulable", "spec.unschedulable"),
-    ]},
-    SelectableFields { group: "", resource: "replicationcontrollers", rejection: Rejection::NotSupported, fields: &[
-        NAME, NAMESPACE,
-        ("status.replicas", "status.replicas"),
-    ]},
-    // pkg/registry/core/event/strategy.go
-    SelectableFields { group: "", resource: "events", rejection: Rejection::NotSupported, fields: &[
-        ("involvedObject.kind", "involvedObject.kind"),
-        ("involvedObject.namespace", "involvedObject.namespace"),
-        ("involvedObject.name", "involvedObject.name"),
-        ("involvedObject.uid", "involvedObject.uid"),
-        ("involvedObject.apiVersion", "involvedObject.apiVersion"),
-        ("involvedObject.resourceVersion", "involvedObject.resourceVersion"),
-        ("involvedObject.fieldPath", "involvedObject.fieldPath"),
-        ("reason", "reason"),
-        ("reportingComponent", "reportingComponent"),
-        ("source", "source"),
-        ("type", "type"),
-        NAMESPACE, NAME,
-    ]},
-    SelectableFields { group: "", resource: "namespaces", rejection: Rejection::NotSupported, fields: &[
-        ("status.phase", "status.phase"),
-        NAME,
-    ]},
-    SelectableFields { group: "", resource: "secrets", rejection: Rejection::NotSupported, fields: &[
-        ("type", "type"),
-        NAMESPACE, NAME,
-    ]},
-    // spec.clusterIP since v1.30, spec.type since v1.31.
-    SelectableFields { group: "", resource: "services", rejection: Rejection::NotSupported, fields: &[
-        NAMESPACE, NAME,
-        ("spec.clusterIP", "spec.clusterIP"),
-        ("spec.type", "spec.type"),
-    ]},
-    // pkg/apis/events/v1/conversion.go: the events.k8s.io names of the core fields.
-    SelectableFields { group: "events.k8s.io", resource: "events", rejection: Rejection::NotSupported, fields: &[
-        ("reason", "reason"),
-        ("regarding.kind", "involvedObject.kind"),
-        ("regarding.namespace", "involvedObject.namespace"),
-        ("regarding.name", "involvedObject.name"),
-        ("regarding.uid", "involvedObject.uid"),
-        ("regarding.apiVersion", "involvedObject.apiVersion"),
-        ("regarding.resourceVersion", "involvedObject.resourceVersion"),
-        ("regarding.fieldPath", "involvedObject.fieldPath"),
-        ("reportingController", "reportingComponent"),
-        ("source", "source"),
-        ("type", "type"),
-        NAMESPACE, NAME,
-    ]},
-    // pkg/apis/batch/v1/conversion.go; pkg/registry/batch/job/strategy.go
-    SelectableFields { group: "batch", resource: "jobs", rejection: Rejection::NotSupportedForJob, fields: &[
-        NAME, NAMESPACE,
-        ("status.successful", "status.successful"),
-    ]},
-    // pkg/apis/certificates/v1/conversion.go (served once the resource is).
-    SelectableFields { group: "certificates.k8s.io", resource: "certificatesigningrequests", rejection: Rejection::NotSupported, fields: &[
-        NAME,
-        ("spec.signerName", "spec.signerName"),
-    ]},
-];
-
-/// The selectable fields of `group`/`resource`.
-pub fn selectable_fields(group: &str, resource: &str) -> &'static SelectableFields {
-    TABLE
-        .iter()
-        .find(|t| t.group == group && t.resource == resource)
-        .unwrap_or(&DEFAULT)
-}
 
 fn at<'a>(obj: &'a Object, path: &[&str]) -> Option<&'a Value> {
     let (first, rest) = path.split_first()?;
@@ -266,77 +175,6 @@ mod tests {
 
     fn obj(v: Value) -> Object {
         v.as_object().cloned().unwrap()
-    }
-
-    #[test]
-    fn one_row_per_resource() {
-        for (i, a) in TABLE.iter().enumerate() {
-            for b in &TABLE[i + 1..] {
-                assert!(
-                    (a.group, a.resource) != (b.group, b.resource),
-                    "{} twice",
-                    a.resource
-                );
-            }
-            assert!(
-                a.fields.iter().any(|(f, _)| *f == "metadata.name"),
-                "{}",
-                a.resource
-            );
-        }
-    }
-
-    #[test]
-    fn conversions_and_rejections_per_resource() {
-        let pods = selectable_fields("", "pods");
-        assert_eq!(pods.convert("spec.host"), Ok("spec.nodeName"));
-        assert_eq!(pods.convert("status.podIPs"), Ok("status.podIPs"));
-        assert_eq!(
-            pods.convert("spec.foo").unwrap_err(),
-            "field label not supported: spec.foo"
-        );
-        let cm = selectable_fields("", "configmaps");
-        assert_eq!(cm.convert("metadata.namespace"), Ok("metadata.namespace"));
-        assert_eq!(
-            cm.convert("spec.foo").unwrap_err(),
-            r#""spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace""#
-        );
-        let rs = selectable_fields("apps", "replicasets");
-        assert!(rs
-            .convert("status.replicas")
-            .unwrap_err()
-            .contains("is not a known field selector"));
-        let rc = selectable_fields("", "replicationcontrollers");
-        assert_eq!(rc.convert("status.replicas"), Ok("status.replicas"));
-        assert_eq!(
-            selectable_fields("batch", "jobs")
-                .convert("spec.x")
-                .unwrap_err(),
-            r#"field label "spec.x" not supported for Job"#
-        );
-        for (group, resource) in [
-            ("", "nodes"),
-            ("", "namespaces"),
-            ("certificates.k8s.io", "certificatesigningrequests"),
-        ] {
-            let e = selectable_fields(group, resource)
-                .convert("metadata.namespace")
-                .unwrap_err();
-            assert_eq!(
-                e, "field label not supported: metadata.namespace",
-                "{resource}"
-            );
-        }
-        let ev = selectable_fields("events.k8s.io", "events");
-        assert_eq!(ev.convert("regarding.name"), Ok("involvedObject.name"));
-        assert_eq!(ev.convert("reportingController"), Ok("reportingComponent"));
-        assert!(ev.convert("involvedObject.name").is_err());
-        assert!(selectable_fields("", "events")
-            .convert("regarding.name")
-            .is_err());
-        let svc = selectable_fields("", "services");
-        assert_eq!(svc.convert("spec.type"), Ok("spec.type"));
-        assert_eq!(selectable_fields("", "secrets").convert("type"), Ok("type"));
     }
 
     #[test]

@@ -1,12 +1,137 @@
-//! What kube-apiserver's pod strategy does to a new pod before it is stored: the status
-//! starts over as Pending with the pod's QoS class, and a pod with scheduling gates is
-//! marked unschedulable until they are removed.
+//! Pods (core/v1), as kube-apiserver's pod strategy has them: a new pod's status starts
+//! over as Pending with the pod's QoS class, and a pod with scheduling gates is marked
+//! unschedulable until they are removed; spec changes count in `metadata.generation`;
+//! a DELETE answers with the pod; Ready, Status and Restarts columns; the selectable
+//! fields of upstream's pod conversion; and the `binding` and `eviction` subresources
+//! (rest/binding.rs, rest/eviction.rs), whose changes to a pod's conditions are made
+//! here.
 
-use super::object::Object;
+use super::columns::{at, Column};
+use super::{Handler, Strategy};
+use crate::rest::object::Object;
+use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
 use serde_json::{json, Map, Value};
 
+/// The group and resource of pods, which binding a pod reads and writes.
+pub const GROUP: &str = "";
+pub const RESOURCE: &str = "pods";
+
+pub struct Pods;
+
+impl Strategy for Pods {
+    fn name(&self) -> &'static str {
+        RESOURCE
+    }
+
+    fn tracks_generation(&self) -> bool {
+        true
+    }
+
+    fn prepare_for_create(&self, new: &mut Object, _has_status: bool) {
+        reset_status(new);
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
+    }
+
+    fn selectable_fields(&self) -> &'static SelectableFields {
+        &SELECTABLE_FIELDS
+    }
+
+    fn delete_returns_object(&self) -> bool {
+        true
+    }
+
+    fn subresource(&self, name: &str) -> Option<Handler> {
+        match name {
+            "status" => Some(Handler::Status),
+            "binding" => Some(Handler::Binding),
+            "eviction" => Some(Handler::Eviction),
+            _ => None,
+        }
+    }
+}
+
+/// pkg/apis/core/v1/conversion.go; pkg/registry/core/pod/strategy.go.
+static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
+    rejection: Rejection::NotSupported,
+    fields: &[
+        NAME,
+        NAMESPACE,
+        ("spec.nodeName", "spec.nodeName"),
+        ("spec.restartPolicy", "spec.restartPolicy"),
+        ("spec.schedulerName", "spec.schedulerName"),
+        ("spec.serviceAccountName", "spec.serviceAccountName"),
+        ("spec.hostNetwork", "spec.hostNetwork"),
+        ("status.phase", "status.phase"),
+        ("status.podIP", "status.podIP"),
+        ("status.podIPs", "status.podIPs"),
+        ("status.nominatedNodeName", "status.nominatedNodeName"),
+        // For old v1 clients.
+        ("spec.host", "spec.nodeName"),
+    ],
+};
+
+const COLUMNS: &[Column] = &[
+    Column {
+        name: "Ready",
+        kind: "string",
+        description: "The aggregate readiness state of this pod for accepting traffic",
+        cell: |o| {
+            let total = at(o, &["spec", "containers"]).and_then(Value::as_array).map_or(0, Vec::len);
+            let ready = at(o, &["status", "containerStatuses"])
+                .and_then(Value::as_array)
+                .map_or(0, |s| s.iter().filter(|c| c.get("ready") == Some(&Value::Bool(true))).count());
+            json!(format!("{ready}/{total}"))
+        },
+    },
+    Column {
+        name: "Status",
+        kind: "string",
+        description: "The aggregate status of the containers in this pod",
+        cell: status_cell,
+    },
+    Column {
+        name: "Restarts",
+        kind: "string",
+        description: "The number of times the containers in this pod have been restarted",
+        cell: |o| {
+            let n: i64 = at(o, &["status", "containerStatuses"])
+                .and_then(Value::as_array)
+                .map_or(0, |s| s.iter().filter_map(|c| c.get("restartCount").and_then(Value::as_i64)).sum());
+            json!(n.to_string())
+        },
+    },
+];
+
+/// A pod's STATUS cell as upstream's printer words it, as far as apiary knows a pod:
+/// the phase, or the status's reason; SchedulingGated while a gate holds it;
+/// Terminating once it is being deleted and not finished.
+fn status_cell(pod: &Object) -> Value {
+    let text = |path: &[&str]| at(pod, path).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let phase = text(&["status", "phase"]);
+    let mut reason = text(&["status", "reason"]).or(phase).unwrap_or("Pending");
+    let gated = at(pod, &["status", "conditions"])
+        .and_then(Value::as_array)
+        .is_some_and(|conditions| {
+            conditions.iter().any(|c| {
+                c.get("type").and_then(Value::as_str) == Some("PodScheduled")
+                    && c.get("reason").and_then(Value::as_str) == Some("SchedulingGated")
+            })
+        });
+    if gated {
+        reason = "SchedulingGated";
+    }
+    let deleting = text(&["metadata", "deletionTimestamp"]).is_some();
+    if deleting && !matches!(phase, Some("Succeeded" | "Failed")) {
+        reason = "Terminating";
+    }
+    json!(reason)
+}
+
 /// Reset a new pod's status as upstream's PrepareForCreate does.
-pub(super) fn prepare_for_create(pod: &mut Object) {
+fn reset_status(pod: &mut Object) {
     let spec = pod.get("spec").and_then(Value::as_object);
     let mut status = Map::new();
     status.insert("phase".into(), json!("Pending"));
@@ -38,7 +163,7 @@ pub(super) fn prepare_for_create(pod: &mut Object) {
 /// as upstream's UpdatePodCondition does: it replaces the condition of its type whole,
 /// keeping the old transition time when the status did not change, else it is
 /// appended; its transition time is `now` otherwise.
-pub(super) fn update_condition(status: &mut Map<String, Value>, mut condition: Value, now: &str) {
+pub fn update_condition(status: &mut Map<String, Value>, mut condition: Value, now: &str) {
     let conditions = status.entry("conditions").or_insert_with(|| json!([]));
     if !conditions.is_array() {
         *conditions = json!([]);
@@ -61,18 +186,6 @@ pub(super) fn update_condition(status: &mut Map<String, Value>, mut condition: V
         }
         None => conditions.push(condition),
     }
-}
-
-/// The `Status` a pod subresource that acts (binding, eviction) answers with: Success,
-/// code 201, as upstream's create handler writes it.
-pub(super) fn success_status() -> Value {
-    json!({
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Success",
-        "code": 201,
-    })
 }
 
 /// The resources QoS is computed on.
@@ -286,6 +399,20 @@ mod tests {
     }
 
     #[test]
+    fn pod_status_as_upstreams_printer_words_it() {
+        let status = |pod: Value| status_cell(pod.as_object().unwrap()).as_str().unwrap().to_owned();
+        assert_eq!(status(json!({})), "Pending");
+        assert_eq!(status(json!({"status": {"phase": "Running"}})), "Running");
+        assert_eq!(status(json!({"status": {"phase": "Failed", "reason": "Evicted"}})), "Evicted");
+        let deleting = |phase: &str| {
+            json!({"metadata": {"deletionTimestamp": "2026-11-22T00:00:00Z"},
+                   "status": {"phase": phase}})
+        };
+        assert_eq!(status(deleting("Running")), "Terminating");
+        assert_eq!(status(deleting("Succeeded")), "Succeeded");
+    }
+
+    #[test]
     fn a_new_pod_is_pending_and_gated_pods_are_marked() {
         let mut pod: Object = json!({
             "spec": {"containers": [{"name": "c"}], "schedulingGates": [{"name": "g"}]},
@@ -294,7 +421,7 @@ mod tests {
         .as_object()
         .unwrap()
         .clone();
-        prepare_for_create(&mut pod);
+        reset_status(&mut pod);
         assert_eq!(
             pod["status"],
             json!({"phase": "Pending", "qosClass": "BestEffort", "conditions": [{

@@ -1,0 +1,27 @@
+//! ConfigMaps (core/v1): a Data column.
+
+use super::columns::{count_at, Column};
+use super::Strategy;
+use serde_json::json;
+
+pub struct ConfigMaps;
+
+impl Strategy for ConfigMaps {
+    fn name(&self) -> &'static str {
+        "configmaps"
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
+    }
+}
+
+const COLUMNS: &[Column] = &[Column {
+    name: "Data",
+    kind: "string",
+    description: "Number of data entries",
+    cell: |o| {
+        let n = |field| count_at(o, &[field]).as_u64().unwrap_or(0);
+        json!(n("data") + n("binaryData"))
+    },
+}];

@@ -1,0 +1,55 @@
+//! Deployments (apps/v1): spec changes count in `metadata.generation`; a `scale`
+//! subresource; Ready, Up-to-date and Available columns.
+
+use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
+use super::columns::{at, int_at, Column};
+use serde_json::{json, Value};
+
+const COLUMNS: &[Column] = &[
+    Column {
+        name: "Ready",
+        kind: "string",
+        description: "Number of ready replicas out of the desired number",
+        cell: |o| {
+            let want = at(o, &["spec", "replicas"]).and_then(Value::as_i64).unwrap_or(1);
+            json!(format!("{}/{}", int_at(o, &["status", "readyReplicas"]), want))
+        },
+    },
+    Column {
+        name: "Up-to-date",
+        kind: "integer",
+        description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec",
+        cell: |o| json!(int_at(o, &["status", "updatedReplicas"])),
+    },
+    Column {
+        name: "Available",
+        kind: "integer",
+        description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment",
+        cell: |o| json!(int_at(o, &["status", "availableReplicas"])),
+    },
+];
+
+pub struct Deployments;
+
+impl Strategy for Deployments {
+    fn name(&self) -> &'static str {
+        "deployments"
+    }
+
+    fn tracks_generation(&self) -> bool {
+        true
+    }
+
+    fn subresource(&self, name: &str) -> Option<Handler> {
+        status_and_scale(name, SCALE)
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
+    }
+}
+
+const SCALE: ScaleRules = ScaleRules {
+    selector: SelectorShape::LabelSelector,
+    not_found_as: None,
+};

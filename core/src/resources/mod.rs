@@ -1,0 +1,294 @@
+//! What each kind does on its way in and out of storage: its **strategy**, as
+//! kube-apiserver's generic store takes one per kind (`pkg/registry/<group>/<kind>/strategy.go`).
+//!
+//! The REST handlers (`rest/`) are generic: they ask the strategy of the resource they
+//! serve how to prepare, check and answer, and never look at which resource it is. Every
+//! registry entry holds one ([`SharedStrategy`]); the built-in kinds set theirs in
+//! `registry/builtin.rs`, a custom resource brings its own through `Registry::insert`.
+//! A kind with nothing of its own uses [`Plain`]; each other kind has a file here.
+//!
+//! Strategies are plain rules over plain data — no storage, no request — so that the
+//! registry can hold them and the handlers can use them without either knowing the other.
+
+pub mod columns;
+
+pub mod bindings;
+pub mod certificatesigningrequests;
+pub mod configmaps;
+pub mod cronjobs;
+pub mod customresourcedefinitions;
+pub mod daemonsets;
+pub mod deployments;
+pub mod events;
+pub mod horizontalpodautoscalers;
+pub mod ingresses;
+pub mod jobs;
+pub mod namespaces;
+pub mod networkpolicies;
+pub mod nodes;
+pub mod persistentvolumeclaims;
+pub mod persistentvolumes;
+pub mod poddisruptionbudgets;
+pub mod pods;
+pub mod podtemplates;
+pub mod replicasets;
+pub mod replicationcontrollers;
+pub mod resourcequotas;
+pub mod secrets;
+pub mod serviceaccounts;
+pub mod services;
+pub mod statefulsets;
+pub mod storageclasses;
+
+#[cfg(test)]
+mod tests;
+
+pub use columns::Column;
+
+use crate::rest::object::{meta_mut, spec_changed, Object};
+use crate::selection::table::{SelectableFields, DEFAULT};
+use crate::status::ApiError;
+use crate::validation::FieldError;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The rules of one kind. Every method but [`Strategy::name`] has the answer of a kind
+/// with no rules of its own.
+pub trait Strategy: Send + Sync + 'static {
+    /// A name for the strategy (the resource it was written for): registry entries
+    /// compare and print their strategies by it.
+    fn name(&self) -> &'static str;
+
+    /// Whether `metadata.generation` starts at 1 and counts spec changes.
+    fn tracks_generation(&self) -> bool {
+        false
+    }
+
+    /// Make a new object what the kind starts with, after the generic metadata is
+    /// stamped: defaults, and a status only the status subresource may set
+    /// (`has_status`: the resource serves one).
+    fn prepare_for_create(&self, new: &mut Object, has_status: bool) {
+        if has_status {
+            reset_status(new);
+        }
+    }
+
+    /// Make a PUT of the whole object what the kind stores: by default the status
+    /// stays the stored one where a status subresource owns it.
+    fn prepare_for_update(&self, new: &mut Object, old: &Object, has_status: bool) {
+        if has_status {
+            keep_status(new, old);
+        }
+    }
+
+    /// The object a write to the status subresource stores: by default the stored
+    /// object with only its status replaced.
+    fn prepare_for_status_update(&self, new: &Object, old: Object) -> Object {
+        status_only(new, old)
+    }
+
+    /// The kind's own checks of a new object (after its metadata's).
+    fn validate_create(&self, _new: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    /// The kind's own checks of an updated object (after its metadata's).
+    fn validate_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    /// The columns a Table shows between Name and Age.
+    fn columns(&self) -> &'static [Column] {
+        &[]
+    }
+
+    /// The fields a field selector may name, and the 400 for any other.
+    fn selectable_fields(&self) -> &'static SelectableFields {
+        &DEFAULT
+    }
+
+    /// Whether the object called `name` may be deleted at all.
+    fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    /// Whether a DELETE answers with the deleted object rather than a success Status
+    /// (kube-apiserver's `ReturnDeletedObject` storages).
+    fn delete_returns_object(&self) -> bool {
+        false
+    }
+
+    /// What follows the delete of `deleted` (which it may mark, at `now`, for the
+    /// answer).
+    fn after_delete(&self, _deleted: &mut Object, _now: &str) -> AfterDelete {
+        AfterDelete::Answer
+    }
+
+    /// Who serves the subresource `name` (one discovery lists for the resource); `None`
+    /// when it is not served (404).
+    fn subresource(&self, name: &str) -> Option<Handler> {
+        (name == "status").then_some(Handler::Status)
+    }
+
+    /// Who serves the resource itself, when not the generic verbs over stored objects.
+    fn handler(&self) -> Option<Handler> {
+        None
+    }
+
+    /// Whether the namespace segment of a path names the object itself, for a
+    /// cluster-scoped resource (`/api/v1/namespaces/{name}`).
+    fn named_by_namespace_path(&self) -> bool {
+        false
+    }
+
+    /// Count a spec change of `new` over `old` in its `metadata.generation`, when the
+    /// kind tracks generations.
+    fn count_generation(&self, old: &Object, new: &mut Object) {
+        if self.tracks_generation() && spec_changed(old, new) {
+            let generation = old
+                .get("metadata")
+                .and_then(|m| m.get("generation"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            meta_mut(new).insert("generation".into(), json!(generation + 1));
+        }
+    }
+}
+
+/// Who serves a subresource (or a whole resource) instead of the generic verbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handler {
+    /// The generic verbs over the object, whose writes change only its status.
+    Status,
+    /// An `autoscaling/v1` Scale made from the object (get, update, patch).
+    Scale(ScaleRules),
+    /// Binding a pod to a node (`pods/binding`, and the `bindings` collection).
+    Binding,
+    /// Evicting a pod, as its disruption budget allows (`pods/eviction`).
+    Eviction,
+}
+
+/// The subresources of a kind that has `status` and `scale`.
+pub fn status_and_scale(name: &str, scale: ScaleRules) -> Option<Handler> {
+    match name {
+        "status" => Some(Handler::Status),
+        "scale" => Some(Handler::Scale(scale)),
+        _ => None,
+    }
+}
+
+/// How a kind's `scale` subresource reads its object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScaleRules {
+    /// The shape of the object's `spec.selector`.
+    pub selector: SelectorShape,
+    /// The group and resource a NotFound names when the object is missing, where
+    /// upstream's ScaleREST names another than the object's own.
+    pub not_found_as: Option<(&'static str, &'static str)>,
+}
+
+/// The shape of a `spec.selector`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectorShape {
+    /// A metav1 LabelSelector (`matchLabels`, `matchExpressions`).
+    LabelSelector,
+    /// A plain map of labels (replicationcontrollers).
+    LabelSet,
+}
+
+/// What a finished delete of one object does before it answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterDelete {
+    /// Nothing: answer.
+    Answer,
+    /// Delete every object in the namespace the deleted object is, then answer with
+    /// it (the namespace controller's work, done at once).
+    EmptyNamespace,
+}
+
+/// The strategy of a kind with no rules of its own.
+#[derive(Clone, Copy, Debug)]
+pub struct Plain;
+
+impl Strategy for Plain {
+    fn name(&self) -> &'static str {
+        "plain"
+    }
+}
+
+/// A registry entry's strategy: a built-in one (static) or one made at run time (a
+/// custom resource's). Compared and printed by name, so that a registry stays plain
+/// data to compare and print.
+#[derive(Clone)]
+pub struct SharedStrategy(Shared);
+
+#[derive(Clone)]
+enum Shared {
+    Static(&'static dyn Strategy),
+    Made(Arc<dyn Strategy>),
+}
+
+impl SharedStrategy {
+    /// A built-in strategy.
+    pub const fn of(strategy: &'static dyn Strategy) -> SharedStrategy {
+        SharedStrategy(Shared::Static(strategy))
+    }
+
+    /// A strategy made at run time.
+    pub fn new(strategy: impl Strategy) -> SharedStrategy {
+        SharedStrategy(Shared::Made(Arc::new(strategy)))
+    }
+
+    /// The strategy of a kind with no rules of its own.
+    pub const fn plain() -> SharedStrategy {
+        SharedStrategy::of(&Plain)
+    }
+}
+
+impl std::ops::Deref for SharedStrategy {
+    type Target = dyn Strategy;
+
+    fn deref(&self) -> &Self::Target {
+        match &self.0 {
+            Shared::Static(s) => *s,
+            Shared::Made(s) => s.as_ref(),
+        }
+    }
+}
+
+impl std::fmt::Debug for SharedStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Strategy({})", self.name())
+    }
+}
+
+impl PartialEq for SharedStrategy {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for SharedStrategy {}
+
+/// A new object's status, emptied: it is the controllers' to write, through the status
+/// subresource.
+pub fn reset_status(new: &mut Object) {
+    new.insert("status".into(), json!({}));
+}
+
+/// The stored status carried into `new`, which may not change it.
+pub fn keep_status(new: &mut Object, old: &Object) {
+    match old.get("status") {
+        Some(s) => new.insert("status".into(), s.clone()),
+        None => new.remove("status"),
+    };
+}
+
+/// `old` with only its status taken from `new`.
+pub fn status_only(new: &Object, mut old: Object) -> Object {
+    match new.get("status") {
+        Some(s) => old.insert("status".into(), s.clone()),
+        None => old.remove("status"),
+    };
+    old
+}

@@ -1,0 +1,22 @@
+//! Nodes (core/v1): selectable by `spec.unschedulable`, and not by
+//! `metadata.namespace` (upstream's node strategy leaves it out).
+
+use super::Strategy;
+use crate::selection::table::{Rejection, SelectableFields, NAME};
+
+static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
+    rejection: Rejection::NotSupported,
+    fields: &[NAME, ("spec.unschedulable", "spec.unschedulable")],
+};
+
+pub struct Nodes;
+
+impl Strategy for Nodes {
+    fn name(&self) -> &'static str {
+        "nodes"
+    }
+
+    fn selectable_fields(&self) -> &'static SelectableFields {
+        &SELECTABLE_FIELDS
+    }
+}

@@ -1,0 +1,126 @@
+//! The guaranteed update: read an object, change it, compare-and-swap it in on the
+//! revision read, and on a lost race make the change again on the newer object — as
+//! kube-apiserver's store does for every write that starts from the stored object.
+//!
+//! Update, patch and apply (and through them the status and scale subresources),
+//! binding a pod, and both writes of an eviction (the budget, then the pod) run this
+//! one loop; each says only what its change is and what its outcome answers.
+
+use super::object::{self, Object};
+use super::scope::Scope;
+use crate::effect::Step;
+use crate::status::ApiError;
+use crate::storage::{Completion, KeyValue, StorageError, StorageOp, StorageOutput};
+
+/// How many times a lost race is tried again unless a caller says otherwise.
+pub(super) const DEFAULT_RETRIES: u32 = 16;
+
+/// How a guaranteed update ended.
+#[derive(Debug)]
+pub(super) enum Outcome {
+    /// The change is written: the value as stored now.
+    Stored(KeyValue),
+    /// The change leaves the stored bytes as they are: nothing written, and this is the
+    /// value it was made from.
+    Unchanged(KeyValue),
+    /// A dry run: the changed object and the stored value it was made from; nothing
+    /// written.
+    DryRun { changed: Object, current: KeyValue },
+    /// The change refused the object (or the stored object could not be read).
+    Refused(ApiError),
+    /// The write failed, or lost its last race: the storage's last answer.
+    Failed(Completion),
+}
+
+/// One guaranteed update in flight: its change and where its retries stand.
+pub(super) struct GuaranteedUpdate<C> {
+    change: C,
+    dry_run: bool,
+    /// Writes tried so far that lost their race.
+    attempt: u32,
+    /// How many lost races are tried again before the update gives up.
+    retries: u32,
+}
+
+impl<C> std::fmt::Debug for GuaranteedUpdate<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuaranteedUpdate")
+            .field("dry_run", &self.dry_run)
+            .field("attempt", &self.attempt)
+            .field("retries", &self.retries)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C> GuaranteedUpdate<C>
+where
+    C: FnMut(&Scope, &Object, &KeyValue) -> Result<Object, ApiError> + Send + 'static,
+{
+    /// An update that makes `change` of the stored object (given the value it was read
+    /// as), written for real, retried [`DEFAULT_RETRIES`] times.
+    pub(super) fn new(change: C) -> Self {
+        GuaranteedUpdate {
+            change,
+            dry_run: false,
+            attempt: 0,
+            retries: DEFAULT_RETRIES,
+        }
+    }
+
+    /// Try again up to `retries` times after losing a race.
+    pub(super) fn retries(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
+    }
+
+    /// Make and check the change but do not write it.
+    pub(super) fn dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
+        self
+    }
+
+    /// Read the object the request names (NotFound when missing), then run.
+    pub(super) fn read(
+        self,
+        scope: Scope,
+        finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
+    ) -> Step {
+        scope.with_current(move |scope, current| self.run(scope, current, finish))
+    }
+
+    /// Run from `current`, a value already read.
+    pub(super) fn run(
+        mut self,
+        scope: Scope,
+        current: KeyValue,
+        finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
+    ) -> Step {
+        let changed = object::from_storage(&current)
+            .map_err(ApiError::internal)
+            .and_then(|old| (self.change)(&scope, &old, &current));
+        let changed = match changed {
+            Ok(changed) => changed,
+            Err(e) => return finish(scope, Outcome::Refused(e)),
+        };
+        if self.dry_run {
+            return finish(scope, Outcome::DryRun { changed, current });
+        }
+        let value = object::into_storage(changed);
+        if value == current.value {
+            return finish(scope, Outcome::Unchanged(current));
+        }
+        let op = StorageOp::Update {
+            key: current.key.clone(),
+            value,
+            expected_revision: current.mod_revision,
+        };
+        scope.then(op, move |scope, done| match done {
+            Ok(StorageOutput::Written(kv)) => finish(scope, Outcome::Stored(kv)),
+            Err(StorageError::Conflict { current, .. }) if self.attempt < self.retries => {
+                self.attempt += 1;
+                self.run(scope, current, finish)
+            }
+            other => finish(scope, Outcome::Failed(other)),
+        })
+    }
+}
