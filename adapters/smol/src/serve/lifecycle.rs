@@ -128,7 +128,9 @@ impl Lifecycle {
         lifecycle
     }
 
-    fn now(&self) -> Duration {
+    /// The server's monotonic clock: the time since it started, as the core's machines
+    /// (this one, the connections' codecs) take time.
+    pub(super) fn now(&self) -> Duration {
         self.started.elapsed()
     }
 
