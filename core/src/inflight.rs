@@ -155,7 +155,7 @@ impl Counter {
 
 /// The requests a limiter refused, by the labels of upstream's
 /// `apiserver_request_terminations_total` (all with code 429).
-pub type Refusals = BTreeMap<crate::metrics::RequestLabels, u64>;
+pub type Refusals = BTreeMap<crate::metrics::labels::RequestLabels, u64>;
 
 /// The in-flight limits of one server, shared by every connection.
 #[derive(Clone, Debug)]
@@ -286,7 +286,7 @@ impl Limiter {
         if privileged() {
             return Admission::Admitted(Slot::exempt());
         }
-        let labels = crate::metrics::termination_labels(method, path, query, content_type);
+        let labels = crate::metrics::labels::termination_labels(method, path, query, content_type);
         *self
             .refused
             .lock()
@@ -622,7 +622,7 @@ mod tests {
         refused(l.admit_request(&apply, &[]));
         refused(get(&l, "/version"));
         let labels = |verb: &str, group: &str, version: &str, resource: &str, scope: &str| {
-            crate::metrics::RequestLabels {
+            crate::metrics::labels::RequestLabels {
                 verb: verb.into(),
                 dry_run: String::new(),
                 group: group.into(),
@@ -633,7 +633,7 @@ mod tests {
                 component: "apiserver".into(),
             }
         };
-        let version = crate::metrics::RequestLabels {
+        let version = crate::metrics::labels::RequestLabels {
             subresource: "/version".into(),
             ..labels("GET", "", "", "", "")
         };

@@ -206,7 +206,7 @@ impl<S: SyncStorage> Harness<S> {
     pub fn send(&self, bytes: &[u8]) -> Vec<u8> {
         let mut connection = Connection::default();
         let mut out = Vec::new();
-        connection.feed(bytes);
+        connection.feed(bytes, self.clock.get());
         self.serve(&mut connection, &mut out, None);
         out
     }
@@ -216,7 +216,7 @@ impl<S: SyncStorage> Harness<S> {
     /// were answered (or the connection closed) at once, and are in `answered`.
     pub fn start(&self, bytes: &[u8], answered: &mut Vec<u8>) -> Option<Held> {
         let mut connection = Connection::default();
-        connection.feed(bytes);
+        connection.feed(bytes, self.clock.get());
         let begun = self.server.request_begun(self.clock.get());
         let Http::Request(request) = connection.poll() else {
             return None;
@@ -273,6 +273,12 @@ impl<S: SyncStorage> Harness<S> {
                     }
                 }
                 Http::Continue(bytes) => out.extend_from_slice(&bytes),
+                Http::TimedOut(mut response) => {
+                    let closing = true;
+                    crate::exchange::answer_headers(response.headers_mut(), &http::HeaderValue::from_static(""), self.epoch + self.clock.get(), closing);
+                    out.extend_from_slice(&connection.encode_response(&response));
+                    return;
+                }
                 Http::Fatal(bytes) => {
                     out.extend_from_slice(&bytes);
                     return;

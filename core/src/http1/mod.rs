@@ -16,16 +16,30 @@
 //! * `Expect: 100-continue` gets one [`Event::Continue`] when the head is complete and
 //!   the body is not;
 //! * HTTP/1.1 connections stay open unless `Connection: close`; HTTP/1.0 ones close unless
-//!   `Connection: keep-alive`.
+//!   `Connection: keep-alive`;
+//! * a peer that is slow to send is timed out as kube-apiserver's server does (see
+//!   [`Timeouts`]): closed when idle or slow with a request's head, answered `504` when
+//!   slow with its body.
 //!
 //! # Driving a connection
+//!
+//! Time is an input: a monotonic [`Duration`] since an origin the adapter picks. The
+//! codec never reads a clock; it says when it next needs one ([`Connection::poll_timeout`]).
 //!
 //! ```text
 //! loop {
 //!     match conn.poll() {
 //!         Event::Request(req) => write(conn.encode_response(&handle(req))),
 //!         Event::Continue(bytes) => write(bytes),
-//!         Event::NeedMore => match read() { 0 => conn.feed_eof(), n => conn.feed(&buf[..n]) },
+//!         Event::NeedMore => {
+//!             conn.start_waiting(now());
+//!             match read_until(conn.poll_timeout()) {
+//!                 TimedOut => conn.handle_timeout(now()),
+//!                 Read(0) => conn.feed_eof(),
+//!                 Read(n) => conn.feed(&buf[..n], now()),
+//!             }
+//!         }
+//!         Event::TimedOut(response) => { write(conn.encode_response(&response)); break }
 //!         Event::Fatal(bytes) => { write(bytes); break }
 //!         Event::Closed => break,
 //!     }
@@ -40,6 +54,7 @@
 //! request.
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 
@@ -47,8 +62,11 @@ mod decode;
 mod encode;
 #[cfg(test)]
 mod tests;
+mod timers;
 
 use decode::{Failure, PartialRequest};
+pub use timers::Timeouts;
+use timers::{Expiry, Timer};
 
 /// Size limits the codec enforces on what the peer sends.
 #[derive(Clone, Copy, Debug)]
@@ -80,6 +98,10 @@ pub enum Event {
     NeedMore,
     /// The peer's input is unusable: write this response (already encoded), then close.
     Fatal(Bytes),
+    /// A request's body did not arrive within [`Timeouts::request_body`]: add the headers
+    /// every response carries, write [`Connection::encode_response`] of this `504`
+    /// (it says `Connection: close`), then close. The rest of the body is not read.
+    TimedOut(http::Response<Bytes>),
     /// The peer closed cleanly between requests; nothing more will come. Also returned
     /// once the last request the connection will carry has been returned (it said
     /// `Connection: close`, or the connection switched protocols): answer the requests
@@ -123,6 +145,8 @@ enum Read {
     /// The last request returned asked to switch protocols: wait for its answer before
     /// reading on (the bytes after it may not be HTTP).
     AwaitUpgrade,
+    /// A request's body took too long: answer it `504`, then read no more.
+    TimedOut,
     /// No more requests on this connection.
     Done,
 }
@@ -141,6 +165,8 @@ enum Stream {
 /// One HTTP/1.1 server connection.
 pub struct Connection {
     limits: Limits,
+    timeouts: Timeouts,
+    timer: Timer,
     /// Bytes fed and not yet consumed by the decoder.
     buf: BytesMut,
     read: Read,
@@ -158,14 +184,18 @@ pub struct Connection {
 
 impl Default for Connection {
     fn default() -> Self {
-        Connection::new(Limits::default())
+        Connection::new(Limits::default(), Timeouts::default())
     }
 }
 
 impl Connection {
-    pub fn new(limits: Limits) -> Self {
+    /// A connection enforcing `limits` and `timeouts`. No timer runs until the adapter
+    /// first waits for the peer ([`Connection::start_waiting`]) or feeds it bytes.
+    pub fn new(limits: Limits, timeouts: Timeouts) -> Self {
         Connection {
             limits,
+            timeouts,
+            timer: Timer::Paused,
             buf: BytesMut::new(),
             read: Read::Head {
                 scanned: 0,
@@ -184,15 +214,76 @@ impl Connection {
         self.limits
     }
 
-    /// Hand the codec bytes read from the socket.
+    /// The timeouts this connection enforces.
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
+    }
+
+    /// Hand the codec bytes read from the socket at `now`.
     ///
-    /// Bytes fed after the connection is done (a `Fatal`, `Closed`, or the end of the
-    /// last request) are dropped.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        if self.eof || matches!(self.read, Read::Done) || bytes.is_empty() {
+    /// Bytes fed after the connection is done (a `Fatal`, `Closed`, a timeout, or the end
+    /// of the last request) are dropped.
+    pub fn feed(&mut self, bytes: &[u8], now: Duration) {
+        if self.eof || matches!(self.read, Read::Done | Read::TimedOut) || bytes.is_empty() {
             return;
         }
         self.buf.extend_from_slice(bytes);
+        let owed = self.owes_answer();
+        self.timer.bytes_came(now, owed);
+    }
+
+    /// The adapter starts waiting for the peer's bytes at `now` (after
+    /// [`Event::NeedMore`]): the idle timer counts from here.
+    pub fn start_waiting(&mut self, now: Duration) {
+        let owed = self.owes_answer();
+        self.timer.waiting(now, owed);
+    }
+
+    /// When [`Connection::handle_timeout`] must next be called, if the peer does not send
+    /// anything first. `None` while the peer is owed an answer (a request is being
+    /// handled, a response streams) or the connection reads no more.
+    pub fn poll_timeout(&self) -> Option<Duration> {
+        self.running_timer().map(|(deadline, _)| deadline)
+    }
+
+    /// Time has come to `now`: fire the timer due by then, if any. [`Connection::poll`]
+    /// then says what to do: [`Event::Closed`] (idle, or a head too slow) or
+    /// [`Event::TimedOut`] (a body too slow).
+    pub fn handle_timeout(&mut self, now: Duration) {
+        let Some((deadline, expiry)) = self.running_timer() else {
+            return;
+        };
+        if now < deadline {
+            return;
+        }
+        tracing::debug!(?expiry, ?deadline, "HTTP/1.1 connection timed out");
+        self.timer = Timer::Expired(expiry);
+        self.close = true;
+        match expiry {
+            Expiry::Idle | Expiry::Head => self.finish(),
+            Expiry::Body => {
+                self.read = Read::TimedOut;
+                self.buf = BytesMut::new();
+            }
+        }
+    }
+
+    /// The timer that runs now: when it fires and which it is.
+    fn running_timer(&self) -> Option<(Duration, Expiry)> {
+        let body = match self.read {
+            Read::Head { .. } => false,
+            Read::Body(_) => true,
+            Read::AwaitUpgrade | Read::TimedOut | Read::Done => return None,
+        };
+        if self.owes_answer() {
+            return None;
+        }
+        self.timer.deadline(&self.timeouts, body)
+    }
+
+    /// Whether a request returned by `poll` is still unanswered or its response streams.
+    fn owes_answer(&self) -> bool {
+        !self.unanswered.is_empty() || self.stream.is_some()
     }
 
     /// The peer closed its side (read returned 0).
@@ -234,6 +325,10 @@ impl Connection {
         loop {
             match &mut self.read {
                 Read::Done => return Event::Closed,
+                Read::TimedOut => {
+                    self.read = Read::Done;
+                    return Event::TimedOut(crate::lifecycle::timed_out());
+                }
                 Read::AwaitUpgrade => {
                     return if self.eof {
                         Event::Closed
@@ -262,6 +357,7 @@ impl Connection {
                         };
                         let (request, answer) = partial.finish(body);
                         self.unanswered.push_back(answer);
+                        self.timer = Timer::Paused;
                         self.read = if !answer.keep_alive {
                             Read::Done
                         } else if answer.upgrade {

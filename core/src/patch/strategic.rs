@@ -25,6 +25,7 @@ use crate::schema::{go_quote, NodeKind, SchemaNode};
 use gofmt::GoType;
 use serde_json::{Map, Value};
 
+mod added;
 mod directives;
 mod gofmt;
 mod lists;
@@ -103,7 +104,7 @@ fn merge_field(
         // Absent or of another type: the patch's value (directives and nulls taken out)
         // replaces it. A deletion list never adds anything.
         if !delete_list {
-            match added(value) {
+            match added::value(value) {
                 Some(value) => original.insert(key, value),
                 None => original.remove(&key),
             };
@@ -133,13 +134,6 @@ fn merge_field(
         (current, value) => *current = value,
     }
     Ok(())
-}
-
-/// A patch value taken as it is (no original to merge with): nulls and objects that
-/// carry a `$patch` directive left out; `None` when the value itself carries one.
-fn added(mut value: Value) -> Option<Value> {
-    directives::discard_nulls(&mut value);
-    directives::remove_directives(value)
 }
 
 /// What a list field's schema says about merging it.
@@ -205,6 +199,15 @@ fn go_kind(kind: NodeKind) -> &'static str {
 /// An error upstream returns untyped: kube-apiserver answers it with 500.
 fn failed(message: impl Into<String>) -> PatchError {
     PatchError::Internal(message.into())
+}
+
+/// `$patch` with a value upstream does not know, in `item`.
+fn bad_patch_type(directive: &Value, item: &Value) -> PatchError {
+    failed(format!(
+        "unknown patch type: {} in map: {}",
+        gofmt::s(directive),
+        gofmt::v(item)
+    ))
 }
 
 fn bad_document() -> PatchError {

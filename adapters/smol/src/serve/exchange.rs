@@ -6,7 +6,6 @@ use super::{drive_exchange, inputs, timeout, Apiary, Driven};
 use crate::memory;
 use apiary_core::exchange::{answer_headers, Arrived, Exchange};
 use apiary_core::http1::{Connection, Event};
-use apiary_core::lifecycle::timed_out;
 use apiary_core::storage::Storage;
 use bytes::Bytes;
 use smol::future::FutureExt as _;
@@ -19,12 +18,6 @@ use std::time::{Duration, SystemTime};
 
 /// How long a client has to complete the TLS handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a connection may sit with no bytes from the client while the server waits
-/// for them (kube-apiserver's IdleTimeout).
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
-/// How long a client may take to send a request's head once it has begun
-/// (kube-apiserver's ReadHeaderTimeout); the connection is closed past it.
-pub const READ_HEADER_TIMEOUT: Duration = Duration::from_secs(32);
 
 impl<S: Storage> Apiary<S> {
     pub(super) async fn connection(&self, tcp: TcpStream, remote: SocketAddr) {
@@ -83,19 +76,16 @@ impl<S: Storage> Apiary<S> {
     where
         T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin,
     {
-        let mut codec = Connection::new(self.limits);
+        let mut codec = Connection::new(self.limits, self.timeouts);
         let mut buf = vec![0u8; 16 * 1024];
         let mut eof = false;
         // The request whose first bytes have come, counted in flight from then on.
         let mut begun: Option<apiary_core::lifecycle::InFlight> = None;
         // Whether a request was answered: a kept-alive connection, not a new one.
         let mut answered_one = false;
-        // When the first bytes of the request being read came.
-        let mut reading_since: Option<std::time::Instant> = None;
         loop {
             match codec.poll() {
                 Event::Request(request) => {
-                    reading_since = None;
                     let path = request.uri().path().to_owned();
                     let started = std::time::Instant::now();
                     let inputs = inputs(self.lifecycle.now(), Some(remote), peer_certificates.clone());
@@ -171,36 +161,30 @@ impl<S: Storage> Apiary<S> {
                         } else {
                             smol::future::pending::<()>().await;
                         }
-                        None
+                        Woke::Closing
                     };
-                    // A request being read has until READ_HEADER_TIMEOUT for its head
-                    // and --request-timeout for its body; an idle connection IDLE_TIMEOUT.
-                    let limit = if codec.reading_body() {
-                        self.request_timeout
-                    } else {
-                        READ_HEADER_TIMEOUT
-                    };
-                    let wait = reading_since.map_or(IDLE_TIMEOUT, |since| {
-                        (since + limit)
-                            .saturating_duration_since(std::time::Instant::now())
-                            .min(IDLE_TIMEOUT)
-                    });
-                    let reading = timeout(wait, stream.read(&mut buf));
-                    let read = match smol::future::or(reading, closing).await {
-                        Some(read) => read,
-                        None if reading_since.is_some() && codec.reading_body() => {
-                            // Upstream's timeout filter answers a body that never
-                            // finishes arriving; the rest of it is not read.
-                            let mut response = timed_out();
-                            response.headers_mut().insert(
-                                http::header::CONNECTION,
-                                http::HeaderValue::from_static("close"),
-                            );
-                            self.finish_headers(&mut response, http::HeaderValue::from_static(""));
-                            stream.write_all(&codec.encode_response(&response)).await?;
-                            return finish(&mut stream).await;
+                    // The codec's timers (idle, a request's head, its body) say how
+                    // long to wait; it decides what a timeout means.
+                    codec.start_waiting(self.lifecycle.now());
+                    let deadline = codec.poll_timeout();
+                    let reading = async {
+                        match deadline {
+                            Some(deadline) => {
+                                let wait = deadline.saturating_sub(self.lifecycle.now());
+                                timeout(wait, stream.read(&mut buf))
+                                    .await
+                                    .map_or(Woke::Deadline, Woke::Read)
+                            }
+                            None => Woke::Read(stream.read(&mut buf).await),
                         }
-                        None => return finish(&mut stream).await,
+                    };
+                    let read = match smol::future::or(reading, closing).await {
+                        Woke::Read(read) => read,
+                        Woke::Deadline => {
+                            codec.handle_timeout(self.lifecycle.now());
+                            continue;
+                        }
+                        Woke::Closing => return finish(&mut stream).await,
                     };
                     match read {
                         Ok(0) => {
@@ -208,8 +192,7 @@ impl<S: Storage> Apiary<S> {
                             codec.feed_eof();
                         }
                         Ok(n) => {
-                            codec.feed(&buf[..n]);
-                            reading_since.get_or_insert_with(std::time::Instant::now);
+                            codec.feed(&buf[..n], self.lifecycle.now());
                             if begun.is_none() {
                                 begun = self.server.request_begun(self.lifecycle.now());
                             }
@@ -222,6 +205,13 @@ impl<S: Storage> Apiary<S> {
                         Err(e) => return Err(e),
                     }
                 }
+                Event::TimedOut(mut response) => {
+                    // Upstream's timeout filter answers a body that never finishes
+                    // arriving; the rest of it is not read.
+                    self.finish_headers(&mut response, http::HeaderValue::from_static(""));
+                    stream.write_all(&codec.encode_response(&response)).await?;
+                    return finish(&mut stream).await;
+                }
                 Event::Fatal(bytes) => {
                     stream.write_all(&bytes).await?;
                     return finish(&mut stream).await;
@@ -230,6 +220,16 @@ impl<S: Storage> Apiary<S> {
             }
         }
     }
+}
+
+/// What ended a wait for the client's bytes.
+#[derive(Debug)]
+enum Woke {
+    Read(io::Result<usize>),
+    /// The codec's next timer is due.
+    Deadline,
+    /// Requests are no longer taken and the connection is idle.
+    Closing,
 }
 
 /// Flush what is buffered and close: TLS close_notify, then the socket.

@@ -84,8 +84,9 @@ impl Lifecycle {
         }
     }
 
-    /// The lifecycle's clock: time since start.
-    pub fn now(&self) -> Duration {
+    /// The server's monotonic clock: the time since it started, as the core's machines
+    /// (this one, the connections' codecs) take time.
+    pub(super) fn now(&self) -> Duration {
         self.started.elapsed()
     }
 

@@ -9,13 +9,13 @@ pub mod lifecycle;
 mod watch_pump;
 
 pub use drive::{drive, drive_exchange, inputs, Driven};
-pub use exchange::{HANDSHAKE_TIMEOUT, IDLE_TIMEOUT};
+pub use exchange::HANDSHAKE_TIMEOUT;
 
 use crate::flags::Options;
 use crate::pki::{self, ServingNames};
 use crate::tls;
 use apiary_core::health::BOOTSTRAP_HOOK;
-use apiary_core::http1::Limits;
+use apiary_core::http1::{Limits, Timeouts};
 use apiary_core::inflight::Limits as InflightLimits;
 use apiary_core::lifecycle::{Event, LifecycleConfig};
 use lifecycle::Lifecycle;
@@ -66,9 +66,9 @@ pub struct Apiary<S: Storage> {
     listener: std::sync::Mutex<Option<TcpListener>>,
     /// Start-up and graceful termination.
     lifecycle: Lifecycle,
-    /// `--request-timeout`: the longest a request that is not a watch may take.
-    request_timeout: Duration,
     limits: Limits,
+    /// How long a client may take to send a request, or to start one.
+    timeouts: Timeouts,
     local_addr: SocketAddr,
     url: String,
     kubeconfig: PathBuf,
@@ -162,10 +162,13 @@ impl<S: Storage> Apiary<S> {
             acceptor: TlsAcceptor::from(tls),
             listener: std::sync::Mutex::new(Some(listener)),
             lifecycle,
-            request_timeout: options.request_timeout,
             limits: Limits {
                 max_header_bytes: MAX_HEADER_BYTES,
                 max_body_bytes: options.max_request_body_bytes,
+            },
+            timeouts: Timeouts {
+                request_body: options.request_timeout,
+                ..Timeouts::default()
             },
             local_addr,
             url,

@@ -158,7 +158,7 @@ impl<S: Storage> Apiary<S> {
                     return Ok(());
                 }
                 Wake::Client(Ok(n)) => {
-                    codec.feed(&buf[..n]);
+                    codec.feed(&buf[..n], self.lifecycle.now());
                     None
                 }
             };

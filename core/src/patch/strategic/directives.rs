@@ -1,12 +1,12 @@
 //! The `$` directives of a strategic merge patch that act on an object: `$patch`,
-//! `$retainKeys` and `$setElementOrder/<field>`, and taking directives out of values
-//! that are added without merging.
+//! `$retainKeys` and `$setElementOrder/<field>`.
 
 use super::gofmt;
-use super::lists;
+use super::{added, lists};
 use super::{
-    bad_arg_type, failed, go_eq, hashable, lookup_list, no_merge_key, Object, PatchError,
-    DELETE_FROM_PRIMITIVE_LIST, MAP_TYPE, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, SLICE_TYPE,
+    bad_arg_type, bad_patch_type, failed, go_eq, hashable, lookup_list, no_merge_key, Object,
+    PatchError, DELETE_FROM_PRIMITIVE_LIST, MAP_TYPE, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER,
+    SLICE_TYPE,
 };
 use crate::schema::SchemaNode;
 use serde_json::Value;
@@ -26,14 +26,6 @@ pub(super) fn map_directive(directive: &Value, mut patch: Object) -> Result<Obje
         Some("delete") => Ok(Object::new()),
         _ => Err(bad_patch_type(directive, &Value::Object(patch))),
     }
-}
-
-pub(super) fn bad_patch_type(directive: &Value, item: &Value) -> PatchError {
-    failed(format!(
-        "unknown patch type: {} in map: {}",
-        gofmt::s(directive),
-        gofmt::v(item)
-    ))
 }
 
 /// The field a `<prefix>/<field>` directive names.
@@ -102,7 +94,7 @@ pub(super) fn set_element_orders(
         let mut before = ours.clone().unwrap_or_default();
         let merged = match (ours, theirs) {
             (Some(ours), None) => ours,
-            (None, Some(theirs)) => lists::without_directives(theirs),
+            (None, Some(theirs)) => added::list(theirs),
             (Some(ours), Some(theirs)) if meta.merges => {
                 let (merged, seen) = lists::merge_list_seen(ours, theirs, &meta, false)?;
                 before = seen.unwrap_or(before);
@@ -182,33 +174,4 @@ fn same_item(a: &Value, b: &Value, merge_key: &str) -> Result<bool, PatchError> 
     let ka = a.get(merge_key).ok_or_else(|| no_merge_key(a, merge_key))?;
     let kb = b.get(merge_key).ok_or_else(|| no_merge_key(b, merge_key))?;
     go_eq(ka, kb)
-}
-
-/// Drop the object fields that are `null`, at any depth (items of lists stay).
-pub(super) fn discard_nulls(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|_, v| !v.is_null());
-            map.values_mut().for_each(discard_nulls);
-        }
-        Value::Array(items) => items.iter_mut().for_each(discard_nulls),
-        _ => {}
-    }
-}
-
-/// Drop the objects that carry `$patch`, at any depth; `None` when `value` is one.
-/// Other directives (`$retainKeys`, ...) stay, as upstream leaves them.
-pub(super) fn remove_directives(value: Value) -> Option<Value> {
-    match value {
-        Value::Object(map) if map.contains_key(PATCH) => None,
-        Value::Object(map) => Some(Value::Object(
-            map.into_iter()
-                .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
-                .collect(),
-        )),
-        Value::Array(items) => Some(Value::Array(
-            items.into_iter().filter_map(remove_directives).collect(),
-        )),
-        other => Some(other),
-    }
 }

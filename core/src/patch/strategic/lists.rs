@@ -8,11 +8,10 @@
 //! placed before the first patch item it preceded in the original — so an added item
 //! comes before the original's items unless `$setElementOrder` says otherwise.
 
-use super::directives::{bad_patch_type, remove_directives};
 use super::gofmt::{self, GoType};
 use super::{
-    bad_arg_type, failed, go_eq, go_kind, hashable, merge_map, no_merge_key, ListMeta, PatchError,
-    MAP_TYPE, PATCH,
+    bad_arg_type, bad_patch_type, failed, go_eq, go_kind, hashable, merge_map, no_merge_key,
+    ListMeta, PatchError, MAP_TYPE, PATCH,
 };
 use serde_json::Value;
 
@@ -389,9 +388,4 @@ fn check_merge_keys(key: &str, items: &[Value]) -> Result<(), PatchError> {
         }
     }
     Ok(())
-}
-
-/// A list added as it is: its items that carry `$patch` left out.
-pub(super) fn without_directives(items: Vec<Value>) -> Vec<Value> {
-    items.into_iter().filter_map(remove_directives).collect()
 }
