@@ -166,7 +166,7 @@ impl Server {
             let e = authorization::forbidden(attributes, &reason);
             return Step::Respond(rest::error_response(&e, Output::JSON));
         }
-        self.route(request, inputs, info)
+        self.route(request, inputs, info, user)
     }
 
     /// Requests the server makes of itself after it starts (creating the default
@@ -191,7 +191,7 @@ impl Server {
     pub fn handle_as_system(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
-        self.route(request, inputs, info)
+        self.route(request, inputs, info, UserInfo::system())
     }
 
     /// Health, version, discovery, OpenAPI and metrics.
@@ -215,7 +215,7 @@ impl Server {
     /// Route an authorized request along the delegation chain: the aggregator, then the
     /// built-in and custom resources, then not found; non-resource paths and discovery
     /// are the server's own.
-    fn route(&self, request: http::Request<Bytes>, inputs: Inputs, info: RequestInfo) -> Step {
+    fn route(&self, request: http::Request<Bytes>, inputs: Inputs, info: RequestInfo, user: UserInfo) -> Step {
         let index = match routing::route(&info, &self.shared.config.aggregated_apis, &self.shared.registry) {
             Route::Aggregated(api) => return aggregation::proxy(&api, request),
             Route::Resource(index) => index,
@@ -278,6 +278,7 @@ impl Server {
             content_type,
             user_agent: header(http::header::USER_AGENT).map(str::to_owned),
             body,
+            user,
         };
         rest::handle(&info, scope)
     }

@@ -2,6 +2,7 @@
 
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
+use crate::admission::Operation;
 use crate::effect::Step;
 use crate::resources::namespaces;
 use crate::status::ApiError;
@@ -21,7 +22,13 @@ pub(super) fn create(scope: Scope) -> Step {
 }
 
 pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
-    if let Err(e) = prepare(&scope, &mut obj) {
+    // Mutating admission, the kind's strategy, then validating admission, as upstream
+    // orders them.
+    let admitted = scope
+        .admit_mutating(Operation::Create, &mut obj)
+        .and_then(|()| prepare(&scope, &mut obj))
+        .and_then(|()| scope.admit_validating(Operation::Create, &obj));
+    if let Err(e) = admitted {
         return scope.fail(e);
     }
     scope.record_update(None, &mut obj);

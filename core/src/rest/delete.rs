@@ -6,6 +6,7 @@
 
 use super::object::{self, meta_str, Object};
 use super::scope::Scope;
+use crate::admission::Operation;
 use crate::effect::Step;
 use crate::resources::AfterDelete;
 use crate::status::ApiError;
@@ -73,6 +74,9 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     };
     if let Some(why) = failed {
         return scope.fail(ApiError::conflict(&r.group, &r.plural, &scope.name, &why));
+    }
+    if let Err(e) = scope.admit_validating(Operation::Delete, &obj) {
+        return scope.fail(e);
     }
     if dry_run {
         // Found and checked: answered as deleted, nothing removed.

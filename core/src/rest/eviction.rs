@@ -595,6 +595,7 @@ fn budget_scope(scope: &Scope, index: usize, name: &str) -> Scope {
         content_type: None,
         user_agent: Some(LOOPBACK_USER_AGENT.to_owned()),
         body: Bytes::new(),
+        user: crate::authn::UserInfo::system(),
     }
 }
 

@@ -4,6 +4,8 @@
 use super::object;
 use super::read_at;
 use super::response::{encoded, error_response};
+use crate::admission::{self, Operation};
+use crate::authn::UserInfo;
 use crate::effect::{Inputs, Step};
 use crate::negotiation::{self, Output};
 use crate::query::Query;
@@ -32,9 +34,38 @@ pub(crate) struct Scope {
     /// The User-Agent header: who a write is recorded as when it names no manager.
     pub user_agent: Option<String>,
     pub body: Bytes,
+    /// Who the request acts as (after impersonation): what admission is told.
+    pub user: UserInfo,
 }
 
 impl Scope {
+    /// What admission is told about this request's `operation`.
+    fn admission_attributes(&self, operation: Operation) -> admission::Attributes<'_> {
+        let r = self.resource();
+        admission::Attributes {
+            operation,
+            group: &r.group,
+            version: &r.version,
+            resource: &r.plural,
+            subresource: &self.subresource,
+            namespace: self.namespace.as_deref(),
+            name: &self.name,
+            user: Some(&self.user),
+            dry_run: self.dry_run(),
+        }
+    }
+
+    /// The mutating admission phase for a write of `object`.
+    pub fn admit_mutating(&self, operation: Operation, object: &mut object::Object) -> Result<(), ApiError> {
+        self.shared.admission.mutate(self.admission_attributes(operation), object)
+    }
+
+    /// The validating admission phase for a write of `object` (the old object of a
+    /// delete).
+    pub fn admit_validating(&self, operation: Operation, object: &object::Object) -> Result<(), ApiError> {
+        self.shared.admission.validate(self.admission_attributes(operation), object)
+    }
+
     pub fn resource(&self) -> &Resource {
         &self.shared.registry.resources()[self.resource]
     }

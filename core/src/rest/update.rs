@@ -8,6 +8,7 @@
 use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
+use crate::admission::Operation;
 use crate::effect::Step;
 use crate::resources::Handler;
 use crate::status::ApiError;
@@ -92,12 +93,14 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 }
 
 /// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
-pub(super) fn replace(scope: &Scope, old: &Object, new: Object) -> Result<Object, ApiError> {
+pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
+    scope.admit_mutating(Operation::Update, &mut new)?;
     let mut new = match scope.subresource_handler() {
         Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
         Some(Handler::Scale(_)) => super::scale::write_back(scope, old, &new)?,
         _ => main_update(scope, old, new)?,
     };
+    scope.admit_validating(Operation::Update, &new)?;
     scope.record_update(Some(old), &mut new);
     Ok(new)
 }
