@@ -27,6 +27,7 @@ pub mod openapi;
 pub mod patch;
 pub mod protobuf;
 pub mod query;
+pub mod reflector;
 pub mod registry;
 pub mod request_info;
 pub mod rest;
