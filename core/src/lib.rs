@@ -45,5 +45,5 @@ pub mod watch;
 pub mod watch_cache;
 
 pub use config::Config;
-pub use effect::{Inputs, Pending, Step, WatchRequest};
+pub use effect::{Inputs, Pending, Step, WatchSource};
 pub use server::Server;

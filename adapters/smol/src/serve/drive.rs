@@ -2,7 +2,7 @@
 
 use apiary_core::storage::{Storage, StorageOp};
 use apiary_core::effect::WatchResponse;
-use apiary_core::{Inputs, Server, Step, WatchRequest};
+use apiary_core::{Inputs, Server, Step, WatchSource};
 use bytes::Bytes;
 use std::net::SocketAddr;
 use std::time::SystemTime;
@@ -11,8 +11,8 @@ use std::time::SystemTime;
 pub enum Driven {
     /// A whole response.
     Respond(http::Response<Bytes>),
-    /// A watch to stream.
-    Watch(WatchRequest, Box<dyn WatchResponse>),
+    /// A watch to stream from its source.
+    Watch(WatchSource, Box<dyn WatchResponse>),
 }
 
 /// Run a request until it answers or becomes a watch: perform each storage operation
@@ -22,7 +22,7 @@ pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> Driven {
         step = match step {
             Step::Respond(response) => return Driven::Respond(response),
             Step::Storage(op, pending) => pending.resume(storage.run(op).await),
-            Step::Watch(request, stream) => return Driven::Watch(request, stream),
+            Step::Watch(source, stream) => return Driven::Watch(source, stream),
         };
     }
 }
@@ -45,7 +45,7 @@ pub async fn drive_observed<S: Storage>(storage: &S, server: &Server, mut step: 
                 }
                 pending.resume(done)
             }
-            Step::Watch(request, stream) => return Driven::Watch(request, stream),
+            Step::Watch(source, stream) => return Driven::Watch(source, stream),
         };
     }
 }
