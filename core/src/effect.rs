@@ -3,9 +3,10 @@
 //! module imports no stage.
 
 use crate::storage::{Completion, StorageError, StorageOp, WatchEvent};
-use crate::watch_cache::CachedEvent;
+use crate::watch_cache::{CachedEvent, Subscription};
 use bytes::Bytes;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// Everything about a request that looks like IO, passed in so the core stays
@@ -36,20 +37,25 @@ pub enum Step {
     /// Send this request out (to an aggregated API server, later to admission
     /// webhooks), then [`PendingCall::resume`] with its answer.
     Call(Outbound, PendingCall),
-    /// A long-running watch: open this backend watch, write the stream's head and
-    /// frames as chunks, feed it every backend event, and end it when it says so, when
-    /// its timeout passes, or when the client goes away.
-    Watch(WatchRequest, Box<dyn WatchResponse>),
+    /// A long-running watch: write the stream's head and frames as chunks, feed it every
+    /// event of its source, and end it when it says so, when its timeout passes, or when
+    /// the client goes away.
+    Watch(WatchSource, Box<dyn WatchResponse>),
 }
 
-/// The backend watch a [`Step::Watch`] needs: every change under `prefix` after
-/// revision `after`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WatchRequest {
-    pub prefix: String,
-    pub after: crate::storage::Revision,
-    /// The prefix of the whole resource: its watch cache's.
-    pub resource_prefix: String,
+/// Where a [`Step::Watch`]'s events come from, decided by the core when the watch is
+/// created.
+#[derive(Debug)]
+pub enum WatchSource {
+    /// The resource's watch cache covers the watch's revision: its events are queued on
+    /// this subscription; feed each to [`WatchResponse::on_cached`].
+    Cache(Arc<Subscription>),
+    /// The backend, which keeps the longer history: open a watch of every change under
+    /// `prefix` after revision `after` and feed each to [`WatchResponse::on_event`].
+    Backend {
+        prefix: String,
+        after: crate::storage::Revision,
+    },
 }
 
 /// A request paused while the adapter runs its storage operation: one owned value

@@ -33,6 +33,7 @@ pub mod openapi;
 pub mod patch;
 pub mod protobuf;
 pub mod query;
+pub mod reflector;
 pub mod registry;
 pub mod request_info;
 pub mod resources;
@@ -52,5 +53,5 @@ pub mod watch;
 pub mod watch_cache;
 
 pub use config::Config;
-pub use effect::{Inputs, Pending, Step, WatchRequest};
+pub use effect::{Inputs, Pending, Step, WatchSource};
 pub use server::Server;

@@ -17,7 +17,7 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) registry: Registry,
     pub(crate) health: HealthChecks,
-    /// One watch cache per resource, fed by the adapter's reflectors.
+    /// One watch cache per resource, all fed by the reflector (`crate::reflector`).
     pub(crate) watch_caches: Vec<Arc<crate::watch_cache::WatchCache>>,
     /// The server's metrics, served at /metrics.
     pub(crate) metrics: crate::metrics::Metrics,

@@ -18,7 +18,7 @@ mod finish;
 
 use crate::audit;
 use crate::authn::UserInfo;
-use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, Step, WatchRequest, WatchResponse};
+use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, Step, WatchResponse, WatchSource};
 use crate::inflight::Slot;
 use crate::lifecycle::InFlight;
 use crate::metrics::Tracked;
@@ -47,7 +47,7 @@ pub enum Next {
     /// Stream this watch: write the head, then its frames; [`Exchange::watch_ended`]
     /// when it ends.
     Watch {
-        request: WatchRequest,
+        source: WatchSource,
         head: http::response::Parts,
         stream: Box<dyn WatchResponse>,
     },
@@ -275,7 +275,7 @@ impl Exchange {
     }
 
     /// The handler became a watch: streamed from now on, counted as long-running.
-    fn start_watch(&mut self, request: WatchRequest, stream: Box<dyn WatchResponse>) -> Next {
+    fn start_watch(&mut self, source: WatchSource, stream: Box<dyn WatchResponse>) -> Next {
         if let Some(in_flight) = self.in_flight.as_mut() {
             in_flight.long_running(self.latest);
         }
@@ -290,7 +290,7 @@ impl Exchange {
             head.headers.insert(finish::AUDIT_ID, self.audit_id.clone());
         }
         Next::Watch {
-            request,
+            source,
             head,
             stream,
         }

@@ -21,8 +21,9 @@ use crate::effect::{CallError, CallOutcome, Inputs, Outbound, WatchResponse};
 use crate::exchange::{Arrived, Exchange, Next};
 use crate::http1::{Connection, Event as Http};
 use crate::lifecycle::{Action, Event};
+use crate::reflector::{Input as ReflectorInput, Next as ReflectorNext, Reflector};
 use crate::storage::StorageOp;
-use crate::{Config, Server, WatchRequest};
+use crate::{Config, Server, WatchSource};
 use bytes::Bytes;
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -44,6 +45,8 @@ pub struct Harness<S: SyncStorage> {
     calls: RefCell<CallHandler>,
     /// Lifecycle actions carried out so far, in order.
     actions: RefCell<Vec<Action>>,
+    /// The watch caches' reflector and its open backend watch.
+    reflector: RefCell<(Reflector, Option<S::Watch>)>,
 }
 
 /// A request held at a storage operation, its connection with it.
@@ -62,7 +65,7 @@ impl std::fmt::Debug for Held {
 /// Where driving an exchange stopped.
 enum Stopped {
     Answered(http::Response<Bytes>),
-    Watching(WatchRequest, http::response::Parts, Box<dyn WatchResponse>),
+    Watching(WatchSource, http::response::Parts, Box<dyn WatchResponse>),
     Held(StorageOp),
     Closed,
 }
@@ -72,8 +75,8 @@ impl<S: SyncStorage> Harness<S> {
     /// check passing, the listener bound. Clients are `apiary-admin` in
     /// `system:masters` until [`Harness::act_as`] says otherwise.
     pub fn new(config: Config, store: S) -> Harness<S> {
+        let server = Server::new(config);
         let h = Harness {
-            server: Server::new(config),
             store,
             clock: Cell::new(Duration::ZERO),
             epoch: UNIX_EPOCH + Duration::from_secs(1_795_000_000),
@@ -84,6 +87,8 @@ impl<S: SyncStorage> Harness<S> {
                 Err(CallError::Unreachable("the harness answers no outbound request".into()))
             })),
             actions: RefCell::new(Vec::new()),
+            reflector: RefCell::new((Reflector::new(&server), None)),
+            server,
         };
         h.lifecycle(Event::ListenerBound);
         for request in h.server.bootstrap_requests() {
@@ -95,9 +100,9 @@ impl<S: SyncStorage> Harness<S> {
                 };
             }
         }
+        h.reflect();
         let health = h.server.health();
         health.set(crate::health::BOOTSTRAP_HOOK, true);
-        health.set(crate::health::INFORMER_SYNC, true);
         if let Some(check) = h.server.shared.config.storage_check.clone() {
             health.set(&check, true);
         }
@@ -140,6 +145,7 @@ impl<S: SyncStorage> Harness<S> {
         }
         self.clock.set(until);
         self.lifecycle(Event::Tick);
+        self.reflect();
     }
 
     /// SIGTERM.
@@ -178,6 +184,35 @@ impl<S: SyncStorage> Harness<S> {
                     _ => {}
                 }
             }
+        }
+    }
+
+    /// Let the reflector catch up: list, open its watch and feed the watch caches every
+    /// change the store holds, as far as it can without time passing.
+    pub fn reflect(&self) {
+        let mut guard = self.reflector.borrow_mut();
+        let (reflector, watch) = &mut *guard;
+        loop {
+            let now = self.clock.get();
+            let input = match reflector.next(now) {
+                ReflectorNext::List(op) => ReflectorInput::Listed(self.store.run_now(op)),
+                ReflectorNext::OpenWatch { prefix, after } => match self.store.watch_now(&prefix, after) {
+                    Ok(opened) => {
+                        *watch = Some(opened);
+                        ReflectorInput::WatchOpened
+                    }
+                    Err(e) => ReflectorInput::WatchEnded(Some(e)),
+                },
+                ReflectorNext::ReadWatch => match watch.as_mut().and_then(|w| w.next_now()) {
+                    Some(item) => ReflectorInput::read(Some(item)),
+                    None => return,
+                },
+                ReflectorNext::Sleep { .. } => {
+                    *watch = None;
+                    return;
+                }
+            };
+            reflector.handle(input, now);
         }
     }
 
@@ -295,7 +330,7 @@ impl<S: SyncStorage> Harness<S> {
             match exchange.next() {
                 Next::Yield => {}
                 Next::Respond(response) => return Stopped::Answered(response),
-                Next::Watch { request, head, stream } => return Stopped::Watching(request, head, stream),
+                Next::Watch { source, head, stream } => return Stopped::Watching(source, head, stream),
                 Next::Close => return Stopped::Closed,
                 Next::Storage(op) if hold => return Stopped::Held(op),
                 Next::Storage(op) => {
@@ -327,12 +362,12 @@ impl<S: SyncStorage> Harness<S> {
     fn write(&self, connection: &mut Connection, mut exchange: Box<Exchange>, stopped: Stopped, out: &mut Vec<u8>) {
         match stopped {
             Stopped::Answered(response) => out.extend_from_slice(&connection.encode_response(&response)),
-            Stopped::Watching(request, head, mut stream) => {
+            Stopped::Watching(source, head, mut stream) => {
                 out.extend_from_slice(&connection.encode_stream_head(&head));
                 for frame in stream.take_initial() {
                     out.extend_from_slice(&connection.encode_chunk(&frame));
                 }
-                self.watch_frames(&request, &mut *stream, |frame| {
+                self.watch_frames(source, &mut *stream, |frame| {
                     out.extend_from_slice(&connection.encode_chunk(&frame))
                 });
                 out.extend_from_slice(&connection.encode_stream_end());
@@ -342,23 +377,36 @@ impl<S: SyncStorage> Harness<S> {
         }
         exchange.written(self.clock.get());
         self.carry_out_actions();
+        self.reflect();
     }
 
-    /// The frames of every change the store holds after the watch's revision.
-    fn watch_frames(&self, request: &WatchRequest, stream: &mut dyn WatchResponse, mut write: impl FnMut(Bytes)) {
+    /// The frames of every change its source holds now: what the watch cache has
+    /// queued, or what the store holds after the watch's revision.
+    fn watch_frames(&self, source: WatchSource, stream: &mut dyn WatchResponse, mut write: impl FnMut(Bytes)) {
         let now = self.epoch + self.clock.get();
-        match self.store.watch_now(&request.prefix, request.after) {
-            Ok(mut events) => {
-                while let Some(event) = events.next_now() {
-                    if let Some(frame) = stream.on_event(event, now) {
-                        write(frame);
+        match source {
+            WatchSource::Cache(subscription) => {
+                while let Some(item) = subscription.try_next() {
+                    match item {
+                        Ok(event) => stream.on_cached(&event, now).into_iter().for_each(&mut write),
+                        Err(e) => write(stream.on_error(e)),
                     }
                     if stream.is_done() {
                         break;
                     }
                 }
             }
-            Err(e) => write(stream.on_error(e)),
+            WatchSource::Backend { prefix, after } => match self.store.watch_now(&prefix, after) {
+                Ok(mut events) => {
+                    while let Some(event) = events.next_now() {
+                        stream.on_event(event, now).into_iter().for_each(&mut write);
+                        if stream.is_done() {
+                            break;
+                        }
+                    }
+                }
+                Err(e) => write(stream.on_error(e)),
+            },
         }
     }
 }

@@ -1,10 +1,11 @@
 //! WATCH of a collection or of one object: the initial state when the client asks for
-//! it, then every change after a revision, as a [`WatchStream`] the adapter pumps.
+//! it, then every change after a revision, from the watch cache or the backend (the
+//! core decides which), as a [`WatchStream`] the adapter pumps.
 
 use super::object;
 use super::scope::Scope;
 use crate::negotiation::Format;
-use crate::effect::{Step, WatchRequest};
+use crate::effect::{Step, WatchSource};
 use crate::status::ApiError;
 use crate::storage::{Revision, StorageOp, StorageOutput};
 use super::watch_stream::WatchStream;
@@ -72,6 +73,21 @@ fn options(scope: &Scope) -> Result<WatchOptions, ApiError> {
     })
 }
 
+/// Where a watch of `prefix` after `after` reads its events: the resource's watch cache
+/// when its window covers `after`, else the backend, which keeps the longer history.
+fn source(scope: &Scope, resource_prefix: &str, prefix: String, after: Revision) -> WatchSource {
+    let subscription = scope
+        .shared
+        .watch_caches
+        .iter()
+        .find(|cache| cache.prefix() == resource_prefix)
+        .and_then(|cache| cache.subscribe(&prefix, after));
+    match subscription {
+        Some(subscription) => WatchSource::Cache(subscription),
+        None => WatchSource::Backend { prefix, after },
+    }
+}
+
 pub(super) fn watch(scope: Scope) -> Step {
     if scope.output.format == Format::Yaml {
         // Watch streams are JSON frames; upstream has no YAML stream serializer either.
@@ -101,6 +117,7 @@ pub(super) fn watch(scope: Scope) -> Step {
     };
     if !opts.initial_events {
         let after = opts.resource_version.unwrap_or(0);
+        let source = source(&scope, &resource_prefix, prefix, after);
         let stream = WatchStream::new(
             scope,
             exact_key,
@@ -109,14 +126,7 @@ pub(super) fn watch(scope: Scope) -> Step {
             opts.timeout,
             opts.bookmarks,
         );
-        return Step::Watch(
-            WatchRequest {
-                prefix,
-                after,
-                resource_prefix,
-            },
-            Box::new(stream),
-        );
+        return Step::Watch(source, Box::new(stream));
     }
     let op = StorageOp::list_latest(prefix.clone());
     scope.then(op, move |scope, done| {
@@ -136,6 +146,7 @@ pub(super) fn watch(scope: Scope) -> Step {
             }
         }
         let after = page.revision;
+        let source = source(&scope, &resource_prefix, prefix, after);
         let mut stream = WatchStream::new(
             scope,
             exact_key,
@@ -150,13 +161,6 @@ pub(super) fn watch(scope: Scope) -> Step {
         if opts.initial_events_bookmark {
             stream.push_initial_bookmark(true);
         }
-        Step::Watch(
-            WatchRequest {
-                prefix,
-                after,
-                resource_prefix,
-            },
-            Box::new(stream),
-        )
+        Step::Watch(source, Box::new(stream))
     })
 }

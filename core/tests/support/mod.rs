@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use apiary_core::effect::WatchResponse;
-use apiary_core::{Config, Inputs, Server, Step, WatchRequest};
+use apiary_core::{Config, Inputs, Server, Step, WatchSource};
 use apiary_memory::MemoryStore;
 use bytes::Bytes;
 use serde_json::Value;
@@ -99,32 +99,46 @@ impl Harness {
                 Step::Call(_, pending) => pending.resume(Err(apiary_core::effect::CallError::Unreachable(
                     "the harness answers no outbound request".into(),
                 ))),
-                Step::Watch(request, stream) => return self.watch_now(request, stream),
+                Step::Watch(source, stream) => return self.watch_now(source, stream),
             }
         }
     }
 
     /// A watch's response as it stands now: its head, the initial frames and every event
-    /// already in the store after the watch's revision; then the watch is ended.
-    fn watch_now(&self, request: WatchRequest, mut stream: Box<dyn WatchResponse>) -> Reply {
+    /// its source already holds after the watch's revision; then the watch is ended.
+    fn watch_now(&self, source: WatchSource, mut stream: Box<dyn WatchResponse>) -> Reply {
         let head = stream.head();
         let mut body = Vec::new();
         for frame in stream.take_initial() {
             body.extend_from_slice(&frame);
         }
-        match self.store.open_watch(&request.prefix, request.after) {
-            Ok(mut events) => {
-                while let Some(event) = events.try_next() {
-                    let now = UNIX_EPOCH + Duration::from_secs(self.clock.get());
-                    if let Some(frame) = stream.on_event(event, now) {
-                        body.extend_from_slice(&frame);
-                    }
+        let now = UNIX_EPOCH + Duration::from_secs(self.clock.get());
+        match source {
+            WatchSource::Cache(subscription) => {
+                while let Some(item) = subscription.try_next() {
+                    let frame = match item {
+                        Ok(event) => stream.on_cached(&event, now),
+                        Err(e) => Some(stream.on_error(e)),
+                    };
+                    body.extend_from_slice(frame.as_deref().unwrap_or_default());
                     if stream.is_done() {
                         break;
                     }
                 }
             }
-            Err(e) => body.extend_from_slice(&stream.on_error(e)),
+            WatchSource::Backend { prefix, after } => match self.store.open_watch(&prefix, after) {
+                Ok(mut events) => {
+                    while let Some(event) = events.try_next() {
+                        if let Some(frame) = stream.on_event(event, now) {
+                            body.extend_from_slice(&frame);
+                        }
+                        if stream.is_done() {
+                            break;
+                        }
+                    }
+                }
+                Err(e) => body.extend_from_slice(&stream.on_error(e)),
+            },
         }
         Reply {
             status: head.status.as_u16(),

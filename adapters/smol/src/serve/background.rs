@@ -2,11 +2,10 @@
 //! probe behind /readyz, the compactor and the return of free memory to the OS.
 
 use super::{timeout, Apiary};
-use apiary_core::health::INFORMER_SYNC;
 use crate::memory;
 use apiary_core::storage::Storage;
 use smol::Timer;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often an outside storage backend is probed for /readyz.
 const STORAGE_PROBE_INTERVAL: Duration = Duration::from_secs(1);
@@ -14,55 +13,35 @@ const STORAGE_PROBE_INTERVAL: Duration = Duration::from_secs(1);
 const STORAGE_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 impl<S: Storage> Apiary<S> {
-    /// Feed every resource's watch cache from one list and one backend watch of the
-    /// whole key space: each change goes to its resource's cache, and every cache
-    /// learns that the store has reached the change's revision, so a consistent read is
-    /// served from a cache whenever the reflector has caught up, whichever resource was
-    /// written last. Start over whenever the watch ends.
+    /// Feed every resource's watch cache: run the core's reflector, performing the list,
+    /// the backend watch and the sleeps it asks for, and feeding it what came of each.
     pub(super) async fn reflect(&self) {
-        use apiary_core::storage::{StorageOp, StorageOutput, WatchStream as _};
-        let caches = self.server.watch_caches();
-        let cache_of = |key: &str| caches.iter().find(|cache| key.starts_with(cache.prefix()));
-        let root = format!("{}/", self.storage_prefix.trim_end_matches('/'));
-        let mut backoff = Duration::from_millis(100);
+        use apiary_core::reflector::{Input, Next, Reflector};
+        use apiary_core::storage::WatchStream as _;
+        let origin = Instant::now();
+        let mut reflector = Reflector::new(&self.server);
+        let mut watch = None;
         loop {
-            let listed = self
-                .storage
-                .run(StorageOp::list_latest(root.clone()))
-                .await;
-            if let Ok(StorageOutput::Listed(page)) = listed {
-                if let Ok(mut events) = self.storage.watch(&root, page.revision).await {
-                    let mut objects: Vec<Vec<_>> = vec![Vec::new(); caches.len()];
-                    for kv in page.items {
-                        if let Some(i) = caches.iter().position(|c| kv.key.starts_with(c.prefix()))
-                        {
-                            objects[i].push(kv);
-                        }
+            let input = match reflector.next(origin.elapsed()) {
+                Next::List(op) => Input::Listed(self.storage.run(op).await),
+                Next::OpenWatch { prefix, after } => match self.storage.watch(&prefix, after).await {
+                    Ok(opened) => {
+                        watch = Some(opened);
+                        Input::WatchOpened
                     }
-                    for (cache, objects) in caches.iter().zip(objects) {
-                        cache.reset_with(objects, page.revision);
-                    }
-                    // Once filled, the caches count as synced for good (as upstream's
-                    // informer-sync): a later relist is the storage check's business.
-                    self.server.health().set(INFORMER_SYNC, true);
-                    backoff = Duration::from_millis(100);
-                    while let Some(Ok(event)) = events.next().await {
-                        let revision = event.revision();
-                        if let Some(cache) = cache_of(event.key()) {
-                            cache.apply(event);
-                        }
-                        for cache in caches {
-                            cache.advance(revision);
-                        }
-                    }
+                    Err(e) => Input::WatchEnded(Some(e)),
+                },
+                Next::ReadWatch => match watch.as_mut() {
+                    Some(events) => Input::read(events.next().await),
+                    None => Input::WatchEnded(None),
+                },
+                Next::Sleep { until } => {
+                    watch = None;
+                    Timer::at(origin + until).await;
+                    continue;
                 }
-            }
-            for cache in caches {
-                cache.unsync();
-            }
-            tracing::debug!("the watch caches lost their backend watch; relisting in {backoff:?}");
-            Timer::after(backoff).await;
-            backoff = (backoff * 2).min(Duration::from_secs(5));
+            };
+            reflector.handle(input, origin.elapsed());
         }
     }
 

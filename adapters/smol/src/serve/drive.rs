@@ -4,7 +4,7 @@
 use apiary_core::effect::{CallError, CallOutcome, Outbound, WatchResponse};
 use apiary_core::exchange::{Exchange, Next};
 use apiary_core::storage::Storage;
-use apiary_core::{Inputs, Step, WatchRequest};
+use apiary_core::{Inputs, Step, WatchSource};
 use bytes::Bytes;
 use std::net::SocketAddr;
 use std::time::{Duration, SystemTime};
@@ -14,7 +14,7 @@ pub enum Driven {
     /// A whole response.
     Respond(http::Response<Bytes>),
     /// A watch to stream, with its response head.
-    Watch(WatchRequest, http::response::Parts, Box<dyn WatchResponse>),
+    Watch(WatchSource, http::response::Parts, Box<dyn WatchResponse>),
     /// Close the connection without an answer.
     Close,
 }
@@ -46,10 +46,10 @@ pub async fn drive_exchange<S: Storage>(
         match exchange.next() {
             Next::Respond(response) => return Driven::Respond(response),
             Next::Watch {
-                request,
+                source,
                 head,
                 stream,
-            } => return Driven::Watch(request, head, stream),
+            } => return Driven::Watch(source, head, stream),
             Next::Close => return Driven::Close,
             Next::Yield => smol::future::yield_now().await,
             Next::Storage(op) => match within(exchange.deadline(), &now, storage.run(op)).await {

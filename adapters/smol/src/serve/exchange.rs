@@ -99,7 +99,7 @@ impl<S: Storage> Apiary<S> {
                     let response = match AssertUnwindSafe(driven).catch_unwind().await {
                         Ok(Driven::Respond(response)) => response,
                         Ok(Driven::Close) => return finish(&mut stream).await,
-                        Ok(Driven::Watch(request, head, watch)) => {
+                        Ok(Driven::Watch(source, head, watch)) => {
                             self.answered
                                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             self.write_audit(&mut exchange);
@@ -110,7 +110,7 @@ impl<S: Storage> Apiary<S> {
                                 eof: &mut eof,
                                 head,
                             };
-                            let pumped = self.pump_watch(client, request, watch).await;
+                            let pumped = self.pump_watch(client, source, watch).await;
                             exchange.watch_ended(self.lifecycle.now());
                             self.write_audit(&mut exchange);
                             exchange.written(self.lifecycle.now());

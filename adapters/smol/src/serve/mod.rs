@@ -78,8 +78,6 @@ pub struct Apiary<S: Storage> {
     compaction_interval: Option<Duration>,
     /// The readiness check that follows the storage backend, if it is outside.
     storage_check: Option<String>,
-    /// `--etcd-prefix`: every object's key starts with it.
-    storage_prefix: String,
     /// `--audit-log-path` with `--audit-policy-file`: where audit events go.
     audit_log: Option<crate::audit_log::AuditLog>,
 }
@@ -176,7 +174,6 @@ impl<S: Storage> Apiary<S> {
             answered: std::sync::atomic::AtomicU64::new(0),
             compaction_interval: options.compaction_interval,
             storage_check: storage_check(options),
-            storage_prefix: options.etcd_prefix.clone(),
             audit_log,
         })
     }

@@ -4,7 +4,7 @@ use super::Apiary;
 use apiary_core::http1::Connection;
 use apiary_core::storage::Storage;
 use apiary_core::effect::WatchResponse;
-use apiary_core::WatchRequest;
+use apiary_core::WatchSource;
 use smol::future::{self, FutureExt as _};
 use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use smol::Timer;
@@ -25,7 +25,7 @@ pub(super) struct WatchClient<'a, T> {
     pub head: http::response::Parts,
 }
 
-/// Where a watch's events come from.
+/// Where a watch's events come from, once its source is open.
 enum Source<W> {
     Cache(Arc<apiary_core::watch_cache::Subscription>),
     Backend(W),
@@ -41,13 +41,14 @@ enum Wake {
 }
 
 impl<S: Storage> Apiary<S> {
-    /// Stream a watch: the head, the initial frames, then a frame per backend event and a
+    /// Stream a watch: the head, the initial frames, then a frame per event of the source
+    /// the core chose (a watch cache subscription, or a backend watch opened here) and a
     /// bookmark per interval, until the stream ends, its timeout passes or the client
     /// goes away. Bytes the client sends meanwhile are kept for the next request.
     pub(super) async fn pump_watch<T>(
         &self,
         client: WatchClient<'_, T>,
-        request: WatchRequest,
+        source: WatchSource,
         mut watch: Box<dyn WatchResponse>,
     ) -> io::Result<()>
     where
@@ -66,15 +67,9 @@ impl<S: Storage> Apiary<S> {
         for frame in watch.take_initial() {
             stream.write_all(&codec.encode_chunk(&frame)).await?;
         }
-        // The resource's watch cache serves the watch when its window covers the
-        // revision; otherwise the backend, which keeps the longer history.
-        let cached = self
-            .server
-            .watch_cache(&request.resource_prefix)
-            .and_then(|cache| cache.subscribe(&request.prefix, request.after));
-        let mut events = match cached {
-            Some(subscription) => Some(Source::Cache(subscription)),
-            None => match self.storage.watch(&request.prefix, request.after).await {
+        let mut events = match source {
+            WatchSource::Cache(subscription) => Some(Source::Cache(subscription)),
+            WatchSource::Backend { prefix, after } => match self.storage.watch(&prefix, after).await {
                 Ok(events) => Some(Source::Backend(events)),
                 Err(e) => {
                     let frame = watch.on_error(e);

@@ -1,22 +1,25 @@
 //! The watch cache: one backend watch per resource, fanned out to every client watch
 //! of that resource.
 //!
-//! The adapter runs one reflector per resource: it [`reset`](WatchCache::reset)s the
-//! cache at the backend's current revision, opens one backend watch from there and
-//! [`apply`](WatchCache::apply)s every event. Client watches
-//! [`subscribe`](WatchCache::subscribe) with their prefix and revision: they get the
-//! events of the recent window after that revision, then live ones, each exactly once.
-//! Each event's frame for plain JSON watches is encoded once and shared.
+//! The [`Reflector`](crate::reflector::Reflector) feeds every cache from one list and one backend watch of the whole
+//! key space: it [`reset_with`](WatchCache::reset_with)s each cache at the list's
+//! revision and [`apply`](WatchCache::apply)s every event to the cache it concerns.
+//! Client watches [`subscribe`](WatchCache::subscribe) with their prefix and revision:
+//! they get the events of the recent window after that revision, then live ones, each
+//! exactly once. Each event's frame for plain JSON watches is encoded once and shared.
 //!
 //! A subscriber that falls more than [`MAX_QUEUED`] events behind is ended with an
 //! error (its client watches again from its last revision), so one slow client never
 //! holds memory or other clients back. A reset ends every subscriber the same way.
 
+mod subscription;
+
+pub use subscription::Subscription;
+
 use crate::storage::{KeyValue, Revision, StorageError, WatchEvent};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::task::{Context, Poll, Waker};
 
 /// How many recent events the cache keeps for watches that start in the past.
 pub const WINDOW: usize = 4096;
@@ -56,87 +59,6 @@ struct Inner {
     window: VecDeque<Arc<CachedEvent>>,
     window_start: Revision,
     subscribers: Vec<Arc<Subscription>>,
-}
-
-/// One client watch's queue.
-pub struct Subscription {
-    prefix: String,
-    after: Revision,
-    queue: Mutex<Queue>,
-}
-
-#[derive(Default)]
-struct Queue {
-    events: VecDeque<Arc<CachedEvent>>,
-    waker: Option<Waker>,
-    ended: Option<StorageError>,
-    closed: bool,
-}
-
-impl Subscription {
-    /// Queue `event` if it is for this subscriber; false once the subscriber is gone.
-    fn offer(&self, event: &Arc<CachedEvent>) -> bool {
-        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        if q.closed || q.ended.is_some() {
-            return !q.closed;
-        }
-        if event.event.revision() <= self.after || !&event.event.key().starts_with(&self.prefix) {
-            return true;
-        }
-        if q.events.len() >= MAX_QUEUED {
-            q.ended = Some(StorageError::Unavailable(
-                "the watch fell too far behind; watch again from the last resourceVersion seen"
-                    .into(),
-            ));
-        } else {
-            q.events.push_back(event.clone());
-        }
-        if let Some(w) = q.waker.take() {
-            w.wake();
-        }
-        true
-    }
-
-    fn end(&self, why: StorageError) {
-        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        if q.ended.is_none() {
-            q.ended = Some(why);
-        }
-        if let Some(w) = q.waker.take() {
-            w.wake();
-        }
-    }
-
-    /// The next event, the error that ended the subscription, or pending.
-    pub fn poll_next(&self, cx: &mut Context<'_>) -> Poll<Result<Arc<CachedEvent>, StorageError>> {
-        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = q.events.pop_front() {
-            return Poll::Ready(Ok(e));
-        }
-        if let Some(why) = q.ended.take() {
-            q.closed = true;
-            return Poll::Ready(Err(why));
-        }
-        q.waker = Some(cx.waker().clone());
-        Poll::Pending
-    }
-
-    /// The next event if one is queued, without waiting: lets a writer batch what has
-    /// piled up into one write.
-    pub fn try_next(&self) -> Option<Result<Arc<CachedEvent>, StorageError>> {
-        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = q.events.pop_front() {
-            return Some(Ok(e));
-        }
-        let why = q.ended.take()?;
-        q.closed = true;
-        Some(Err(why))
-    }
-
-    /// The next event, or the error that ended the subscription.
-    pub async fn next(&self) -> Result<Arc<CachedEvent>, StorageError> {
-        std::future::poll_fn(|cx| self.poll_next(cx)).await
-    }
 }
 
 impl WatchCache {
@@ -245,11 +167,7 @@ impl WatchCache {
         if !inner.synced || after < inner.window_start {
             return None;
         }
-        let sub = Arc::new(Subscription {
-            prefix: prefix.to_owned(),
-            after,
-            queue: Mutex::new(Queue::default()),
-        });
+        let sub = Arc::new(Subscription::new(prefix, after));
         for e in &inner.window {
             sub.offer(e);
         }
@@ -289,6 +207,7 @@ impl WatchCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::task::{Context, Poll};
 
     fn put(key: &str, rev: Revision, update: bool) -> WatchEvent {
         let kv = KeyValue {
