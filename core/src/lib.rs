@@ -3,10 +3,15 @@
 //! inputs (bytes, time, entropy, the verified peer certificate) and performs the
 //! effects the core asks for.
 //!
-//! Modules follow the path of a request through the server: `http1` decodes it,
-//! `request_info` says what it is about, `authn` who sent it, `server` routes it to
-//! `nonresource` (health, version, discovery) or `rest` (the resource handlers, over
-//! `registry`, `negotiation`, `validation` and `storage`), and `status` words failures.
+//! Modules follow the path of a request through the server: `http1` decodes it;
+//! `exchange` runs it through the chain — `request_info`, the `lifecycle` gate,
+//! `metrics`, `audit`, `deadline`, the `inflight` limits, `authn`, `impersonation`,
+//! `authorization`, `routing` (`aggregation`, then the `registry`'s resources, then not
+//! found) — to `nonresource` (health, version, discovery, OpenAPI) or `rest` (the
+//! resource handlers, asking each kind's strategy in `resources`, passing `admission`,
+//! over `storage`); `status` words failures. `effect` holds what the chain asks the
+//! adapter to do; `reflector` and `watch_cache` keep resources in memory; `harness`
+//! drives the whole server deterministically.
 
 pub mod admission;
 pub mod aggregation;

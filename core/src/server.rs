@@ -74,7 +74,7 @@ impl Server {
         }
     }
 
-    /// The watch caches, one per resource: the adapter feeds each from one backend watch.
+    /// The watch caches, one per resource, fed by the reflector from one backend watch.
     pub fn watch_caches(&self) -> &[Arc<crate::watch_cache::WatchCache>] {
         &self.shared.watch_caches
     }
@@ -132,7 +132,7 @@ impl Server {
         Exchange::arrive(self.shared.clone(), request, inputs, begun)
     }
 
-    /// The in-flight limiter (for the adapter's metrics tests and load reports).
+    /// The in-flight limiter.
     pub fn limiter(&self) -> &crate::inflight::Limiter {
         &self.shared.limiter
     }
@@ -288,7 +288,7 @@ impl Server {
 mod tests {
     use super::*;
 
-    /// The adapter feeds every cache from one watch of the whole key space and hands
+    /// The reflector feeds every cache from one watch of the whole key space and hands
     /// each change to the cache whose prefix its key starts with: no prefix may start
     /// another, or a change would belong to two caches.
     #[test]
