@@ -245,20 +245,7 @@ impl Limiter {
         query: Option<&str>,
         privileged: impl FnOnce() -> bool,
     ) -> Admission {
-        self.admit_typed(method, path, query, None, privileged)
-    }
-
-    /// [`Limiter::admit`], with the request's content type (which tells an apply from
-    /// another patch in the labels of a refusal).
-    fn admit_typed(
-        &self,
-        method: &http::Method,
-        path: &str,
-        query: Option<&str>,
-        content_type: Option<&str>,
-        privileged: impl FnOnce() -> bool,
-    ) -> Admission {
-        self.admit_class(classify(method, path, query), method, path, query, content_type, privileged)
+        self.admit_class(classify(method, path, query), method, path, query, None, privileged)
     }
 
     /// Admit a request of `class` or refuse it; the rest says how a refusal is counted.
@@ -306,7 +293,8 @@ impl Limiter {
             .headers()
             .get(http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok());
-        self.admit_typed(
+        self.admit_class(
+            classify(request.method(), request.uri().path(), request.uri().query()),
             request.method(),
             request.uri().path(),
             request.uri().query(),
