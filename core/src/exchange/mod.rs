@@ -5,7 +5,7 @@
 //! response, with the headers every answer gets, its metrics and audit events.
 //!
 //! The adapter hands over a decoded request with its [`Inputs`], then loops on
-//! [`Exchange::next`]: it runs the storage operation or outbound call asked for and
+//! [`Exchange::poll`]: it runs the storage operation or outbound call asked for and
 //! feeds the outcome back ([`Exchange::storage_done`], [`Exchange::call_done`]), lets
 //! other requests run on [`Next::Yield`], writes the response or streams the watch, and
 //! drops the exchange once the answer is written. Time enters with every outcome; the
@@ -38,7 +38,7 @@ pub enum Next {
     Storage(StorageOp),
     /// Send this request out, then [`Exchange::call_done`].
     Call(Outbound),
-    /// Let other requests run first, then call [`Exchange::next`] again: a request
+    /// Let other requests run first, then call [`Exchange::poll`] again: a request
     /// admitted past the in-flight limits yields once, so that requests on other
     /// connections reach the limits instead of queueing unread.
     Yield,
@@ -135,42 +135,41 @@ impl std::fmt::Debug for Exchange {
 
 impl Exchange {
     /// The next thing the adapter must do.
-    pub fn next(&mut self) -> Next {
-        loop {
-            let step = match std::mem::replace(&mut self.stage, Stage::Finished) {
-                Stage::Admitted(mut admitted) if !admitted.yielded => {
-                    admitted.yielded = true;
-                    self.stage = Stage::Admitted(admitted);
-                    return Next::Yield;
-                }
-                Stage::Admitted(admitted) => self.handle(*admitted),
-                Stage::Handling(step) => step,
-                // Asked again before the outcome came: the same request stands.
-                waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_)) => {
-                    self.stage = waiting;
-                    return Next::Close;
-                }
-                Stage::Streaming | Stage::Finished => return Next::Close,
-            };
-            match step {
-                Step::Respond(response) => return Next::Respond(self.finish(response)),
-                Step::Storage(op, pending) => {
-                    let observed = crate::metrics::storage_operation(&op).map(|_| op.clone());
-                    self.stage = Stage::AwaitingStorage(AwaitingStorage {
-                        pending,
-                        asked_at: self.latest,
-                        observed,
-                    });
-                    return Next::Storage(op);
-                }
-                Step::Call(outbound, pending) => {
-                    self.stage = Stage::AwaitingCall(pending);
-                    return Next::Call(outbound);
-                }
-                Step::Watch(request, stream) => {
-                    self.stage = Stage::Streaming;
-                    return self.start_watch(request, stream);
-                }
+    pub fn poll(&mut self) -> Next {
+        let step = match std::mem::replace(&mut self.stage, Stage::Finished) {
+            Stage::Admitted(mut admitted) if !admitted.yielded => {
+                admitted.yielded = true;
+                self.stage = Stage::Admitted(admitted);
+                return Next::Yield;
+            }
+            Stage::Admitted(admitted) => self.handle(*admitted),
+            Stage::Handling(step) => step,
+            // Polled again before the outcome came: an adapter's mistake; the request
+            // stays where it was, and its connection is closed.
+            waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_)) => {
+                self.stage = waiting;
+                return Next::Close;
+            }
+            Stage::Streaming | Stage::Finished => return Next::Close,
+        };
+        match step {
+            Step::Respond(response) => Next::Respond(self.finish(response)),
+            Step::Storage(op, pending) => {
+                let observed = crate::metrics::storage_operation(&op).map(|_| op.clone());
+                self.stage = Stage::AwaitingStorage(AwaitingStorage {
+                    pending,
+                    asked_at: self.latest,
+                    observed,
+                });
+                Next::Storage(op)
+            }
+            Step::Call(outbound, pending) => {
+                self.stage = Stage::AwaitingCall(pending);
+                Next::Call(outbound)
+            }
+            Step::Watch(source, stream) => {
+                self.stage = Stage::Streaming;
+                self.start_watch(source, stream)
             }
         }
     }

@@ -327,7 +327,7 @@ impl<S: SyncStorage> Harness<S> {
     /// storage operation.
     fn drive(&self, exchange: &mut Exchange, hold: bool) -> Stopped {
         loop {
-            match exchange.next() {
+            match exchange.poll() {
                 Next::Yield => {}
                 Next::Respond(response) => return Stopped::Answered(response),
                 Next::Watch { source, head, stream } => return Stopped::Watching(source, head, stream),

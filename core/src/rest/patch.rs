@@ -100,7 +100,7 @@ pub(super) fn patch(scope: Scope) -> Step {
 /// The stored object with the patch applied, decoded as a body of its kind, and the
 /// fieldValidation warnings the decoding gave.
 fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Object, Vec<String>), ApiError> {
-    let mut doc = Value::Object(super::scale::view(&scope, old.clone())?);
+    let mut doc = Value::Object(super::scale::view(scope, old.clone())?);
     match kind {
         Kind::Merge => merge_patch(&mut doc, patch),
         Kind::Json => {

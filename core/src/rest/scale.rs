@@ -270,6 +270,14 @@ fn label_selector(selector: Option<&Value>) -> Result<String, String> {
         .join(","))
 }
 
+/// The stored object as a request shows it: itself, or its `Scale` on `…/scale`.
+pub(super) fn view(scope: &Scope, stored: Object) -> Result<Object, ApiError> {
+    match scope.subresource_handler() {
+        Some(Handler::Scale(rules)) => of(rules, &stored),
+        _ => Ok(stored),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,13 +306,5 @@ mod tests {
         );
         let set = json!({"b": "2", "a": "1"});
         assert_eq!(set_selector(set.as_object()), "a=1,b=2");
-    }
-}
-
-/// The stored object as a request shows it: itself, or its `Scale` on `…/scale`.
-pub(super) fn view(scope: &Scope, stored: Object) -> Result<Object, ApiError> {
-    match scope.subresource_handler() {
-        Some(Handler::Scale(rules)) => of(rules, &stored),
-        _ => Ok(stored),
     }
 }

@@ -43,7 +43,7 @@ pub async fn drive_exchange<S: Storage>(
     now: impl Fn() -> Duration,
 ) -> Driven {
     loop {
-        match exchange.next() {
+        match exchange.poll() {
             Next::Respond(response) => return Driven::Respond(response),
             Next::Watch {
                 source,
