@@ -15,6 +15,7 @@
 //! is stored; unknown and duplicate fields are errors under `fieldValidation=Strict`,
 //! warnings under `Warn` (the default) and ignored under `Ignore`.
 
+mod custom;
 mod decode;
 pub mod enums;
 pub mod list_extensions;
@@ -30,6 +31,7 @@ use crate::validation::{quoted, ErrorKind, FieldError};
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
+pub use custom::{CustomSchema, ResourceSchema};
 pub use decode::go_quote;
 pub use node::{ListType, NodeKind, SchemaNode};
 
@@ -127,6 +129,21 @@ impl DecodeError {
             DecodeError::Type(e) => e.clone(),
             DecodeError::Strict(errors) => format!("strict decoding error: {}", errors.join(", ")),
         }
+    }
+}
+
+/// Decode a body as an object of a resource whose schema is `schema`: its own when it
+/// brings one, else the generated definition of `group`/`version`/`kind` ([`decode`]).
+pub fn decode_with(
+    format: Format,
+    body: &[u8],
+    schema: &ResourceSchema,
+    gvk: (&str, &str, &str),
+    validation: FieldValidation,
+) -> Result<Decoded, DecodeError> {
+    match schema {
+        ResourceSchema::Builtin => decode(format, body, gvk, validation),
+        ResourceSchema::Custom(custom) => custom.decode(format, body, validation),
     }
 }
 
