@@ -426,6 +426,7 @@ fn custom_resources_join_and_leave() {
         name_rule: NameRule::Dns1123Subdomain,
         storage_version_hash: None,
         strategy: crate::resources::SharedStrategy::plain(),
+        schema: crate::schema::ResourceSchema::Builtin,
     };
     assert!(reg.insert(widget("v1beta1")).is_none());
     assert!(reg.insert(widget("v1")).is_none());

@@ -21,11 +21,13 @@ impl<S: Storage> Apiary<S> {
     /// written last. Start over whenever the watch ends.
     pub(super) async fn reflect(&self) {
         use apiary_core::storage::{StorageOp, StorageOutput, WatchStream as _};
-        let caches = self.server.watch_caches();
-        let cache_of = |key: &str| caches.iter().find(|cache| key.starts_with(cache.prefix()));
         let root = format!("{}/", self.storage_prefix.trim_end_matches('/'));
         let mut backoff = Duration::from_millis(100);
         loop {
+            // The caches served at this list; one added later stays unsynced (served by
+            // the backend) until the next list.
+            let caches = self.server.watch_caches();
+            let cache_of = |key: &str| caches.of_key(key);
             let listed = self
                 .storage
                 .run(StorageOp::list_latest(root.clone()))
@@ -51,13 +53,13 @@ impl<S: Storage> Apiary<S> {
                         if let Some(cache) = cache_of(event.key()) {
                             cache.apply(event);
                         }
-                        for cache in caches {
+                        for cache in caches.iter() {
                             cache.advance(revision);
                         }
                     }
                 }
             }
-            for cache in caches {
+            for cache in caches.iter() {
                 cache.unsync();
             }
             tracing::debug!("the watch caches lost their backend watch; relisting in {backoff:?}");
