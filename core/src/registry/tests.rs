@@ -409,10 +409,9 @@ fn kube_version_order() {
     );
 }
 
-#[test]
-fn custom_resources_join_and_leave() {
-    let mut reg = Registry::builtin();
-    let widget = |version: &str| Resource {
+/// A namespaced custom resource `example.com/<version> widgets`.
+fn widget(version: &str) -> Resource {
+    Resource {
         group: "example.com".to_owned(),
         version: version.to_owned(),
         kind: "Widget".to_owned(),
@@ -427,7 +426,12 @@ fn custom_resources_join_and_leave() {
         storage_version_hash: None,
         strategy: crate::resources::SharedStrategy::plain(),
         schema: crate::schema::ResourceSchema::Builtin,
-    };
+    }
+}
+
+#[test]
+fn custom_resources_join_and_leave() {
+    let mut reg = Registry::builtin();
     assert!(reg.insert(widget("v1beta1")).is_none());
     assert!(reg.insert(widget("v1")).is_none());
     assert!(reg.insert(widget("v1")).is_some());
@@ -443,4 +447,45 @@ fn custom_resources_join_and_leave() {
     );
     assert!(reg.remove("example.com", "v1", "widgets").is_some());
     assert_eq!(reg.versions_of("example.com"), ["v1beta1"]);
+}
+
+const WIDGETS_PREFIX: &str = "/registry/example.com/widgets/";
+
+#[test]
+fn versions_of_a_resource_share_one_cache_that_leaves_with_the_last() {
+    let served = Served::new("/registry".into(), Registry::builtin());
+    let before = served.snapshot();
+    assert_eq!(before.generation(), 0);
+    assert!(served.add(widget("v1beta1")).is_none());
+    let cache = served.caches().get(WIDGETS_PREFIX).cloned().expect("a widgets cache");
+    // New while serving: unsynced until a reflector fills it.
+    assert_eq!(cache.object_count(), None);
+    assert!(served.add(widget("v1")).is_none());
+    let shared = served.caches().get(WIDGETS_PREFIX).cloned().unwrap();
+    assert!(Arc::ptr_eq(&cache, &shared), "versions share the cache of their prefix");
+    assert!(served.add(widget("v1")).is_some(), "a second add replaces");
+    assert_eq!(served.snapshot().generation(), 3);
+    // A snapshot taken earlier is unchanged.
+    assert!(before.lookup("example.com", "v1", "widgets").is_none());
+
+    assert!(served.remove("example.com", "v1beta1", "widgets").is_some());
+    assert!(served.caches().get(WIDGETS_PREFIX).is_some(), "v1 is still stored there");
+    assert!(served.remove("example.com", "v1", "widgets").is_some());
+    assert!(served.caches().get(WIDGETS_PREFIX).is_none());
+    assert!(served.remove("example.com", "v1", "widgets").is_none());
+    assert_eq!(served.snapshot().generation(), 5);
+    assert_eq!(**served.snapshot().registry(), Registry::builtin());
+}
+
+#[test]
+fn a_key_finds_the_cache_of_its_prefix() {
+    let served = Served::new("/registry".into(), Registry::builtin());
+    served.add(widget("v1"));
+    let caches = served.caches();
+    let of = |key: &str| caches.of_key(key).map(|c| c.prefix().to_owned());
+    assert_eq!(of("/registry/example.com/widgets/default/a").as_deref(), Some(WIDGETS_PREFIX));
+    assert_eq!(of("/registry/configmaps/default/a").as_deref(), Some("/registry/configmaps/"));
+    assert_eq!(of("/registry/example.com/gadgets/default/a"), None);
+    assert_eq!(of("/elsewhere/configmaps/default/a"), None);
+    assert_eq!(caches.group_resource_of_key(WIDGETS_PREFIX), Some("widgets.example.com"));
 }
