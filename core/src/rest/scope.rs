@@ -222,7 +222,7 @@ impl Scope {
         let r = &self.resource;
         let own_kind = group == r.group && version == r.version && kind == r.kind;
         let schema = if own_kind { &self.resource.schema } else { &schema::ResourceSchema::Builtin };
-        let decoded = schema::decode_with(format, body, schema, (group, version, kind), validation);
+        let decoded = schema.decode(format, body, (group, version, kind), validation);
         let (obj, warnings) = match decoded {
             Ok(d) => (d.object, d.warnings),
             Err(e @ (schema::DecodeError::Syntax(_) | schema::DecodeError::NotAnObject)) => {

@@ -32,6 +32,22 @@ impl ResourceSchema {
     pub fn custom(openapi_v3: Value) -> ResourceSchema {
         ResourceSchema::Custom(Arc::new(CustomSchema { openapi_v3 }))
     }
+
+    /// Decode a body as an object of the resource: against its own schema when it
+    /// brings one, else against the generated definition of `group`/`version`/`kind`
+    /// ([`super::decode`]).
+    pub fn decode(
+        &self,
+        format: Format,
+        body: &[u8],
+        gvk: (&str, &str, &str),
+        validation: FieldValidation,
+    ) -> Result<Decoded, DecodeError> {
+        match self {
+            ResourceSchema::Builtin => super::decode(format, body, gvk, validation),
+            ResourceSchema::Custom(custom) => custom.decode(format, body, validation),
+        }
+    }
 }
 
 /// An OpenAPI v3 schema of one object, brought by its resource.

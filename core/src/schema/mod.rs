@@ -132,21 +132,6 @@ impl DecodeError {
     }
 }
 
-/// Decode a body as an object of a resource whose schema is `schema`: its own when it
-/// brings one, else the generated definition of `group`/`version`/`kind` ([`decode`]).
-pub fn decode_with(
-    format: Format,
-    body: &[u8],
-    schema: &ResourceSchema,
-    gvk: (&str, &str, &str),
-    validation: FieldValidation,
-) -> Result<Decoded, DecodeError> {
-    match schema {
-        ResourceSchema::Builtin => decode(format, body, gvk, validation),
-        ResourceSchema::Custom(custom) => custom.decode(format, body, validation),
-    }
-}
-
 /// Decode a JSON or YAML body as an object of `group`/`version`/`kind`, as
 /// kube-apiserver decodes it for a create or update under `validation`. A kind without a
 /// schema decodes as plain JSON.
