@@ -153,6 +153,13 @@ fn a_resource_added_while_serving_is_served_then_gone_once_removed() {
         .unwrap()
         .contains_key("/apis/example.com/v1/namespaces/{namespace}/widgets"));
 
+    // OpenAPI v2, as JSON and as the protobuf kubectl reads.
+    let v2 = get(&h, "/openapi/v2").json();
+    assert_eq!(v2["definitions"]["com.example.v1.WidgetList"]["properties"]["items"]["items"]["$ref"], "#/definitions/com.example.v1.Widget");
+    assert!(v2["paths"].as_object().unwrap().contains_key("/apis/example.com/v1/widgets"));
+    let protobuf = get_as(&h, "/openapi/v2", apiary_core::openapi::PROTOBUF_V2_CONTENT_TYPE);
+    assert_eq!(protobuf.status, 200);
+
     // Removed: its paths and discovery documents are gone, and so is its cache.
     assert!(h.server.remove_resource("example.com", "v1", "widgets").is_some());
     assert!(h.server.watch_cache("/registry/example.com/widgets/").is_none());

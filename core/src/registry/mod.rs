@@ -2,8 +2,9 @@
 //!
 //! The built-in Kubernetes v1.33 API is one static table ([`builtin`]) with one row per
 //! resource; [`Registry::builtin`] turns it into owned [`Resource`] values at startup.
-//! Custom resources join the same registry at run time through [`Registry::insert`], so
-//! routing, discovery and error messages treat built-in and custom resources alike.
+//! Custom resources join the same registry at run time (`Server::add_resource`, which
+//! [`Registry::insert`]s into a copy and serves it), so routing, discovery, OpenAPI and
+//! error messages treat built-in and custom resources alike.
 //!
 //! The registry answers the questions the rest of the server asks about resources: does
 //! `apps/v1 deployments` exist, is it namespaced, which verbs and subresources does it
