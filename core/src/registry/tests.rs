@@ -489,3 +489,26 @@ fn a_key_finds_the_cache_of_its_prefix() {
     assert_eq!(of("/elsewhere/configmaps/default/a"), None);
     assert_eq!(caches.group_resource_of_key(WIDGETS_PREFIX), Some("widgets.example.com"));
 }
+
+/// What a reflector fed from an older map meets: a change under a prefix it has no
+/// cache for is nobody's, and a cache that appeared since ignores events until a
+/// (re)list fills it, so its reads and watches go to the backend meanwhile.
+#[test]
+fn a_cache_appearing_mid_watch_stays_out_of_the_way_until_filled() {
+    use crate::storage::{KeyValue, WatchEvent};
+    let served = Served::new("/registry".into(), Registry::builtin());
+    let reflectors_map = served.caches();
+    served.add(widget("v1"));
+    let key = "/registry/example.com/widgets/default/a";
+    assert!(reflectors_map.of_key(key).is_none());
+    let cache = served.caches().of_key(key).cloned().expect("the new cache");
+    let kv = KeyValue { key: key.into(), value: "{}".into(), create_revision: 7, mod_revision: 7 };
+    cache.apply(WatchEvent::Put { kv: kv.clone(), prev: None });
+    cache.advance(8);
+    assert_eq!(cache.object_count(), None);
+    assert!(cache.snapshot(WIDGETS_PREFIX, 0).is_none());
+    assert!(cache.subscribe(WIDGETS_PREFIX, 0).is_none());
+    // Filled at the next list, it serves.
+    cache.reset_with(vec![kv], 8);
+    assert_eq!(cache.object_count(), Some(1));
+}
