@@ -244,9 +244,7 @@ fn main() {
         other => panic!("listing for the cache: {other:?}"),
     };
     let cache = server
-        .watch_caches()
-        .iter()
-        .find(|c| c.prefix() == "/registry/configmaps/")
+        .watch_cache("/registry/configmaps/")
         .expect("a configmaps cache");
     cache.reset_with(page.items, page.revision);
     let cache_bytes = LIVE

@@ -4,6 +4,7 @@
 use crate::discovery;
 use crate::negotiation::{self, Output};
 use crate::query::Query;
+use crate::registry::Registry;
 use crate::rest::{encoded, error_response};
 use crate::shared::Shared;
 use crate::status::ApiError;
@@ -21,7 +22,8 @@ pub(crate) fn handle(
     now: std::time::SystemTime,
 ) -> http::Response<Bytes> {
     // /openapi/v2 and /openapi/v3[/...]: exact paths (no trailing-slash trimming), any method.
-    if let Some(response) = crate::openapi::serve(&shared.registry, method, path, query, headers, now) {
+    let registry = shared.registry();
+    if let Some(response) = shared.openapi.serve(&registry, method, path, query, headers, now) {
         return response;
     }
     let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
@@ -55,7 +57,7 @@ pub(crate) fn handle(
     if path == "/version" {
         return encoded(Output { pretty: true, ..output }, 200, &crate::version::info());
     }
-    match discovery(shared, path, accept, output) {
+    match discovery(shared, &registry, path, accept, output) {
         Some(response) => response,
         None => error_response(&ApiError::no_such_path(), output),
     }
@@ -63,8 +65,13 @@ pub(crate) fn handle(
 
 /// The discovery documents: /api, /apis (plain or aggregated), /apis/<group>, and the
 /// resource lists of each group-version.
-fn discovery(shared: &Shared, path: &str, accept: Option<&str>, output: Output) -> Option<http::Response<Bytes>> {
-    let registry = &shared.registry;
+fn discovery(
+    shared: &Shared,
+    registry: &Registry,
+    path: &str,
+    accept: Option<&str>,
+    output: Output,
+) -> Option<http::Response<Bytes>> {
     let aggregated = accept.and_then(discovery::negotiate_aggregated);
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let doc = match (parts.as_slice(), aggregated) {

@@ -4,16 +4,18 @@
 //! OpenAPI, metrics) are served by the server itself.
 
 use crate::config::AggregatedApi;
-use crate::registry::Registry;
+use crate::registry::{Registry, Resource};
 use crate::request_info::RequestInfo;
+use std::sync::Arc;
 
 /// Where a request goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
     /// A group version another server serves: proxy the request there.
     Aggregated(AggregatedApi),
-    /// A resource of the registry, built in or custom, by its index.
-    Resource(usize),
+    /// A resource of the registry, built in or custom: the entry the request keeps
+    /// whatever joins or leaves the registry meanwhile.
+    Resource(Arc<Resource>),
     /// Health, version, discovery, OpenAPI, metrics.
     NonResource,
     /// Nothing serves it.
@@ -28,8 +30,8 @@ pub fn route(info: &RequestInfo, aggregated: &[AggregatedApi], registry: &Regist
     if !info.is_resource_request {
         return Route::NonResource;
     }
-    match registry.index_of(&info.api_group, &info.api_version, &info.resource) {
-        Some(index) => Route::Resource(index),
+    match registry.lookup_shared(&info.api_group, &info.api_version, &info.resource) {
+        Some(resource) => Route::Resource(resource.clone()),
         None => Route::NotFound,
     }
 }

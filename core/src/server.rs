@@ -20,7 +20,7 @@ use crate::negotiation::{self, Output};
 use crate::nonresource;
 use crate::protobuf;
 use crate::query::Query;
-use crate::registry::Registry;
+use crate::registry::{Registry, Resource, Served, WatchCaches};
 use crate::request_info;
 use crate::rest;
 use crate::status::ApiError;
@@ -38,20 +38,7 @@ impl Server {
     pub fn new(config: Config) -> Server {
         Server {
             shared: Arc::new({
-                let registry = Registry::builtin();
-                let watch_caches = registry
-                    .resources()
-                    .iter()
-                    .map(|r| {
-                        let prefix = crate::storage::resource_prefix(
-                            &config.storage_prefix,
-                            &r.group,
-                            &r.plural,
-                            None,
-                        );
-                        Arc::new(crate::watch_cache::WatchCache::new(prefix))
-                    })
-                    .collect();
+                let served = Served::new(config.storage_prefix.clone(), Registry::builtin());
                 let limiter = Limiter::new(config.inflight);
                 let metrics = crate::metrics::Metrics::new();
                 // /metrics reports the in-flight limiter's counts, as upstream's filter does.
@@ -67,27 +54,43 @@ impl Server {
                     admission: AdmissionChain::default(),
                     metrics,
                     config,
-                    registry,
-                    watch_caches,
+                    served,
+                    openapi: Default::default(),
                 }
             }),
         }
     }
 
-    /// The watch caches, one per resource, fed by the reflector from one backend watch.
-    pub fn watch_caches(&self) -> &[Arc<crate::watch_cache::WatchCache>] {
-        &self.shared.watch_caches
+    /// The watch caches served now, one per storage prefix, fed by the reflector from
+    /// one backend watch. Resources joining or leaving change the set; this one stays
+    /// as it was.
+    pub fn watch_caches(&self) -> Arc<WatchCaches> {
+        self.shared.served.caches()
     }
 
     /// The watch cache of the resource stored under `resource_prefix`.
-    pub fn watch_cache(
-        &self,
-        resource_prefix: &str,
-    ) -> Option<&Arc<crate::watch_cache::WatchCache>> {
-        self.shared
-            .watch_caches
-            .iter()
-            .find(|c| c.prefix() == resource_prefix)
+    pub fn watch_cache(&self, resource_prefix: &str) -> Option<Arc<crate::watch_cache::WatchCache>> {
+        self.shared.served.caches().get(resource_prefix).cloned()
+    }
+
+    /// The registry served now. Requests already running keep the one they began with.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.shared.registry().registry().clone()
+    }
+
+    /// Serve `resource` from now on (a custom resource), replacing and returning the
+    /// one with its group, version and plural. Its watch cache, new unless another
+    /// version of it is served, starts unsynced: its reads and watches go to the
+    /// backend until a reflector fills it.
+    pub fn add_resource(&self, resource: Resource) -> Option<Arc<Resource>> {
+        self.shared.served.add(resource)
+    }
+
+    /// Stop serving `plural` in `group`/`version` (`""` for the core group): its paths
+    /// answer 404 and discovery and OpenAPI leave it out. Its watch cache goes with the
+    /// last version of it. Returns the resource, if it was served.
+    pub fn remove_resource(&self, group: &str, version: &str, plural: &str) -> Option<Arc<Resource>> {
+        self.shared.served.remove(group, version, plural)
     }
 
     /// The server's health checks, for the adapter to mark as the server comes up.
@@ -216,9 +219,10 @@ impl Server {
     /// built-in and custom resources, then not found; non-resource paths and discovery
     /// are the server's own.
     fn route(&self, request: http::Request<Bytes>, inputs: Inputs, info: RequestInfo, user: UserInfo) -> Step {
-        let index = match routing::route(&info, &self.shared.config.aggregated_apis, &self.shared.registry) {
+        let registry = self.shared.registry();
+        let resource = match routing::route(&info, &self.shared.config.aggregated_apis, &registry) {
             Route::Aggregated(api) => return aggregation::proxy(&api, request),
-            Route::Resource(index) => index,
+            Route::Resource(resource) => resource,
             Route::NonResource => return self.non_resource(request, inputs, &info),
             Route::NotFound => {
                 return Step::Respond(rest::error_response(&ApiError::no_such_path(), Output::JSON))
@@ -229,7 +233,6 @@ impl Server {
         let header =
             |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
         let accept = header(http::header::ACCEPT);
-        let resource = &self.shared.registry.resources()[index];
         let output = match negotiation::negotiate_output(accept, query.flag("pretty"), true) {
             Ok(o) => o,
             Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
@@ -268,7 +271,8 @@ impl Server {
         }
         let scope = rest::Scope {
             shared: self.shared.clone(),
-            resource: index,
+            registry,
+            resource,
             namespace,
             name: info.name.clone(),
             subresource: info.subresource.clone(),
@@ -294,7 +298,8 @@ mod tests {
     #[test]
     fn watch_cache_prefixes_are_disjoint() {
         let server = Server::new(Config::default());
-        let prefixes: Vec<&str> = server.watch_caches().iter().map(|c| c.prefix()).collect();
+        let caches = server.watch_caches();
+        let prefixes: Vec<&str> = caches.iter().map(|c| c.prefix()).collect();
         for a in &prefixes {
             assert!(a.starts_with("/registry/") && a.ends_with('/'), "{a}");
             for b in &prefixes {

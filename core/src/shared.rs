@@ -9,16 +9,19 @@ use crate::metrics::Tracked;
 use crate::request_info::RequestInfo;
 use crate::storage::StorageOp;
 use crate::health::HealthChecks;
-use crate::registry::Registry;
+use crate::registry::{Resource, Served, Snapshot};
+use crate::watch_cache::WatchCache;
 use std::sync::Arc;
 
 /// What every request of one server shares.
 pub(crate) struct Shared {
     pub(crate) config: Config,
-    pub(crate) registry: Registry,
+    /// The resources served now and their watch caches (fed by the
+    /// reflector); both change while the server runs.
+    pub(crate) served: Served,
+    /// The OpenAPI documents of the served registry, rebuilt once per change.
+    pub(crate) openapi: crate::openapi::DocumentCache,
     pub(crate) health: HealthChecks,
-    /// One watch cache per resource, all fed by the reflector (`crate::reflector`).
-    pub(crate) watch_caches: Vec<Arc<crate::watch_cache::WatchCache>>,
     /// The server's metrics, served at /metrics.
     pub(crate) metrics: crate::metrics::Metrics,
     /// Start-up and termination, shared by the adapter and every request.
@@ -30,19 +33,31 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The registry as served now: a request keeps the one it started with.
+    pub(crate) fn registry(&self) -> Snapshot {
+        self.served.snapshot()
+    }
+
+    /// The watch cache of `resource`, if it is still served.
+    pub(crate) fn watch_cache_of(&self, resource: &Resource) -> Option<Arc<WatchCache>> {
+        self.served.cache_of(resource)
+    }
+
     /// Upstream's `apiserver_storage_objects`: each resource's object count, from its
     /// watch cache; -1 until the cache has synced. A resource served at several
     /// versions is stored once and counted once.
     pub(crate) fn storage_objects(&self) -> Vec<(String, i64)> {
+        let registry = self.registry();
         let mut objects: Vec<(String, i64)> = Vec::new();
-        for (r, c) in self.registry.resources().iter().zip(&self.watch_caches) {
+        for r in registry.resources() {
             if !r.has_verb("list") {
                 // Never stored (bindings).
                 continue;
             }
             let name = r.group_resource();
             if !objects.iter().any(|(n, _)| *n == name) {
-                objects.push((name, c.object_count().map_or(-1, |n| n as i64)));
+                let count = self.watch_cache_of(r).and_then(|c| c.object_count());
+                objects.push((name, count.map_or(-1, |n| n as i64)));
             }
         }
         objects
@@ -60,7 +75,7 @@ impl Shared {
         let mut tracked = crate::metrics::track(info, method, query, content_type);
         if tracked.is_long_running() {
             tracked.watch_kind = tracked.labels.as_ref().and_then(|l| {
-                self.registry
+                self.registry()
                     .lookup(&l.group, &l.version, &l.resource)
                     .map(|r| (r.group.clone(), r.version.clone(), r.kind.clone()))
             });
@@ -71,9 +86,8 @@ impl Shared {
     /// Storage ran `op` in `elapsed`: upstream's `etcd_request_duration_seconds`.
     pub(crate) fn storage_observed(&self, op: &StorageOp, elapsed: std::time::Duration) {
         if let Some((operation, key)) = crate::metrics::storage_operation(op) {
-            if let Some(index) = self.watch_caches.iter().position(|c| key.starts_with(c.prefix())) {
-                let resource = &self.registry.resources()[index];
-                self.metrics.storage_observed(operation, &resource.group_resource(), elapsed);
+            if let Some(resource) = self.served.caches().group_resource_of_key(key) {
+                self.metrics.storage_observed(operation, resource, elapsed);
             }
         }
     }

@@ -5,7 +5,12 @@
 //! Nothing is built at startup. The first request for a version builds its documents,
 //! encodes them, hashes them (SHA-512, as kube-openapi names them) and keeps only the
 //! encoded bytes in a [`OnceLock`]; every later request is a lookup plus the conditional
-//! GET logic in [`handler`].
+//! GET logic in [`handler`]. The built-in registry's documents are built once per
+//! process; a server whose registry changed keeps the documents of its latest
+//! generation ([`DocumentCache`]), so each change costs one build, on first request.
+//!
+//! Resources that bring their own schema ([`crate::schema::ResourceSchema::Custom`])
+//! add their definitions to the built-in ones.
 //!
 //! - [`spec`] builds the Swagger 2.0 document: paths for every operation of every
 //!   resource of the registry, shared parameters, and the definitions;
@@ -23,11 +28,11 @@ pub mod v3;
 #[cfg(test)]
 mod tests;
 
-use crate::registry::Registry;
+use crate::registry::{Registry, Snapshot};
 use bytes::Bytes;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 pub use handler::{PROTOBUF_V2_CONTENT_TYPE, PROTOBUF_V2_MEDIA_TYPES};
@@ -101,10 +106,15 @@ impl OpenApi {
         &self.registry
     }
 
-    /// The schema definitions, parsed.
+    /// The schema definitions, parsed, with those of resources that bring their own.
     pub fn definitions(&self) -> Map<String, Value> {
         let mut definitions = self.parsed_definitions();
         crate::schema::enums::apply(&mut definitions);
+        for r in self.registry.resources() {
+            if let crate::schema::ResourceSchema::Custom(schema) = &r.schema {
+                definitions.extend(schema.definitions(&r.group, &r.version, &r.kind));
+            }
+        }
         definitions
     }
 
@@ -211,9 +221,57 @@ impl OpenApi {
 }
 
 /// The documents of the built-in registry, shared by every server in the process.
-fn builtin() -> &'static OpenApi {
-    static BUILTIN: OnceLock<OpenApi> = OnceLock::new();
-    BUILTIN.get_or_init(|| OpenApi::new(Registry::builtin()))
+fn builtin() -> &'static Arc<OpenApi> {
+    static BUILTIN: OnceLock<Arc<OpenApi>> = OnceLock::new();
+    BUILTIN.get_or_init(|| Arc::new(OpenApi::new(Registry::builtin())))
+}
+
+/// The documents of the registry one server serves, kept for its latest generation.
+#[derive(Default)]
+pub(crate) struct DocumentCache {
+    latest: Mutex<Option<(u64, Arc<OpenApi>)>>,
+}
+
+impl DocumentCache {
+    /// [`serve`] for `snapshot`: with the documents kept for its generation, made (and
+    /// kept, when it is the newest seen) on its first request. A registry equal to the
+    /// built-in one uses the process-wide documents.
+    pub(crate) fn serve(
+        &self,
+        snapshot: &Snapshot,
+        method: &http::Method,
+        path: &str,
+        query: &crate::query::Query,
+        headers: &http::HeaderMap,
+        now: SystemTime,
+    ) -> Option<http::Response<Bytes>> {
+        if !is_openapi_path(path) {
+            return None;
+        }
+        self.documents(snapshot).handle(method, path, query, headers, now)
+    }
+
+    fn documents(&self, snapshot: &Snapshot) -> Arc<OpenApi> {
+        let mut latest = self.latest.lock().unwrap_or_else(|e| e.into_inner());
+        match &*latest {
+            Some((generation, docs)) if *generation == snapshot.generation() => return docs.clone(),
+            // A request routed before the latest change: its own documents, not kept.
+            Some((generation, _)) if *generation > snapshot.generation() => {
+                drop(latest);
+                return Arc::new(OpenApi::new(Registry::clone(snapshot)));
+            }
+            _ => {}
+        }
+        let builtin = builtin();
+        // Documents are built lazily, on their first request, outside this lock.
+        let docs = if builtin.registry() == &**snapshot {
+            builtin.clone()
+        } else {
+            Arc::new(OpenApi::new(Registry::clone(snapshot)))
+        };
+        *latest = Some((snapshot.generation(), docs.clone()));
+        docs
+    }
 }
 
 /// Whether `path` is one of the OpenAPI endpoints.

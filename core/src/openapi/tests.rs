@@ -380,3 +380,25 @@ fn every_operation_id_is_unique() {
     }
     assert!(seen.len() > 400, "{} operations", seen.len());
 }
+
+#[test]
+fn documents_are_made_once_per_registry_generation() {
+    let served = crate::registry::Served::new("/registry".into(), Registry::builtin());
+    let cache = DocumentCache::default();
+    let start = served.snapshot();
+    // The untouched registry uses the process-wide built-in documents.
+    assert!(Arc::ptr_eq(&cache.documents(&start), builtin()));
+    let mut widgets = Registry::builtin().lookup("", "v1", "configmaps").unwrap().clone();
+    (widgets.group, widgets.kind, widgets.plural) = ("example.com".into(), "Widget".into(), "widgets".into());
+    served.add(widgets);
+    let changed = served.snapshot();
+    let first = cache.documents(&changed);
+    assert!(!Arc::ptr_eq(&first, builtin()));
+    assert!(Arc::ptr_eq(&first, &cache.documents(&changed)), "kept for its generation");
+    // A request still holding the older snapshot gets its documents, and the newer
+    // ones stay kept.
+    assert_eq!(cache.documents(&start).registry(), &*start);
+    assert!(Arc::ptr_eq(&first, &cache.documents(&changed)));
+    served.remove("example.com", "v1", "widgets");
+    assert!(Arc::ptr_eq(&cache.documents(&served.snapshot()), builtin()));
+}

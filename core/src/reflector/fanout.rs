@@ -4,41 +4,40 @@
 use crate::health::INFORMER_SYNC;
 use crate::shared::Shared;
 use crate::storage::{KeyValue, Revision, WatchEvent};
-use crate::watch_cache::WatchCache;
+use crate::registry::WatchCaches;
+use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Every watch cache of one server, with its health checks.
+/// The watch caches served at the last fill, with the server's health checks.
 pub(super) struct Fanout {
     shared: Arc<Shared>,
+    caches: Arc<WatchCaches>,
 }
 
 impl Fanout {
     pub(super) fn new(shared: Arc<Shared>) -> Fanout {
-        Fanout { shared }
+        let caches = shared.served.caches();
+        Fanout { shared, caches }
     }
 
-    fn caches(&self) -> &[Arc<WatchCache>] {
-        &self.shared.watch_caches
+    /// Whether the caches are those the server serves now: a resource that joined or
+    /// left since the last fill needs a relist to be filled or let go.
+    pub(super) fn is_current(&self) -> bool {
+        Arc::ptr_eq(&self.caches, &self.shared.served.caches())
     }
 
-    /// The index of the cache whose prefix `key` starts with (the prefixes are
-    /// disjoint, so there is at most one).
-    fn cache_of(&self, key: &str) -> Option<usize> {
-        self.caches()
-            .iter()
-            .position(|c| key.starts_with(c.prefix()))
-    }
-
-    /// Start every cache over with its share of a list of everything at `revision`.
-    pub(super) fn fill(&self, items: Vec<KeyValue>, revision: Revision) {
-        let mut objects: Vec<Vec<KeyValue>> = vec![Vec::new(); self.caches().len()];
+    /// Start every cache served now over with its share of a list of everything at
+    /// `revision`.
+    pub(super) fn fill(&mut self, items: Vec<KeyValue>, revision: Revision) {
+        self.caches = self.shared.served.caches();
+        let mut objects: HashMap<&str, Vec<KeyValue>> = HashMap::new();
         for kv in items {
-            if let Some(i) = self.cache_of(&kv.key) {
-                objects[i].push(kv);
+            if let Some(cache) = self.caches.of_key(&kv.key) {
+                objects.entry(cache.prefix()).or_default().push(kv);
             }
         }
-        for (cache, objects) in self.caches().iter().zip(objects) {
-            cache.reset_with(objects, revision);
+        for cache in self.caches.iter() {
+            cache.reset_with(objects.remove(cache.prefix()).unwrap_or_default(), revision);
         }
         // Once filled, the caches count as synced for good (as upstream's informer-sync):
         // a later relist is the storage check's business.
@@ -50,10 +49,10 @@ impl Fanout {
     /// resource was written last.
     pub(super) fn apply(&self, event: WatchEvent) {
         let revision = event.revision();
-        if let Some(i) = self.cache_of(event.key()) {
-            self.caches()[i].apply(event);
+        if let Some(cache) = self.caches.of_key(event.key()) {
+            cache.apply(event);
         }
-        for cache in self.caches() {
+        for cache in self.caches.iter() {
             cache.advance(revision);
         }
     }
@@ -61,7 +60,7 @@ impl Fanout {
     /// No watch follows the store any more: reads and watches go to the backend until
     /// the next fill.
     pub(super) fn unsync(&self) {
-        for cache in self.caches() {
+        for cache in self.caches.iter() {
             cache.unsync();
         }
     }

@@ -147,7 +147,7 @@ struct BackingOff {
 
 /// What a state needs to move on.
 struct Context<'a> {
-    fanout: &'a Fanout,
+    fanout: &'a mut Fanout,
     backoff: &'a mut Backoff,
     now: Duration,
 }
@@ -246,6 +246,12 @@ impl Reflector {
                 self.state = State::Listing(Listing);
             }
         }
+        // A resource joined or left: relist at once, so that its cache is filled (or
+        // the old one let go); reads go to the backend meanwhile.
+        if matches!(self.state, State::Watching(_)) && !self.fanout.is_current() {
+            self.fanout.unsync();
+            self.state = State::Listing(Listing);
+        }
         match &self.state {
             State::Listing(_) => Next::List(StorageOp::list_latest(self.root.clone())),
             State::Opening(opening) => Next::OpenWatch {
@@ -260,7 +266,7 @@ impl Reflector {
     /// What came of the last [`Next`], at `now`.
     pub fn handle(&mut self, input: Input, now: Duration) {
         let mut cx = Context {
-            fanout: &self.fanout,
+            fanout: &mut self.fanout,
             backoff: &mut self.backoff,
             now,
         };

@@ -7,7 +7,7 @@
 //! type's validation in kube-apiserver. Each row's strategy is its kind's in
 //! `resources/`, or the plain one.
 
-use super::{NameRule, Resource, Subresource};
+use super::{NameRule, Resource, ResourceSchema, Subresource};
 use crate::resources::{self as kinds, SharedStrategy};
 
 /// One resource of the table, all borrowed from static data.
@@ -68,6 +68,7 @@ impl Row {
             storage_version_hash: (!self.storage_version_hash.is_empty())
                 .then(|| self.storage_version_hash.to_owned()),
             strategy: self.strategy.clone(),
+            schema: ResourceSchema::Builtin,
         }
     }
 }

@@ -2,20 +2,31 @@
 //!
 //! The built-in Kubernetes v1.33 API is one static table ([`builtin`]) with one row per
 //! resource; [`Registry::builtin`] turns it into owned [`Resource`] values at startup.
-//! Custom resources join the same registry at run time through [`Registry::insert`], so
-//! routing, discovery and error messages treat built-in and custom resources alike.
+//! Custom resources join the same registry at run time (`Server::add_resource`, which
+//! [`Registry::insert`]s into a copy and serves it), so routing, discovery, OpenAPI and
+//! error messages treat built-in and custom resources alike.
 //!
 //! The registry answers the questions the rest of the server asks about resources: does
 //! `apps/v1 deployments` exist, is it namespaced, which verbs and subresources does it
 //! serve, what is its kind, its list kind, its short names, which rule validates its
 //! `metadata.name`, which strategy its objects follow (`resources/`), and which groups
 //! and versions exist in which order.
+//!
+//! A server serves one registry at a time and swaps it whole when a resource joins or
+//! leaves ([`served`]): each entry is shared (`Arc`), so a request keeps the entry and
+//! the snapshot it was routed with while the server moves on.
 
 mod builtin;
+mod served;
 #[cfg(test)]
 mod tests;
 
+pub use served::{Snapshot, WatchCaches};
+pub(crate) use served::Served;
+
 use crate::resources::SharedStrategy;
+use crate::schema::ResourceSchema;
+use std::sync::Arc;
 
 /// The rule kube-apiserver's validation applies to `metadata.name` of a resource.
 ///
@@ -96,6 +107,8 @@ pub struct Resource {
     /// The rules its objects follow: defaults, preparation, columns, selectable fields,
     /// subresource handlers (compared and printed by name).
     pub strategy: SharedStrategy,
+    /// The schema its bodies decode against and its OpenAPI documents show.
+    pub schema: ResourceSchema,
 }
 
 impl Resource {
@@ -166,7 +179,7 @@ pub struct GroupInfo {
 /// The set of resources the server serves.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Registry {
-    resources: Vec<Resource>,
+    resources: Vec<Arc<Resource>>,
 }
 
 impl Registry {
@@ -180,13 +193,18 @@ impl Registry {
         Registry {
             resources: builtin::TABLE
                 .iter()
-                .map(builtin::Row::to_resource)
+                .map(|row| Arc::new(row.to_resource()))
                 .collect(),
         }
     }
 
     /// The resource `plural` in `group`/`version` (`""` for the core group).
     pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<&Resource> {
+        self.lookup_shared(group, version, plural).map(|r| &**r)
+    }
+
+    /// [`Registry::lookup`], as the shared entry a request can keep.
+    pub fn lookup_shared(&self, group: &str, version: &str, plural: &str) -> Option<&Arc<Resource>> {
         self.resources
             .iter()
             .find(|r| r.plural == plural && r.version == version && r.group == group)
@@ -204,10 +222,11 @@ impl Registry {
         self.resources
             .iter()
             .find(|r| r.kind == kind && r.version == version && r.group == group)
+            .map(|r| &**r)
     }
 
     /// Every resource, in registration order.
-    pub fn resources(&self) -> &[Resource] {
+    pub fn resources(&self) -> &[Arc<Resource>] {
         &self.resources
     }
 
@@ -218,6 +237,7 @@ impl Registry {
             .resources
             .iter()
             .filter(|r| r.group == group && r.version == version)
+            .map(|r| &**r)
             .collect();
         found.sort_by(|a, b| a.plural.cmp(&b.plural));
         found
@@ -277,12 +297,10 @@ impl Registry {
 
     /// Add a resource, replacing (and returning) one with the same group, version and
     /// plural.
-    pub fn insert(&mut self, resource: Resource) -> Option<Resource> {
-        let existing = self.resources.iter().position(|r| {
-            r.group == resource.group
-                && r.version == resource.version
-                && r.plural == resource.plural
-        });
+    pub fn insert(&mut self, resource: Resource) -> Option<Arc<Resource>> {
+        let existing =
+            self.index_of(&resource.group, &resource.version, &resource.plural);
+        let resource = Arc::new(resource);
         match existing {
             Some(i) => Some(std::mem::replace(&mut self.resources[i], resource)),
             None => {
@@ -293,11 +311,8 @@ impl Registry {
     }
 
     /// Remove and return the resource `plural` in `group`/`version`.
-    pub fn remove(&mut self, group: &str, version: &str, plural: &str) -> Option<Resource> {
-        let i = self
-            .resources
-            .iter()
-            .position(|r| r.group == group && r.version == version && r.plural == plural)?;
+    pub fn remove(&mut self, group: &str, version: &str, plural: &str) -> Option<Arc<Resource>> {
+        let i = self.index_of(group, version, plural)?;
         Some(self.resources.remove(i))
     }
 }

@@ -409,10 +409,9 @@ fn kube_version_order() {
     );
 }
 
-#[test]
-fn custom_resources_join_and_leave() {
-    let mut reg = Registry::builtin();
-    let widget = |version: &str| Resource {
+/// A namespaced custom resource `example.com/<version> widgets`.
+fn widget(version: &str) -> Resource {
+    Resource {
         group: "example.com".to_owned(),
         version: version.to_owned(),
         kind: "Widget".to_owned(),
@@ -426,7 +425,13 @@ fn custom_resources_join_and_leave() {
         name_rule: NameRule::Dns1123Subdomain,
         storage_version_hash: None,
         strategy: crate::resources::SharedStrategy::plain(),
-    };
+        schema: crate::schema::ResourceSchema::Builtin,
+    }
+}
+
+#[test]
+fn custom_resources_join_and_leave() {
+    let mut reg = Registry::builtin();
     assert!(reg.insert(widget("v1beta1")).is_none());
     assert!(reg.insert(widget("v1")).is_none());
     assert!(reg.insert(widget("v1")).is_some());
@@ -442,4 +447,68 @@ fn custom_resources_join_and_leave() {
     );
     assert!(reg.remove("example.com", "v1", "widgets").is_some());
     assert_eq!(reg.versions_of("example.com"), ["v1beta1"]);
+}
+
+const WIDGETS_PREFIX: &str = "/registry/example.com/widgets/";
+
+#[test]
+fn versions_of_a_resource_share_one_cache_that_leaves_with_the_last() {
+    let served = Served::new("/registry".into(), Registry::builtin());
+    let before = served.snapshot();
+    assert_eq!(before.generation(), 0);
+    assert!(served.add(widget("v1beta1")).is_none());
+    let cache = served.caches().get(WIDGETS_PREFIX).cloned().expect("a widgets cache");
+    // New while serving: unsynced until a reflector fills it.
+    assert_eq!(cache.object_count(), None);
+    assert!(served.add(widget("v1")).is_none());
+    let shared = served.caches().get(WIDGETS_PREFIX).cloned().unwrap();
+    assert!(Arc::ptr_eq(&cache, &shared), "versions share the cache of their prefix");
+    assert!(served.add(widget("v1")).is_some(), "a second add replaces");
+    assert_eq!(served.snapshot().generation(), 3);
+    // A snapshot taken earlier is unchanged.
+    assert!(before.lookup("example.com", "v1", "widgets").is_none());
+
+    assert!(served.remove("example.com", "v1beta1", "widgets").is_some());
+    assert!(served.caches().get(WIDGETS_PREFIX).is_some(), "v1 is still stored there");
+    assert!(served.remove("example.com", "v1", "widgets").is_some());
+    assert!(served.caches().get(WIDGETS_PREFIX).is_none());
+    assert!(served.remove("example.com", "v1", "widgets").is_none());
+    assert_eq!(served.snapshot().generation(), 5);
+    assert_eq!(**served.snapshot().registry(), Registry::builtin());
+}
+
+#[test]
+fn a_key_finds_the_cache_of_its_prefix() {
+    let served = Served::new("/registry".into(), Registry::builtin());
+    served.add(widget("v1"));
+    let caches = served.caches();
+    let of = |key: &str| caches.of_key(key).map(|c| c.prefix().to_owned());
+    assert_eq!(of("/registry/example.com/widgets/default/a").as_deref(), Some(WIDGETS_PREFIX));
+    assert_eq!(of("/registry/configmaps/default/a").as_deref(), Some("/registry/configmaps/"));
+    assert_eq!(of("/registry/example.com/gadgets/default/a"), None);
+    assert_eq!(of("/elsewhere/configmaps/default/a"), None);
+    assert_eq!(caches.group_resource_of_key(WIDGETS_PREFIX), Some("widgets.example.com"));
+}
+
+/// What a reflector fed from an older map meets: a change under a prefix it has no
+/// cache for is nobody's, and a cache that appeared since ignores events until a
+/// (re)list fills it, so its reads and watches go to the backend meanwhile.
+#[test]
+fn a_cache_appearing_mid_watch_stays_out_of_the_way_until_filled() {
+    use crate::storage::{KeyValue, WatchEvent};
+    let served = Served::new("/registry".into(), Registry::builtin());
+    let reflectors_map = served.caches();
+    served.add(widget("v1"));
+    let key = "/registry/example.com/widgets/default/a";
+    assert!(reflectors_map.of_key(key).is_none());
+    let cache = served.caches().of_key(key).cloned().expect("the new cache");
+    let kv = KeyValue { key: key.into(), value: "{}".into(), create_revision: 7, mod_revision: 7 };
+    cache.apply(WatchEvent::Put { kv: kv.clone(), prev: None });
+    cache.advance(8);
+    assert_eq!(cache.object_count(), None);
+    assert!(cache.snapshot(WIDGETS_PREFIX, 0).is_none());
+    assert!(cache.subscribe(WIDGETS_PREFIX, 0).is_none());
+    // Filled at the next list, it serves.
+    cache.reset_with(vec![kv], 8);
+    assert_eq!(cache.object_count(), Some(1));
 }

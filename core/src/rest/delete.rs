@@ -135,7 +135,7 @@ pub(crate) fn delete_namespace_contents(
     resource_index: usize,
     done: impl FnOnce(Scope) -> Step + Send + 'static,
 ) -> Step {
-    let resources = scope.shared.registry.resources();
+    let resources = scope.registry.resources();
     let Some(offset) = resources[resource_index.min(resources.len())..]
         .iter()
         .position(|r| r.namespaced)

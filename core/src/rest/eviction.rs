@@ -29,6 +29,7 @@ use super::object::{self, meta_str, Object};
 use super::scope::Scope;
 use crate::negotiation;
 use crate::query::Query;
+use crate::registry::Resource;
 use crate::request_info::RequestInfo;
 use crate::schema::{self, FieldValidation};
 use crate::selection::{Operator, Requirement};
@@ -38,6 +39,7 @@ use crate::status::{ApiError, Cause, Details};
 use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// How often a step that lost a race to a concurrent write is tried again (upstream's
 /// EvictionsRetry has 20 steps).
@@ -249,25 +251,20 @@ fn conditions(status: Option<&Value>) -> &[Value] {
         .unwrap_or(&[])
 }
 
-/// The registry index of poddisruptionbudgets.
-fn budget_resource(scope: &Scope) -> Option<usize> {
+/// The poddisruptionbudgets resource, as the request's registry serves it.
+fn budget_resource(scope: &Scope) -> Option<Arc<Resource>> {
     scope
-        .shared
         .registry
-        .resources()
-        .iter()
-        .position(|r| {
-            (r.group.as_str(), r.version.as_str(), r.plural.as_str())
-                == (budgets::GROUP, budgets::VERSION, budgets::RESOURCE)
-        })
+        .lookup_shared(budgets::GROUP, budgets::VERSION, budgets::RESOURCE)
+        .cloned()
 }
 
 /// List the namespace's budgets and act on those that select the pod.
 fn find_budgets(scope: Scope, options: Options, pod_kv: KeyValue, pod: Object) -> Step {
-    let Some(index) = budget_resource(&scope) else {
+    let Some(pdb_resource) = budget_resource(&scope) else {
         return delete_pod(scope, options, |scope, e| scope.fail(e));
     };
-    let r = &scope.shared.registry.resources()[index];
+    let r = &pdb_resource;
     let prefix = storage::resource_prefix(
         &scope.shared.config.storage_prefix,
         &r.group,
@@ -335,7 +332,7 @@ fn find_budgets(scope: Scope, options: Options, pod_kv: KeyValue, pod: Object) -
             });
         }
         let name = meta_str(&budget, "name").to_owned();
-        decrement(scope, options, index, budget_kv, name)
+        decrement(scope, options, pdb_resource, budget_kv, name)
     })
 }
 
@@ -396,7 +393,7 @@ fn selects(selector: Option<&Value>, labels: Option<&Map<String, Value>>) -> boo
 fn decrement(
     scope: Scope,
     options: Options,
-    index: usize,
+    pdb_resource: Arc<Resource>,
     budget_kv: KeyValue,
     budget_name: String,
 ) -> Step {
@@ -405,7 +402,7 @@ fn decrement(
         allows_disruption(budget)?;
         let now = object::rfc3339(scope.inputs.now);
         let mut updated = spend(budget.clone(), &scope.name, &now);
-        budget_scope(scope, index, &name).record_update(Some(budget), &mut updated);
+        budget_scope(scope, &pdb_resource, &name).record_update(Some(budget), &mut updated);
         Ok(updated)
     })
     .retries(MAX_ATTEMPTS - 1)
@@ -582,10 +579,11 @@ fn set_condition(status: &mut Map<String, Value>, observed_generation: i64, now:
 
 /// A request scope for the budget's status, as kube-apiserver's loopback client
 /// updates it: for recording the write in its managed fields.
-fn budget_scope(scope: &Scope, index: usize, name: &str) -> Scope {
+fn budget_scope(scope: &Scope, pdb_resource: &Arc<Resource>, name: &str) -> Scope {
     Scope {
         shared: scope.shared.clone(),
-        resource: index,
+        registry: scope.registry.clone(),
+        resource: pdb_resource.clone(),
         namespace: scope.namespace.clone(),
         name: name.to_owned(),
         subresource: "status".to_owned(),

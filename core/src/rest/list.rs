@@ -169,18 +169,9 @@ fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Li
     if listing.limit.is_some() || listing.continued {
         return Err(Box::new((scope, listing)));
     }
-    let r = scope.resource();
-    let resource_prefix = crate::storage::resource_prefix(
-        &scope.shared.config.storage_prefix,
-        &r.group,
-        &r.plural,
-        None,
-    );
     let snapshot = scope
         .shared
-        .watch_caches
-        .iter()
-        .find(|c| c.prefix() == resource_prefix)
+        .watch_cache_of(scope.resource())
         .and_then(|cache| cache.snapshot(&listing.prefix, at_least));
     let Some((items, revision)) = snapshot else {
         return Err(Box::new((scope, listing)));

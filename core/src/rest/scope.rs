@@ -9,7 +9,7 @@ use crate::authn::UserInfo;
 use crate::effect::{Inputs, Step};
 use crate::negotiation::{self, Output};
 use crate::query::Query;
-use crate::registry::Resource;
+use crate::registry::{Resource, Snapshot};
 use crate::resources::Handler;
 use crate::schema;
 use crate::shared::Shared;
@@ -22,8 +22,11 @@ use std::sync::Arc;
 /// Everything a resource handler knows about its request.
 pub(crate) struct Scope {
     pub shared: Arc<Shared>,
-    /// Index of the resource in the registry.
-    pub resource: usize,
+    /// The registry as it was when the request was routed: the request sees no
+    /// resource join or leave.
+    pub registry: Snapshot,
+    /// The resource the request was routed to.
+    pub resource: Arc<Resource>,
     pub namespace: Option<String>,
     pub name: String,
     pub subresource: String,
@@ -67,7 +70,7 @@ impl Scope {
     }
 
     pub fn resource(&self) -> &Resource {
-        &self.shared.registry.resources()[self.resource]
+        &self.resource
     }
 
     pub fn key(&self, name: &str) -> String {
@@ -104,11 +107,7 @@ impl Scope {
     /// Whether the watch cache of the resource stored at `key` holds it; `None` when no
     /// fed cache can tell.
     pub fn cache_holds(&self, key: &str) -> Option<bool> {
-        self.shared
-            .watch_caches
-            .iter()
-            .find(|cache| key.starts_with(cache.prefix()))?
-            .contains(key)
+        self.shared.served.caches().of_key(key)?.contains(key)
     }
 
     /// The group, version and kind of the objects this request reads and writes: the
@@ -249,7 +248,12 @@ impl Scope {
                 "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {e}"
             ))
         };
-        let decoded = schema::decode(format, body, (group, version, kind), validation);
+        // A resource's own schema describes its own kind; a subresource's kind of
+        // another type (Scale) keeps the generated one.
+        let r = &self.resource;
+        let own_kind = group == r.group && version == r.version && kind == r.kind;
+        let schema = if own_kind { &self.resource.schema } else { &schema::ResourceSchema::Builtin };
+        let decoded = schema.decode(format, body, (group, version, kind), validation);
         let (obj, warnings) = match decoded {
             Ok(d) => (d.object, d.warnings),
             Err(e @ (schema::DecodeError::Syntax(_) | schema::DecodeError::NotAnObject)) => {

@@ -78,9 +78,9 @@ fn options(scope: &Scope) -> Result<WatchOptions, ApiError> {
 fn source(scope: &Scope, resource_prefix: &str, prefix: String, after: Revision) -> WatchSource {
     let subscription = scope
         .shared
-        .watch_caches
-        .iter()
-        .find(|cache| cache.prefix() == resource_prefix)
+        .served
+        .caches()
+        .get(resource_prefix)
         .and_then(|cache| cache.subscribe(&prefix, after));
     match subscription {
         Some(subscription) => WatchSource::Cache(subscription),

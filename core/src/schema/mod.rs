@@ -15,6 +15,7 @@
 //! is stored; unknown and duplicate fields are errors under `fieldValidation=Strict`,
 //! warnings under `Warn` (the default) and ignored under `Ignore`.
 
+mod custom;
 mod decode;
 pub mod enums;
 pub mod list_extensions;
@@ -30,6 +31,7 @@ use crate::validation::{quoted, ErrorKind, FieldError};
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
+pub use custom::{CustomSchema, ResourceSchema};
 pub use decode::go_quote;
 pub use node::{ListType, NodeKind, SchemaNode};
 

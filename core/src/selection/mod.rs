@@ -135,7 +135,7 @@ mod tests {
             .resources()
             .iter()
             .find(|r| r.group == group && r.plural == plural)
-            .cloned()
+            .map(|r| Resource::clone(r))
             .unwrap_or_else(|| panic!("{group}/{plural}"))
     }
 
