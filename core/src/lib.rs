@@ -22,6 +22,7 @@ pub mod authorization;
 pub mod config;
 pub mod deadline;
 pub mod discovery;
+pub(crate) mod dispatch;
 pub mod duration;
 pub mod effect;
 pub mod exchange;

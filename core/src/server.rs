@@ -2,28 +2,17 @@
 //! [`Step`] comes out saying what must happen next.
 
 use crate::admission::AdmissionChain;
-use crate::aggregation;
 use crate::authn::{self, UserInfo};
-use crate::authorization::{self, Decision};
 use crate::config::Config;
+use crate::dispatch;
 use crate::effect::{Inputs, Step};
-use crate::exchange::arrival::is_public;
 use crate::exchange::{Arrived, Exchange};
 use crate::health::{HealthChecks, SHUTDOWN};
-use crate::impersonation;
 use crate::inflight::Limiter;
 use crate::lifecycle::{self, Event, InFlight, LifecycleController, Signal};
-use crate::request_info::RequestInfo;
-use crate::routing::{self, Route};
-use crate::shared::Shared;
-use crate::negotiation::{self, Output};
-use crate::nonresource;
-use crate::protobuf;
-use crate::query::Query;
 use crate::registry::{Registry, Resource, Served, WatchCaches};
 use crate::request_info;
-use crate::rest;
-use crate::status::ApiError;
+use crate::shared::Shared;
 use bytes::Bytes;
 use std::sync::Arc;
 use std::time::Duration;
@@ -146,30 +135,7 @@ impl Server {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
         let user = authn::authenticate(&inputs.peer_certificates);
-        self.authenticated(request, inputs, info, user)
-    }
-
-    /// The stages after authentication, for a request whose info and user are known.
-    pub(crate) fn authenticated(
-        &self,
-        request: http::Request<Bytes>,
-        inputs: Inputs,
-        info: RequestInfo,
-        user: UserInfo,
-    ) -> Step {
-        if user.is_anonymous() && !is_public(&info.path) {
-            return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON));
-        }
-        let user = match impersonation::impersonate(user, request.headers()) {
-            Ok(user) => user,
-            Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
-        };
-        let attributes = authorization::Attributes { user: &user, info: &info };
-        if let Decision::Deny(reason) = self.shared.config.authorizer.authorize(attributes) {
-            let e = authorization::forbidden(attributes, &reason);
-            return Step::Respond(rest::error_response(&e, Output::JSON));
-        }
-        self.route(request, inputs, info, user)
+        dispatch::authenticated(&self.shared, request, inputs, info, user)
     }
 
     /// Requests the server makes of itself after it starts (creating the default
@@ -194,97 +160,7 @@ impl Server {
     pub fn handle_as_system(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
-        self.route(request, inputs, info, UserInfo::system())
-    }
-
-    /// Health, version, discovery, OpenAPI and metrics.
-    fn non_resource(&self, request: http::Request<Bytes>, inputs: Inputs, info: &RequestInfo) -> Step {
-        let query = Query::parse(request.uri().query());
-        let accept = request
-            .headers()
-            .get(http::header::ACCEPT)
-            .and_then(|v| v.to_str().ok());
-        Step::Respond(nonresource::handle(
-            &self.shared,
-            request.method(),
-            &info.path,
-            &query,
-            accept,
-            request.headers(),
-            inputs.now,
-        ))
-    }
-
-    /// Route an authorized request along the delegation chain: the aggregator, then the
-    /// built-in and custom resources, then not found; non-resource paths and discovery
-    /// are the server's own.
-    fn route(&self, request: http::Request<Bytes>, inputs: Inputs, info: RequestInfo, user: UserInfo) -> Step {
-        let registry = self.shared.registry();
-        let resource = match routing::route(&info, &self.shared.config.aggregated_apis, &registry) {
-            Route::Aggregated(api) => return aggregation::proxy(&api, request),
-            Route::Resource(resource) => resource,
-            Route::NonResource => return self.non_resource(request, inputs, &info),
-            Route::NotFound => {
-                return Step::Respond(rest::error_response(&ApiError::no_such_path(), Output::JSON))
-            }
-        };
-        let (parts, body) = request.into_parts();
-        let query = Query::parse(parts.uri.query());
-        let header =
-            |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
-        let accept = header(http::header::ACCEPT);
-        let output = match negotiation::negotiate_output(accept, query.flag("pretty"), true) {
-            Ok(o) => o,
-            Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
-        };
-        // A namespaced resource outside a namespace only lists; a cluster-scoped one has no namespace.
-        let namespace = match (resource.namespaced, info.namespace.is_empty()) {
-            (true, false) => Some(info.namespace.clone()),
-            (true, true) if matches!(info.verb.as_str(), "list" | "watch") => None,
-            (false, true) => None,
-            (false, false) if resource.strategy.named_by_namespace_path() => None,
-            _ => return Step::Respond(rest::error_response(&ApiError::no_such_path(), output)),
-        };
-        if let Some(sub) = (!info.subresource.is_empty()).then_some(info.subresource.as_str()) {
-            if resource.subresource(sub).is_none() {
-                return Step::Respond(rest::error_response(&ApiError::no_such_path(), output));
-            }
-        }
-        // Protobuf bodies are read into the JSON they stand for; everything after this
-        // point sees JSON.
-        let mut content_type = header(http::header::CONTENT_TYPE).map(str::to_owned);
-        let mut body = body;
-        if content_type.as_deref().is_some_and(protobuf::is_protobuf) && !body.is_empty() {
-            match protobuf::decode(&body) {
-                Ok(value) => {
-                    body = Bytes::from(serde_json::to_vec(&value).expect("JSON values serialize"));
-                    content_type = Some("application/json".to_owned());
-                }
-                Err(e) => {
-                    let e = ApiError::bad_request(format!(
-                        "the object provided is unrecognized (must be of type {}): {e}",
-                        resource.kind
-                    ));
-                    return Step::Respond(rest::error_response(&e, output));
-                }
-            }
-        }
-        let scope = rest::Scope {
-            shared: self.shared.clone(),
-            registry,
-            resource,
-            namespace,
-            name: info.name.clone(),
-            subresource: info.subresource.clone(),
-            query,
-            output,
-            inputs,
-            content_type,
-            user_agent: header(http::header::USER_AGENT).map(str::to_owned),
-            body,
-            user,
-        };
-        rest::handle(&info, scope)
+        dispatch::route(&self.shared, request, inputs, info, UserInfo::system())
     }
 }
 

@@ -50,3 +50,14 @@ pub fn authenticate(peer_certificates: &[Bytes]) -> UserInfo {
         _ => UserInfo::anonymous(),
     }
 }
+
+/// Paths anyone may read without credentials.
+pub fn is_public(path: &str) -> bool {
+    path == "/version"
+        || ["/healthz", "/livez", "/readyz"].iter().any(|p| {
+            path == *p
+                || path
+                    .strip_prefix(p)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+}

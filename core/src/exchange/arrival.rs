@@ -20,17 +20,6 @@ pub enum Arrived {
     Refused,
 }
 
-/// Paths anyone may read without credentials.
-pub(crate) fn is_public(path: &str) -> bool {
-    path == "/version"
-        || ["/healthz", "/livez", "/readyz"].iter().any(|p| {
-            path == *p
-                || path
-                    .strip_prefix(p)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
-}
-
 impl Exchange {
     /// Take a decoded request. `begun` is the in-flight mark of a request whose first
     /// bytes came while requests were still taken: it is served whatever happened since.
@@ -80,7 +69,7 @@ impl Exchange {
         let mut audit_lines = Vec::new();
         let record = match (&shared.config.audit_policy, &turned) {
             (Some(policy), None) => {
-                let authenticated = !user.is_anonymous() || is_public(uri.path());
+                let authenticated = !user.is_anonymous() || authn::is_public(uri.path());
                 audit::Record::new(
                     policy,
                     audit::Arrival {

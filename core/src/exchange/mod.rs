@@ -267,10 +267,7 @@ impl Exchange {
             info,
             ..
         } = admitted;
-        crate::server::Server {
-            shared: self.shared.clone(),
-        }
-        .authenticated(request, inputs, info, self.user.clone())
+        crate::dispatch::authenticated(&self.shared, request, inputs, info, self.user.clone())
     }
 
     /// The handler became a watch: streamed from now on, counted as long-running.

@@ -29,7 +29,15 @@ mod watch_stream;
 pub(crate) use response::{encoded, error_response};
 pub(crate) use scope::Scope;
 
-use crate::effect::Step;
+use crate::authn::UserInfo;
+use crate::effect::{Inputs, Step};
+use crate::negotiation::{self, Output};
+use crate::protobuf;
+use crate::query::Query;
+use crate::registry::{Resource, Snapshot};
+use crate::shared::Shared;
+use bytes::Bytes;
+use std::sync::Arc;
 use crate::request_info::RequestInfo;
 use crate::resources::Handler;
 use crate::status::ApiError;
@@ -71,4 +79,76 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         }
         _ => scope.fail(ApiError::method_not_supported(&r.group, &r.plural, &info.verb)),
     }
+}
+
+/// Serve a request routed to `resource`: the request's namespace and subresource
+/// checked against the resource, a protobuf body read into JSON, then the verb's
+/// handler.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn serve(
+    shared: &Arc<Shared>,
+    registry: Snapshot,
+    resource: Arc<Resource>,
+    request: http::Request<Bytes>,
+    inputs: Inputs,
+    info: &RequestInfo,
+    user: UserInfo,
+) -> Step {
+    let (parts, body) = request.into_parts();
+    let query = Query::parse(parts.uri.query());
+    let header =
+        |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    let accept = header(http::header::ACCEPT);
+    let output = match negotiation::negotiate_output(accept, query.flag("pretty"), true) {
+        Ok(o) => o,
+        Err(e) => return Step::Respond(error_response(&e, Output::JSON)),
+    };
+    // A namespaced resource outside a namespace only lists; a cluster-scoped one has no namespace.
+    let namespace = match (resource.namespaced, info.namespace.is_empty()) {
+        (true, false) => Some(info.namespace.clone()),
+        (true, true) if matches!(info.verb.as_str(), "list" | "watch") => None,
+        (false, true) => None,
+        (false, false) if resource.strategy.named_by_namespace_path() => None,
+        _ => return Step::Respond(error_response(&ApiError::no_such_path(), output)),
+    };
+    if let Some(sub) = (!info.subresource.is_empty()).then_some(info.subresource.as_str()) {
+        if resource.subresource(sub).is_none() {
+            return Step::Respond(error_response(&ApiError::no_such_path(), output));
+        }
+    }
+    // Protobuf bodies are read into the JSON they stand for; everything after this
+    // point sees JSON.
+    let mut content_type = header(http::header::CONTENT_TYPE).map(str::to_owned);
+    let mut body = body;
+    if content_type.as_deref().is_some_and(protobuf::is_protobuf) && !body.is_empty() {
+        match protobuf::decode(&body) {
+            Ok(value) => {
+                body = Bytes::from(serde_json::to_vec(&value).expect("JSON values serialize"));
+                content_type = Some("application/json".to_owned());
+            }
+            Err(e) => {
+                let e = ApiError::bad_request(format!(
+                    "the object provided is unrecognized (must be of type {}): {e}",
+                    resource.kind
+                ));
+                return Step::Respond(error_response(&e, output));
+            }
+        }
+    }
+    let scope = Scope {
+        shared: shared.clone(),
+        registry,
+        resource,
+        namespace,
+        name: info.name.clone(),
+        subresource: info.subresource.clone(),
+        query,
+        output,
+        inputs,
+        content_type,
+        user_agent: header(http::header::USER_AGENT).map(str::to_owned),
+        body,
+        user,
+    };
+    handle(info, scope)
 }
