@@ -7,15 +7,18 @@ use crate::audit;
 use crate::authn;
 use crate::effect::{Inputs, Step};
 use crate::inflight::{self, Admission as Limited, Refused};
-use crate::lifecycle::{self, InFlight, RequestClass, Signal};
+use crate::lifecycle::{self, InFlight, RequestClass};
 use crate::shared::Shared;
 use bytes::Bytes;
 use std::sync::Arc;
 
 /// What became of a request at the door.
+// Not boxed: the exchange lives in its connection's task, and a heap allocation of its
+// size per request costs the allocator more than the move.
+#[allow(clippy::large_enum_variant)]
 pub enum Arrived {
     /// It goes on: drive the exchange.
-    Exchange(Box<Exchange>),
+    Exchange(Exchange),
     /// No new requests are taken: close the connection without an answer.
     Refused,
 }
@@ -29,9 +32,9 @@ impl Exchange {
         inputs: Inputs,
         begun: Option<InFlight>,
     ) -> Arrived {
-        let uri = request.uri().clone();
+        let uri = request.uri();
         let info = crate::request_info::resolve(request.method(), uri.path(), uri.query());
-        let now = inputs.monotonic;
+        let (now, wall) = (inputs.monotonic, inputs.now);
 
         // The lifecycle gate: requests that arrive while the server starts or stops.
         let (in_flight, mut turned) = match begun {
@@ -117,19 +120,20 @@ impl Exchange {
 
         let stage = match turned {
             Some(answer) => Stage::Handling(Step::Respond(answer)),
-            None => Stage::Admitted(Box::new(Admitted {
+            None => Stage::Admitted(Admitted {
                 request,
-                inputs: inputs.clone(),
+                inputs,
                 info,
+                user,
                 yielded: false,
-            })),
+            }),
         };
-        Arrived::Exchange(Box::new(Exchange {
+        Arrived::Exchange(Exchange {
             shared,
             stage,
             arrived: now,
             latest: now,
-            wall: inputs.now,
+            wall,
             deadline,
             tracked,
             audit_id,
@@ -137,8 +141,7 @@ impl Exchange {
             audit_lines,
             slot,
             in_flight,
-            user,
-        }))
+        })
     }
 
     /// The answer is ready: audit it, give it the headers every answer gets, count it,
@@ -148,7 +151,7 @@ impl Exchange {
         if let Some(record) = &self.audit {
             self.audit_lines.extend(record.response_complete(&response, self.wall));
         }
-        let closing = self.shared.lifecycle.signaled(Signal::NotAcceptingNewRequest);
+        let closing = self.shared.lifecycle.closing();
         finish::answer_headers(response.headers_mut(), &self.audit_id, self.wall, closing);
         let code = response.status().as_u16();
         if response.extensions().get::<Refused>().is_some() {

@@ -58,7 +58,7 @@ pub enum Next {
 /// Where the request is. Each state holds what it needs to go on.
 enum Stage {
     /// Admitted past the limits; handled after one yield.
-    Admitted(Box<Admitted>),
+    Admitted(Admitted),
     /// Handling: the next step of the handler to take.
     Handling(Step),
     /// Waiting for a storage operation.
@@ -90,6 +90,8 @@ struct Admitted {
     request: http::Request<Bytes>,
     inputs: Inputs,
     info: RequestInfo,
+    /// The user it was authenticated as.
+    user: UserInfo,
     yielded: bool,
 }
 
@@ -120,8 +122,6 @@ pub struct Exchange {
     slot: Option<Slot>,
     /// The request as the lifecycle counts it, until the answer is written.
     in_flight: Option<InFlight>,
-    /// The user the request was authenticated as.
-    user: UserInfo,
 }
 
 impl std::fmt::Debug for Exchange {
@@ -142,7 +142,7 @@ impl Exchange {
                 self.stage = Stage::Admitted(admitted);
                 return Next::Yield;
             }
-            Stage::Admitted(admitted) => self.handle(*admitted),
+            Stage::Admitted(admitted) => self.handle(admitted),
             Stage::Handling(step) => step,
             // Polled again before the outcome came: an adapter's mistake; the request
             // stays where it was, and its connection is closed.
@@ -265,9 +265,10 @@ impl Exchange {
             request,
             inputs,
             info,
+            user,
             ..
         } = admitted;
-        crate::dispatch::authenticated(&self.shared, request, inputs, info, self.user.clone())
+        crate::dispatch::authenticated(&self.shared, request, inputs, info, user)
     }
 
     /// The handler became a watch: streamed from now on, counted as long-running.

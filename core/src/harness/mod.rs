@@ -52,7 +52,7 @@ pub struct Harness<S: SyncStorage> {
 /// A request held at a storage operation, its connection with it.
 pub struct Held {
     connection: Connection,
-    exchange: Box<Exchange>,
+    exchange: Exchange,
     op: StorageOp,
 }
 
@@ -359,7 +359,7 @@ impl<S: SyncStorage> Harness<S> {
     }
 
     /// Write what an exchange came to, then let it go.
-    fn write(&self, connection: &mut Connection, mut exchange: Box<Exchange>, stopped: Stopped, out: &mut Vec<u8>) {
+    fn write(&self, connection: &mut Connection, mut exchange: Exchange, stopped: Stopped, out: &mut Vec<u8>) {
         match stopped {
             Stopped::Answered(response) => out.extend_from_slice(&connection.encode_response(&response)),
             Stopped::Watching(source, head, mut stream) => {

@@ -5,6 +5,7 @@
 
 use super::{Action, Admission, Event, Kind, Lifecycle, LifecycleConfig, RequestClass, Signal};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -28,6 +29,9 @@ struct State {
 #[derive(Debug)]
 pub struct LifecycleController {
     state: Mutex<State>,
+    /// NotAcceptingNewRequest has fired: asked of every request, so kept apart from
+    /// the lock.
+    closing: AtomicBool,
 }
 
 impl LifecycleController {
@@ -44,6 +48,7 @@ impl LifecycleController {
                 changed: false,
                 latest: Duration::ZERO,
             }),
+            closing: AtomicBool::new(false),
         }
     }
 
@@ -60,6 +65,9 @@ impl LifecycleController {
         state.latest = now;
         let before = state.machine.next_deadline();
         let actions = state.machine.handle(event, now);
+        if state.machine.signaled(Signal::NotAcceptingNewRequest) {
+            self.closing.store(true, Ordering::Release);
+        }
         let deadline_moved = before != state.machine.next_deadline();
         if actions.is_empty() && !deadline_moved {
             return;
@@ -99,6 +107,11 @@ impl LifecycleController {
         self.lock().machine.signaled(signal)
     }
 
+    /// Whether new requests are no longer taken (NotAcceptingNewRequest has fired).
+    pub fn closing(&self) -> bool {
+        self.closing.load(Ordering::Acquire)
+    }
+
     /// How to treat a request that arrived; a request served counts in flight until its
     /// [`InFlight`] is dropped.
     pub fn admit(self: &Arc<Self>, class: RequestClass, now: Duration) -> Result<InFlight, Admission> {
@@ -112,7 +125,7 @@ impl LifecycleController {
     /// A request's first bytes arrived: while requests are still taken it counts in
     /// flight from now on, so that the drain waits for a slow upload.
     pub fn begin(self: &Arc<Self>, now: Duration) -> Option<InFlight> {
-        if self.signaled(Signal::NotAcceptingNewRequest) {
+        if self.closing() {
             return None;
         }
         Some(self.started(now))
