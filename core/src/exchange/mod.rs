@@ -55,7 +55,9 @@ pub enum Next {
     Close,
 }
 
-/// Where the request is. Each state holds what it needs to go on.
+/// Where the request is. Each state holds what it needs to go on. Not boxed: the
+/// exchange lives in its connection's task, and an allocation per request costs more.
+#[allow(clippy::large_enum_variant)]
 enum Stage {
     /// Admitted past the limits; handled after one yield.
     Admitted(Admitted),
