@@ -86,9 +86,11 @@ impl Shared {
     /// Storage ran `op` in `elapsed`: upstream's `etcd_request_duration_seconds`.
     pub(crate) fn storage_observed(&self, op: &StorageOp, elapsed: std::time::Duration) {
         if let Some((operation, key)) = crate::metrics::storage_operation(op) {
-            if let Some(resource) = self.served.caches().group_resource_of_key(key) {
-                self.metrics.storage_observed(operation, resource, elapsed);
-            }
+            self.served.with_caches(|caches| {
+                if let Some(resource) = caches.group_resource_of_key(key) {
+                    self.metrics.storage_observed(operation, resource, elapsed);
+                }
+            });
         }
     }
 }

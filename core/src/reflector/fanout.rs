@@ -23,7 +23,7 @@ impl Fanout {
     /// Whether the caches are those the server serves now: a resource that joined or
     /// left since the last fill needs a relist to be filled or let go.
     pub(super) fn is_current(&self) -> bool {
-        Arc::ptr_eq(&self.caches, &self.shared.served.caches())
+        self.shared.served.with_caches(|now| Arc::ptr_eq(&self.caches, now))
     }
 
     /// Start every cache served now over with its share of a list of everything at

@@ -159,6 +159,13 @@ impl Served {
         self.read().caches.clone()
     }
 
+    /// `f` of the watch caches being served, read in place: the hot paths (a request's
+    /// cache lookups, storage metrics, every event the reflector fans out) take no
+    /// reference count the other threads would contend for.
+    pub(crate) fn with_caches<R>(&self, f: impl FnOnce(&Arc<WatchCaches>) -> R) -> R {
+        f(&self.read().caches)
+    }
+
     /// The watch cache of `resource`.
     pub(crate) fn cache_of(&self, resource: &Resource) -> Option<Arc<WatchCache>> {
         let prefix = cache_prefix(&self.storage_prefix, resource);

@@ -107,7 +107,7 @@ impl Scope {
     /// Whether the watch cache of the resource stored at `key` holds it; `None` when no
     /// fed cache can tell.
     pub fn cache_holds(&self, key: &str) -> Option<bool> {
-        self.shared.served.caches().of_key(key)?.contains(key)
+        self.shared.served.with_caches(|caches| caches.of_key(key)?.contains(key))
     }
 
     /// The group, version and kind of the objects this request reads and writes: the
