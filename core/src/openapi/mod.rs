@@ -233,7 +233,8 @@ pub(crate) struct DocumentCache {
 }
 
 impl DocumentCache {
-    /// [`serve`] for `snapshot`: with the documents kept for its generation, made (and
+    /// Answer an OpenAPI request against `snapshot` (`None` when `path` is not an
+    /// OpenAPI endpoint), with the documents kept for its generation, made (and
     /// kept, when it is the newest seen) on its first request. A registry equal to the
     /// built-in one uses the process-wide documents.
     pub(crate) fn serve(
@@ -279,24 +280,3 @@ pub fn is_openapi_path(path: &str) -> bool {
     path == "/openapi/v2" || path == "/openapi/v3" || path.starts_with("/openapi/v3/")
 }
 
-/// Answers an OpenAPI request against `registry`: the process-wide cached documents
-/// when `registry` is the built-in one, documents built for this request otherwise.
-/// `None` when `path` is not an OpenAPI endpoint.
-pub fn serve(
-    registry: &Registry,
-    method: &http::Method,
-    path: &str,
-    query: &crate::query::Query,
-    headers: &http::HeaderMap,
-    now: SystemTime,
-) -> Option<http::Response<Bytes>> {
-    if !is_openapi_path(path) {
-        return None;
-    }
-    let cached = builtin();
-    if cached.registry() == registry {
-        cached.handle(method, path, query, headers, now)
-    } else {
-        OpenApi::new(registry.clone()).handle(method, path, query, headers, now)
-    }
-}
