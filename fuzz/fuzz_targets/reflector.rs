@@ -173,7 +173,7 @@ fn check(server: &Server, reflector: &Reflector, next: &Next, model: &Model, now
         assert!(*until > now && *until <= now + MAX_BACKOFF);
     }
     if !watching {
-        for cache in server.watch_caches() {
+        for cache in server.watch_caches().iter() {
             assert_eq!(cache.object_count(), None, "{} is fresh", cache.prefix());
         }
         return;
