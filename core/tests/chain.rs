@@ -187,3 +187,28 @@ fn a_watch_streams_chunked_frames_with_its_audit_id() {
     assert_eq!(frame["type"], "ADDED");
     assert_eq!(frame["object"]["metadata"]["name"], "a");
 }
+
+#[test]
+fn the_connections_own_timers_answer_slow_and_idle_clients() {
+    let h = harness(Config::default());
+    // A body that stops arriving: 504 at --request-timeout (60 s) after its first
+    // bytes, and the connection closes; nothing is written.
+    let partial = b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"apiVersion\"";
+    let (early, closed) = h.send_then_wait(partial, Duration::from_secs(59));
+    assert!(early.is_empty() && !closed);
+    let (late, closed) = h.send_then_wait(partial, Duration::from_secs(61));
+    let late = one(&late);
+    assert!(closed);
+    assert_eq!(late.status, 504);
+    assert_eq!(late.header("connection"), Some("close"));
+    assert_eq!(late.json()["reason"], "Timeout");
+    // A head still unfinished 32 s after it began: closed without an answer.
+    let (nothing, closed) = h.send_then_wait(b"GET /version HTTP/1.1\r\nHost", Duration::from_secs(33));
+    assert!(nothing.is_empty() && closed);
+    // An answered connection left idle: kept for 90 s, then closed.
+    let (answered, closed) = h.send_then_wait(&get("/version"), Duration::from_secs(89));
+    assert_eq!((one(&answered).status, closed), (200, false));
+    let (_, closed) = h.send_then_wait(&get("/version"), Duration::from_secs(91));
+    assert!(closed);
+    assert_eq!(one(&h.send(&get(CONFIGMAPS))).json()["items"], serde_json::json!([]));
+}

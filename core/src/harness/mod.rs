@@ -239,18 +239,65 @@ impl<S: SyncStorage> Harness<S> {
     /// until it has answered every whole request in them. Watches are answered with
     /// what the store holds now, then ended.
     pub fn send(&self, bytes: &[u8]) -> Vec<u8> {
-        let mut connection = Connection::default();
+        let mut connection = self.connection();
         let mut out = Vec::new();
         connection.feed(bytes, self.clock.get());
         self.serve(&mut connection, &mut out, None);
         out
     }
 
+    /// Send `bytes` on a new connection, then let the client stay silent for `silence`:
+    /// everything the server writes, the answers of the connection's own timers
+    /// included (a body that stops arriving gets 504, a slow head or an idle
+    /// connection is closed). The second value says whether the server closed it.
+    pub fn send_then_wait(&self, bytes: &[u8], silence: Duration) -> (Vec<u8>, bool) {
+        let mut connection = self.connection();
+        let mut out = Vec::new();
+        connection.feed(bytes, self.clock.get());
+        self.serve(&mut connection, &mut out, None);
+        let until = self.clock.get() + silence;
+        loop {
+            if connection.should_close() {
+                return (out, true);
+            }
+            connection.start_waiting(self.clock.get());
+            match connection.poll_timeout().filter(|at| *at <= until) {
+                Some(at) => {
+                    self.advance(at.saturating_sub(self.clock.get()));
+                    connection.handle_timeout(self.clock.get());
+                    self.serve(&mut connection, &mut out, None);
+                    if matches!(connection.poll(), Http::Closed) {
+                        return (out, true);
+                    }
+                }
+                None => {
+                    self.advance(until.saturating_sub(self.clock.get()));
+                    return (out, false);
+                }
+            }
+        }
+    }
+
+    /// A connection with the limits and timeouts the binary gives its connections.
+    fn connection(&self) -> Connection {
+        let config = &self.server.shared.config;
+        Connection::new(
+            crate::http1::Limits {
+                max_body_bytes: config.max_request_body_bytes,
+                ..crate::http1::Limits::default()
+            },
+            crate::http1::Timeouts {
+                request_body: config.lifecycle.request_timeout,
+                ..crate::http1::Timeouts::default()
+            },
+        )
+    }
+
     /// Send one request on a new connection and run it until its first storage
     /// operation, then hold it there. `None` when it never got that far: its bytes
     /// were answered (or the connection closed) at once, and are in `answered`.
     pub fn start(&self, bytes: &[u8], answered: &mut Vec<u8>) -> Option<Held> {
-        let mut connection = Connection::default();
+        let mut connection = self.connection();
         connection.feed(bytes, self.clock.get());
         let begun = self.server.request_begun(self.clock.get());
         let Http::Request(request) = connection.poll() else {
