@@ -26,6 +26,8 @@ pub struct Config {
     pub lifecycle: LifecycleConfig,
     /// `--max-requests-inflight` and `--max-mutating-requests-inflight`.
     pub inflight: crate::inflight::Limits,
+    /// Who is asking (`--token-auth-file`; client certificates always).
+    pub authenticators: crate::authn::Authenticators,
     /// Who may do what (`--authorization-mode`).
     pub authorizer: crate::authorization::Authorizer,
     /// Group versions served by other API servers, proxied by the aggregator.
@@ -52,6 +54,7 @@ impl Default for Config {
             audit_policy: None,
             lifecycle: LifecycleConfig::default(),
             inflight: crate::inflight::Limits::default(),
+            authenticators: crate::authn::Authenticators::default(),
             authorizer: crate::authorization::Authorizer::default(),
             aggregated_apis: Vec::new(),
         }

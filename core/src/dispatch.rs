@@ -4,7 +4,7 @@
 //! the registry's resources, not found — to the handler that answers.
 
 use crate::aggregation;
-use crate::authn::{self, UserInfo};
+use crate::authn::{self, Authenticated, UserInfo};
 use crate::authorization::{self, Decision};
 use crate::effect::{Inputs, Step};
 use crate::impersonation;
@@ -25,11 +25,15 @@ pub(crate) fn authenticated(
     request: http::Request<Bytes>,
     inputs: Inputs,
     info: RequestInfo,
-    user: UserInfo,
+    authenticated: Authenticated,
 ) -> Step {
-    if user.is_anonymous() && !authn::is_public(&info.path) {
-        return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON));
-    }
+    let user = match authenticated {
+        Authenticated::User(user) => user,
+        Authenticated::Anonymous if authn::is_public(&info.path) => UserInfo::anonymous(),
+        Authenticated::Anonymous | Authenticated::Refused => {
+            return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON))
+        }
+    };
     let user = match impersonation::impersonate(user, request.headers()) {
         Ok(user) => user,
         Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),

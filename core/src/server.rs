@@ -2,7 +2,7 @@
 //! [`Step`] comes out saying what must happen next.
 
 use crate::admission::AdmissionChain;
-use crate::authn::{self, UserInfo};
+use crate::authn::UserInfo;
 use crate::config::Config;
 use crate::dispatch;
 use crate::effect::{Inputs, Step};
@@ -134,8 +134,12 @@ impl Server {
     pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
-        let user = authn::authenticate(&inputs.peer_certificates);
-        dispatch::authenticated(&self.shared, request, inputs, info, user)
+        let authenticated = self
+            .shared
+            .config
+            .authenticators
+            .authenticate(&inputs.peer_certificates, request.headers());
+        dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
     }
 
     /// Requests the server makes of itself after it starts (creating the default

@@ -212,3 +212,33 @@ fn the_connections_own_timers_answer_slow_and_idle_clients() {
     assert!(closed);
     assert_eq!(one(&h.send(&get(CONFIGMAPS))).json()["items"], serde_json::json!([]));
 }
+
+#[test]
+fn bearer_tokens_from_a_token_file_authenticate() {
+    let tokens = apiary_core::authn::TokenFile::parse("tokens.csv", "s3cret,alice,1001,\"dev,ops\"\n").unwrap();
+    let h = harness(Config {
+        authenticators: apiary_core::authn::Authenticators {
+            token_file: Some(std::sync::Arc::new(tokens)),
+        },
+        ..Config::default()
+    });
+    h.act_as(None, &[]);
+    let with = |token: &str, request: Vec<u8>| {
+        let text = String::from_utf8(request).unwrap();
+        let (line, rest) = text.split_once("\r\n").unwrap();
+        format!("{line}\r\nAuthorization: Bearer {token}\r\n{rest}").into_bytes()
+    };
+    let created = one(&h.send(&with("s3cret", post(CONFIGMAPS, &configmap("a")))));
+    assert_eq!(created.status, 201);
+    // The managed fields name the writer by user agent, not user; the audit names the
+    // user. What the token buys is being served at all:
+    assert_eq!(one(&h.send(&with("s3cret", get(CONFIGMAPS)))).status, 200);
+    // A token nobody knows is refused even where anonymous clients are served.
+    let refused = one(&h.send(&with("guess", get("/version"))));
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.json()["reason"], "Unauthorized");
+    assert_eq!(one(&h.send(&with("guess", get(CONFIGMAPS)))).status, 401);
+    // No token at all: anonymous.
+    assert_eq!(one(&h.send(&get("/version"))).status, 200);
+    assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 401);
+}

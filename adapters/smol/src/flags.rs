@@ -86,6 +86,8 @@ pub struct Options {
     /// `--audit-policy-file` and `--audit-log-*`: auditing, when both a policy and a
     /// log path are given.
     pub audit: Option<crate::audit_log::AuditOptions>,
+    /// `--token-auth-file`: static bearer tokens.
+    pub token_file: Option<std::sync::Arc<apiary_core::authn::TokenFile>>,
     /// `-v`/`--v`: log verbosity, as klog counts it.
     pub verbosity: u32,
 }
@@ -134,17 +136,19 @@ enum Section {
     SecureServing,
     Storage,
     Limits,
+    Authentication,
     Auditing,
     Logs,
     Global,
 }
 
 impl Section {
-    const ORDER: [Section; 7] = [
+    const ORDER: [Section; 8] = [
         Section::Generic,
         Section::SecureServing,
         Section::Storage,
         Section::Limits,
+        Section::Authentication,
         Section::Auditing,
         Section::Logs,
         Section::Global,
@@ -156,6 +160,7 @@ impl Section {
             Section::SecureServing => "Secure serving flags",
             Section::Storage => "Storage flags",
             Section::Limits => "Limits flags",
+            Section::Authentication => "Authentication flags",
             Section::Auditing => "Auditing flags",
             Section::Logs => "Logs flags",
             Section::Global => "Global flags",
@@ -366,6 +371,17 @@ const FLAGS: &[Flag] = &[
         usage: "When set, the listener stays open while in-flight requests drain on \
                 shutdown, and every new request is answered 429 with a Retry-After header and \
                 Connection: close, instead of the connection being refused.",
+    },
+    Flag {
+        name: "token-auth-file",
+        short: None,
+        section: Section::Authentication,
+        kind: "string",
+        default: None,
+        usage: "A CSV file of static bearer tokens, one per line: token,user,uid and, \
+                optionally, a quoted comma-separated list of groups. A request with \
+                'Authorization: Bearer <token>' acts as that user; an unknown token gets 401. \
+                Read once at start.",
     },
     Flag {
         name: "audit-log-format",
@@ -893,6 +909,19 @@ where
         &mut problems,
     );
 
+    let token_file = get("token-auth-file").and_then(|path| {
+        let read = std::fs::read_to_string(path)
+            .map_err(|e| format!("reading --token-auth-file {path}: {e}"))
+            .and_then(|text| apiary_core::authn::TokenFile::parse(path, &text));
+        match read {
+            Ok(file) => Some(std::sync::Arc::new(file)),
+            Err(e) => {
+                problems.push(e);
+                None
+            }
+        }
+    });
+
     let verbosity = {
         let value = get("v").unwrap_or_default();
         match value.parse::<u32>() {
@@ -928,6 +957,7 @@ where
         request_timeout: request_timeout.expect("validated"),
         shutdown_delay: shutdown_delay.expect("validated"),
         shutdown_send_retry_after,
+        token_file,
         audit,
         verbosity: verbosity.expect("validated"),
     }))

@@ -2,11 +2,14 @@
 //! client CA names the user (CN) and groups (O), as kube-apiserver's x509 authenticator
 //! reads it. Requests without credentials are anonymous.
 
+mod token_file;
 mod x509;
 
+pub use token_file::TokenFile;
 pub use x509::{subject_of, Subject};
 
 use bytes::Bytes;
+use std::sync::Arc;
 
 /// An authenticated (or anonymous) user.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +37,68 @@ impl UserInfo {
     pub fn is_anonymous(&self) -> bool {
         self.name == "system:anonymous"
     }
+}
+
+/// What the authenticators make of a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Authenticated {
+    User(UserInfo),
+    /// No credentials: `system:anonymous`, served only public paths.
+    Anonymous,
+    /// Credentials nobody accepts (an unknown bearer token): 401 whatever the path.
+    Refused,
+}
+
+impl Authenticated {
+    /// The user to act as: `system:anonymous` unless authenticated.
+    pub fn user(&self) -> UserInfo {
+        match self {
+            Authenticated::User(user) => user.clone(),
+            Authenticated::Anonymous | Authenticated::Refused => UserInfo::anonymous(),
+        }
+    }
+}
+
+/// The server's authenticators, tried in upstream's order: the client certificate,
+/// then a bearer token.
+#[derive(Clone, Debug, Default)]
+pub struct Authenticators {
+    /// `--token-auth-file`.
+    pub token_file: Option<Arc<TokenFile>>,
+}
+
+impl Authenticators {
+    /// Who sent a request with these verified peer certificates and headers.
+    pub fn authenticate(&self, peer_certificates: &[Bytes], headers: &http::HeaderMap) -> Authenticated {
+        let user = authenticate(peer_certificates);
+        if !user.is_anonymous() {
+            return Authenticated::User(user);
+        }
+        match bearer_token(headers) {
+            None => Authenticated::Anonymous,
+            Some(token) => match self.token_file.as_deref().and_then(|file| file.user(token)) {
+                Some(user) => Authenticated::User(authenticated(user.clone())),
+                None => Authenticated::Refused,
+            },
+        }
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header, if the request has one.
+fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
+    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    let mut parts = value.splitn(3, ' ');
+    let scheme = parts.next()?;
+    let token = parts.next()?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// Every authenticated user is in `system:authenticated`.
+fn authenticated(mut user: UserInfo) -> UserInfo {
+    if !user.groups.iter().any(|g| g == "system:authenticated") {
+        user.groups.push("system:authenticated".to_owned());
+    }
+    user
 }
 
 /// The user a request acts as, from the verified peer certificate chain (leaf first).

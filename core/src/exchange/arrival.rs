@@ -68,17 +68,25 @@ impl Exchange {
         let audit_id = audit::audit_id(request.headers(), audit_random);
         let audit_id = http::HeaderValue::from_str(&audit_id)
             .unwrap_or_else(|_| http::HeaderValue::from_static(""));
-        let user = authn::authenticate(&inputs.peer_certificates);
+        let authenticated = shared
+            .config
+            .authenticators
+            .authenticate(&inputs.peer_certificates, request.headers());
+        let user = authenticated.user();
         let mut audit_lines = Vec::new();
         let record = match (&shared.config.audit_policy, &turned) {
             (Some(policy), None) => {
-                let authenticated = !user.is_anonymous() || authn::is_public(uri.path());
+                let known = match &authenticated {
+                    authn::Authenticated::User(_) => true,
+                    authn::Authenticated::Anonymous => authn::is_public(uri.path()),
+                    authn::Authenticated::Refused => false,
+                };
                 audit::Record::new(
                     policy,
                     audit::Arrival {
                         request: &request,
                         info: &info,
-                        user: authenticated.then_some(&user),
+                        user: known.then_some(&user),
                         remote_addr: inputs.remote_addr,
                         now: inputs.now,
                         audit_id: audit_id.to_str().unwrap_or("").to_owned(),
@@ -124,7 +132,7 @@ impl Exchange {
                 request,
                 inputs,
                 info,
-                user,
+                authenticated,
                 yielded: false,
             }),
         };

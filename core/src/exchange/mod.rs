@@ -17,7 +17,7 @@ pub(crate) mod arrival;
 mod finish;
 
 use crate::audit;
-use crate::authn::UserInfo;
+use crate::authn::Authenticated;
 use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, Step, WatchResponse, WatchSource};
 use crate::inflight::Slot;
 use crate::lifecycle::InFlight;
@@ -92,8 +92,8 @@ struct Admitted {
     request: http::Request<Bytes>,
     inputs: Inputs,
     info: RequestInfo,
-    /// The user it was authenticated as.
-    user: UserInfo,
+    /// Who the authenticators say sent it.
+    authenticated: Authenticated,
     yielded: bool,
 }
 
@@ -267,10 +267,10 @@ impl Exchange {
             request,
             inputs,
             info,
-            user,
+            authenticated,
             ..
         } = admitted;
-        crate::dispatch::authenticated(&self.shared, request, inputs, info, user)
+        crate::dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
     }
 
     /// The handler became a watch: streamed from now on, counted as long-running.

@@ -139,6 +139,9 @@ impl<S: Storage> Apiary<S> {
                 request_timeout: options.request_timeout,
                 send_retry_after: options.shutdown_send_retry_after,
             },
+            authenticators: apiary_core::authn::Authenticators {
+                token_file: options.token_file.clone(),
+            },
             inflight: InflightLimits {
                 max_requests_inflight: options.max_requests_inflight,
                 max_mutating_requests_inflight: options.max_mutating_requests_inflight,

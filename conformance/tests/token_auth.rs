@@ -1,0 +1,75 @@
+//! Static bearer tokens (`--token-auth-file`) on the real binary, through kubectl 1.33
+//! and 1.27: a kubeconfig holding a token from the file is served, one holding a token
+//! the file does not have is refused (401), and a file that is not upstream's format
+//! stops apiary before it serves.
+
+use apiary_conformance::harness::{apiary_command, kubectl_command, ok, Apiary};
+use std::path::Path;
+use std::process::Stdio;
+
+/// A kubeconfig for `apiary` that authenticates with `token`.
+fn token_kubeconfig(apiary: &Apiary, dir: &Path, name: &str, token: &str) -> std::path::PathBuf {
+    let admin = std::fs::read_to_string(&apiary.kubeconfig).expect("admin kubeconfig");
+    let ca = admin
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("certificate-authority-data: "))
+        .expect("the admin kubeconfig names the CA");
+    let path = dir.join(format!("{name}.kubeconfig"));
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: apiary\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\n\
+             users:\n- name: {name}\n  user:\n    token: {token}\ncontexts:\n- name: {name}\n  context:\n    cluster: apiary\n    user: {name}\n\
+             current-context: {name}\n",
+            apiary.url
+        ),
+    )
+    .expect("kubeconfig written");
+    path
+}
+
+#[test]
+fn kubectl_with_a_token_from_the_file_is_served_and_others_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "0ff1ce-t0ken,alice,1001,\"dev,ops\"\n").expect("token file");
+    let apiary = Apiary::start_with(&["--token-auth-file", tokens.to_str().unwrap()]);
+    let good = token_kubeconfig(&apiary, dir.path(), "alice", "0ff1ce-t0ken");
+    let bad = token_kubeconfig(&apiary, dir.path(), "mallory", "guessed");
+    for version in ["1.33", "1.27"] {
+        let served = kubectl_command(version, &good)
+            .args(["get", "namespaces", "-o", "name"])
+            .output()
+            .expect("kubectl runs");
+        assert!(ok(&served).contains("namespace/default"), "{version}");
+        let created = kubectl_command(version, &good)
+            .args(["create", "configmap", &format!("from-alice-{}", version.replace('.', "-")), "--from-literal=k=v"])
+            .output()
+            .expect("kubectl runs");
+        ok(&created);
+        let refused = kubectl_command(version, &bad)
+            .args(["get", "namespaces"])
+            .output()
+            .expect("kubectl runs");
+        assert!(!refused.status.success(), "{version}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("Unauthorized"), "{version}: {stderr}");
+    }
+}
+
+#[test]
+fn a_token_file_that_is_not_csv_stops_apiary_before_it_serves() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "just-a-token,alice\n").expect("token file");
+    let output = apiary_command(dir.path(), &["--token-auth-file", tokens.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .expect("apiary runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("must have at least 3 columns (token, user name, user uid), found 2"),
+        "{stderr}"
+    );
+}
