@@ -1,7 +1,8 @@
 //! Static bearer tokens (`--token-auth-file`) on the real binary, through kubectl 1.33
 //! and 1.27: a kubeconfig holding a token from the file is served, one holding a token
 //! the file does not have is refused (401), and a file that is not upstream's format
-//! stops apiary before it serves.
+//! stops apiary before it serves. With `--anonymous-auth=false`, a client without
+//! credentials is refused even the health checks.
 
 use apiary_conformance::harness::{apiary_command, kubectl_command, ok, Apiary};
 use std::path::Path;
@@ -9,6 +10,7 @@ use std::process::Stdio;
 
 /// A kubeconfig for `apiary` that authenticates with `token`.
 fn token_kubeconfig(apiary: &Apiary, dir: &Path, name: &str, token: &str) -> std::path::PathBuf {
+    let user = format!("\n    token: {token}");
     let admin = std::fs::read_to_string(&apiary.kubeconfig).expect("admin kubeconfig");
     let ca = admin
         .lines()
@@ -19,7 +21,7 @@ fn token_kubeconfig(apiary: &Apiary, dir: &Path, name: &str, token: &str) -> std
         &path,
         format!(
             "apiVersion: v1\nkind: Config\nclusters:\n- name: apiary\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\n\
-             users:\n- name: {name}\n  user:\n    token: {token}\ncontexts:\n- name: {name}\n  context:\n    cluster: apiary\n    user: {name}\n\
+             users:\n- name: {name}\n  user: {user}\ncontexts:\n- name: {name}\n  context:\n    cluster: apiary\n    user: {name}\n\
              current-context: {name}\n",
             apiary.url
         ),
@@ -72,4 +74,22 @@ fn a_token_file_that_is_not_csv_stops_apiary_before_it_serves() {
         stderr.contains("must have at least 3 columns (token, user name, user uid), found 2"),
         "{stderr}"
     );
+}
+
+#[test]
+fn without_anonymous_auth_a_client_without_credentials_is_refused_everywhere() {
+    let apiary = Apiary::start_with(&["--anonymous-auth=false"]);
+    // kubectl asks for a password when a kubeconfig has no credentials, so the
+    // credential-less client is curl.
+    for path in ["/healthz", "/version", "/api/v1/namespaces"] {
+        let out = std::process::Command::new("curl")
+            .args(["-sk", "-o", "/dev/null", "-w", "%{http_code}"])
+            .arg(format!("{}{path}", apiary.url))
+            .output()
+            .expect("curl runs");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "401", "{path}");
+    }
+    for version in ["1.33", "1.27"] {
+        assert_eq!(ok(&apiary.kubectl(version, &["get", "--raw", "/healthz"])), "ok");
+    }
 }

@@ -219,6 +219,7 @@ fn bearer_tokens_from_a_token_file_authenticate() {
     let h = harness(Config {
         authenticators: apiary_core::authn::Authenticators {
             token_file: Some(std::sync::Arc::new(tokens)),
+            ..Default::default()
         },
         ..Config::default()
     });
@@ -241,4 +242,21 @@ fn bearer_tokens_from_a_token_file_authenticate() {
     // No token at all: anonymous.
     assert_eq!(one(&h.send(&get("/version"))).status, 200);
     assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 401);
+}
+
+#[test]
+fn without_anonymous_auth_every_path_needs_credentials() {
+    let h = harness(Config {
+        authenticators: apiary_core::authn::Authenticators {
+            anonymous: false,
+            ..Default::default()
+        },
+        ..Config::default()
+    });
+    h.act_as(None, &[]);
+    for path in ["/version", "/healthz", "/readyz", CONFIGMAPS] {
+        assert_eq!(one(&h.send(&get(path))).status, 401, "{path}");
+    }
+    h.act_as(Some("apiary-admin"), &["system:masters"]);
+    assert_eq!(one(&h.send(&get("/healthz"))).status, 200);
 }

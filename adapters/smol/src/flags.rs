@@ -86,6 +86,8 @@ pub struct Options {
     /// `--audit-policy-file` and `--audit-log-*`: auditing, when both a policy and a
     /// log path are given.
     pub audit: Option<crate::audit_log::AuditOptions>,
+    /// `--anonymous-auth`: requests without credentials are served as anonymous.
+    pub anonymous_auth: bool,
     /// `--token-auth-file`: static bearer tokens.
     pub token_file: Option<std::sync::Arc<apiary_core::authn::TokenFile>>,
     /// `-v`/`--v`: log verbosity, as klog counts it.
@@ -371,6 +373,16 @@ const FLAGS: &[Flag] = &[
         usage: "When set, the listener stays open while in-flight requests drain on \
                 shutdown, and every new request is answered 429 with a Retry-After header and \
                 Connection: close, instead of the connection being refused.",
+    },
+    Flag {
+        name: "anonymous-auth",
+        short: None,
+        section: Section::Authentication,
+        kind: "",
+        default: Some("true"),
+        usage: "Requests without credentials act as system:anonymous (in \
+                system:unauthenticated) and are served /healthz, /livez, /readyz and \
+                /version. With --anonymous-auth=false they get 401 on every path.",
     },
     Flag {
         name: "token-auth-file",
@@ -909,6 +921,7 @@ where
         &mut problems,
     );
 
+    let anonymous_auth = get("anonymous-auth") != Some("false");
     let token_file = get("token-auth-file").and_then(|path| {
         let read = std::fs::read_to_string(path)
             .map_err(|e| format!("reading --token-auth-file {path}: {e}"))
@@ -957,6 +970,7 @@ where
         request_timeout: request_timeout.expect("validated"),
         shutdown_delay: shutdown_delay.expect("validated"),
         shutdown_send_retry_after,
+        anonymous_auth,
         token_file,
         audit,
         verbosity: verbosity.expect("validated"),
@@ -1002,6 +1016,18 @@ mod tests {
         assert_eq!(o.request_timeout, Duration::from_secs(60));
         assert_eq!(o.shutdown_delay, Duration::ZERO);
         assert!(!o.shutdown_send_retry_after);
+    }
+
+    #[test]
+    fn authentication_flags() {
+        assert!(serve(&[]).anonymous_auth);
+        assert!(serve(&["--anonymous-auth"]).anonymous_auth);
+        assert!(!serve(&["--anonymous-auth=false"]).anonymous_auth);
+        assert!(!serve(&["--anonymous-auth=0"]).anonymous_auth);
+        assert!(serve(&[]).token_file.is_none());
+        let missing = problems(&["--token-auth-file=/nonexistent/tokens.csv"]);
+        assert_eq!(missing.len(), 1);
+        assert!(missing[0].starts_with("reading --token-auth-file /nonexistent/tokens.csv: "), "{missing:?}");
     }
 
     #[test]

@@ -45,7 +45,8 @@ pub enum Authenticated {
     User(UserInfo),
     /// No credentials: `system:anonymous`, served only public paths.
     Anonymous,
-    /// Credentials nobody accepts (an unknown bearer token): 401 whatever the path.
+    /// Credentials nobody accepts (an unknown bearer token), or none where anonymous
+    /// requests are off: 401 whatever the path.
     Refused,
 }
 
@@ -61,10 +62,23 @@ impl Authenticated {
 
 /// The server's authenticators, tried in upstream's order: the client certificate,
 /// then a bearer token.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Authenticators {
     /// `--token-auth-file`.
     pub token_file: Option<Arc<TokenFile>>,
+    /// `--anonymous-auth`: requests without credentials act as `system:anonymous`;
+    /// without it they get 401 on every path.
+    pub anonymous: bool,
+}
+
+impl Default for Authenticators {
+    /// kube-apiserver's defaults: anonymous requests allowed, no token file.
+    fn default() -> Self {
+        Authenticators {
+            token_file: None,
+            anonymous: true,
+        }
+    }
 }
 
 impl Authenticators {
@@ -75,7 +89,8 @@ impl Authenticators {
             return Authenticated::User(user);
         }
         match bearer_token(headers) {
-            None => Authenticated::Anonymous,
+            None if self.anonymous => Authenticated::Anonymous,
+            None => Authenticated::Refused,
             Some(token) => match self.token_file.as_deref().and_then(|file| file.user(token)) {
                 Some(user) => Authenticated::User(authenticated(user.clone())),
                 None => Authenticated::Refused,

@@ -141,6 +141,7 @@ impl<S: Storage> Apiary<S> {
             },
             authenticators: apiary_core::authn::Authenticators {
                 token_file: options.token_file.clone(),
+                anonymous: options.anonymous_auth,
             },
             inflight: InflightLimits {
                 max_requests_inflight: options.max_requests_inflight,
