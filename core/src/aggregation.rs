@@ -1,6 +1,12 @@
 //! The aggregator's proxy: a request for a group version another API server serves is
 //! sent there as an outbound call, and its answer relayed, as kube-aggregator proxies
 //! to an APIService's backend.
+//!
+//! Where it differs from upstream, until issue 21 builds the aggregation layer: the
+//! caller's identity is not forwarded (kube-aggregator adds `X-Remote-User` and
+//! `X-Remote-Group` under its front-proxy client certificate), and a backend that
+//! cannot be reached gets a 503 `Status` with upstream's message, where upstream writes
+//! the message as text/plain; a Status is what clients decode for every other error.
 
 use crate::config::AggregatedApi;
 use crate::effect::{CallOutcome, Outbound, PendingCall, Step};
