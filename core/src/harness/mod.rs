@@ -414,7 +414,7 @@ impl<S: SyncStorage> Harness<S> {
                 for frame in stream.take_initial() {
                     out.extend_from_slice(&connection.encode_chunk(&frame));
                 }
-                self.watch_frames(source, &mut *stream, |frame| {
+                watch_frames(&self.store, source, &mut *stream, self.epoch + self.clock.get(), |frame| {
                     out.extend_from_slice(&connection.encode_chunk(&frame))
                 });
                 out.extend_from_slice(&connection.encode_stream_end());
@@ -426,34 +426,39 @@ impl<S: SyncStorage> Harness<S> {
         self.carry_out_actions();
         self.reflect();
     }
+}
 
-    /// The frames of every change its source holds now: what the watch cache has
-    /// queued, or what the store holds after the watch's revision.
-    fn watch_frames(&self, source: WatchSource, stream: &mut dyn WatchResponse, mut write: impl FnMut(Bytes)) {
-        let now = self.epoch + self.clock.get();
-        match source {
-            WatchSource::Cache(subscription) => {
-                while let Some(item) = subscription.try_next() {
-                    match item {
-                        Ok(event) => stream.on_cached(&event, now).into_iter().for_each(&mut write),
-                        Err(e) => write(stream.on_error(e)),
-                    }
+/// The frames of every change a watch's source holds now: what the watch cache has
+/// queued, or what `store` holds after the watch's revision; observed at `now`.
+pub fn watch_frames<S: SyncStorage>(
+    store: &S,
+    source: WatchSource,
+    stream: &mut dyn WatchResponse,
+    now: SystemTime,
+    mut write: impl FnMut(Bytes),
+) {
+    match source {
+        WatchSource::Cache(subscription) => {
+            while let Some(item) = subscription.try_next() {
+                match item {
+                    Ok(event) => stream.on_cached(&event, now).into_iter().for_each(&mut write),
+                    Err(e) => write(stream.on_error(e)),
+                }
+                if stream.is_done() {
+                    break;
+                }
+            }
+        }
+        WatchSource::Backend { prefix, after } => match store.watch_now(&prefix, after) {
+            Ok(mut events) => {
+                while let Some(event) = events.next_now() {
+                    stream.on_event(event, now).into_iter().for_each(&mut write);
                     if stream.is_done() {
                         break;
                     }
                 }
             }
-            WatchSource::Backend { prefix, after } => match self.store.watch_now(&prefix, after) {
-                Ok(mut events) => {
-                    while let Some(event) = events.next_now() {
-                        stream.on_event(event, now).into_iter().for_each(&mut write);
-                        if stream.is_done() {
-                            break;
-                        }
-                    }
-                }
-                Err(e) => write(stream.on_error(e)),
-            },
-        }
+            Err(e) => write(stream.on_error(e)),
+        },
     }
 }

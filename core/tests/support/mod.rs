@@ -113,33 +113,9 @@ impl Harness {
             body.extend_from_slice(&frame);
         }
         let now = UNIX_EPOCH + Duration::from_secs(self.clock.get());
-        match source {
-            WatchSource::Cache(subscription) => {
-                while let Some(item) = subscription.try_next() {
-                    let frame = match item {
-                        Ok(event) => stream.on_cached(&event, now),
-                        Err(e) => Some(stream.on_error(e)),
-                    };
-                    body.extend_from_slice(frame.as_deref().unwrap_or_default());
-                    if stream.is_done() {
-                        break;
-                    }
-                }
-            }
-            WatchSource::Backend { prefix, after } => match self.store.open_watch(&prefix, after) {
-                Ok(mut events) => {
-                    while let Some(event) = events.try_next() {
-                        if let Some(frame) = stream.on_event(event, now) {
-                            body.extend_from_slice(&frame);
-                        }
-                        if stream.is_done() {
-                            break;
-                        }
-                    }
-                }
-                Err(e) => body.extend_from_slice(&stream.on_error(e)),
-            },
-        }
+        apiary_core::harness::watch_frames(&self.store, source, &mut *stream, now, |frame| {
+            body.extend_from_slice(&frame)
+        });
         Reply {
             status: head.status.as_u16(),
             content_type: head.headers["content-type"].to_str().unwrap().to_owned(),
