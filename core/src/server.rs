@@ -124,11 +124,6 @@ impl Server {
         Exchange::arrive(self.shared.clone(), request, inputs, begun)
     }
 
-    /// The in-flight limiter.
-    pub fn limiter(&self) -> &crate::inflight::Limiter {
-        &self.shared.limiter
-    }
-
     /// Handle one client request past the arrival stages (lifecycle, limits, audit):
     /// authentication, impersonation, authorization, routing and the handler.
     pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {

@@ -50,16 +50,6 @@ pub enum Authenticated {
     Refused,
 }
 
-impl Authenticated {
-    /// The user to act as: `system:anonymous` unless authenticated.
-    pub fn user(&self) -> UserInfo {
-        match self {
-            Authenticated::User(user) => user.clone(),
-            Authenticated::Anonymous | Authenticated::Refused => UserInfo::anonymous(),
-        }
-    }
-}
-
 /// The server's authenticators, tried in upstream's order: the client certificate,
 /// then a bearer token.
 #[derive(Clone, Debug)]

@@ -72,7 +72,15 @@ impl Exchange {
             .config
             .authenticators
             .authenticate(&inputs.peer_certificates, request.headers());
-        let user = authenticated.user();
+        // Borrowed: the user moves on with the request; only an anonymous one is made.
+        let anonymous;
+        let user = match &authenticated {
+            authn::Authenticated::User(user) => user,
+            _ => {
+                anonymous = authn::UserInfo::anonymous();
+                &anonymous
+            }
+        };
         let mut audit_lines = Vec::new();
         let record = match (&shared.config.audit_policy, &turned) {
             (Some(policy), None) => {
@@ -86,7 +94,7 @@ impl Exchange {
                     audit::Arrival {
                         request: &request,
                         info: &info,
-                        user: known.then_some(&user),
+                        user: known.then_some(user),
                         remote_addr: inputs.remote_addr,
                         now: inputs.now,
                         audit_id: audit_id.to_str().unwrap_or("").to_owned(),

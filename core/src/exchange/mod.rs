@@ -241,11 +241,6 @@ impl Exchange {
         std::mem::take(&mut self.audit_lines)
     }
 
-    /// The request's metric labels.
-    pub fn tracked(&self) -> &Tracked {
-        &self.tracked
-    }
-
     /// The answer has been written at `now`: the request no longer counts in flight.
     pub fn written(mut self, now: Duration) {
         if let Some(in_flight) = self.in_flight.as_mut() {

@@ -214,11 +214,6 @@ impl Connection {
         self.limits
     }
 
-    /// The timeouts this connection enforces.
-    pub fn timeouts(&self) -> Timeouts {
-        self.timeouts
-    }
-
     /// Hand the codec bytes read from the socket at `now`.
     ///
     /// Bytes fed after the connection is done (a `Fatal`, `Closed`, a timeout, or the end

@@ -3,7 +3,7 @@
 //! out the actions the core queues (its own, and those of requests finishing inside the
 //! core's chain) by firing latches that the accept loop, the watches and `main` wait on.
 
-use apiary_core::lifecycle::{Action, Event, Signal};
+use apiary_core::lifecycle::{Action, Event};
 use smol::channel::{Receiver, Sender};
 use smol::Timer;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -119,7 +119,7 @@ impl Lifecycle {
                 Some(actions) => self.carry_out(actions),
                 None => self.event(Event::Tick),
             }
-            if core.signaled(Signal::NotAcceptingNewRequest) {
+            if core.closing() {
                 self.closing.fire();
             }
         }
