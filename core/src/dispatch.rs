@@ -38,7 +38,7 @@ pub(crate) fn authenticated(
         Ok(user) => user,
         Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
     };
-    let attributes = authorization::Attributes { user: &user, info: &info };
+    let attributes = authorization::Attributes::of_request(&user, &info);
     if let Decision::Deny(reason) = shared.config.authorizer.authorize(attributes) {
         let e = authorization::forbidden(attributes, &reason);
         return Step::Respond(rest::error_response(&e, Output::JSON));

@@ -33,13 +33,10 @@ fn at(micros: u64) -> SystemTime {
 }
 
 fn admin() -> UserInfo {
-    UserInfo {
-        name: "admin".to_owned(),
-        groups: vec![
-            "system:masters".to_owned(),
-            "system:authenticated".to_owned(),
-        ],
-    }
+    UserInfo::named(
+        "admin",
+        vec!["system:masters".to_owned(), "system:authenticated".to_owned()],
+    )
 }
 
 fn record_for(

@@ -9,29 +9,44 @@ pub use token_file::TokenFile;
 pub use x509::{subject_of, Subject};
 
 use bytes::Bytes;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// An authenticated (or anonymous) user.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An authenticated (or anonymous) user: upstream's `user.Info`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserInfo {
     pub name: String,
+    /// Empty when the authenticator knows none (client certificates).
+    pub uid: String,
     pub groups: Vec<String>,
+    /// Upstream's `extra`: e.g. a ServiceAccount token's credential id.
+    pub extra: BTreeMap<String, Vec<String>>,
 }
 
 impl UserInfo {
-    pub fn anonymous() -> UserInfo {
+    /// A user with a name and groups, no uid or extra.
+    pub fn named(name: impl Into<String>, groups: Vec<String>) -> UserInfo {
         UserInfo {
-            name: "system:anonymous".to_owned(),
-            groups: vec!["system:unauthenticated".to_owned()],
+            name: name.into(),
+            groups,
+            ..UserInfo::default()
         }
+    }
+
+    pub fn anonymous() -> UserInfo {
+        UserInfo::named("system:anonymous", vec!["system:unauthenticated".to_owned()])
     }
 
     /// The server acting on its own behalf.
     pub fn system() -> UserInfo {
-        UserInfo {
-            name: "system:apiserver".to_owned(),
-            groups: vec!["system:authenticated".to_owned(), "system:masters".to_owned()],
-        }
+        UserInfo::named(
+            "system:apiserver",
+            vec!["system:authenticated".to_owned(), "system:masters".to_owned()],
+        )
+    }
+
+    pub fn in_group(&self, group: &str) -> bool {
+        self.groups.iter().any(|g| g == group)
     }
 
     pub fn is_anonymous(&self) -> bool {
@@ -100,7 +115,7 @@ fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
 
 /// Every authenticated user is in `system:authenticated`.
 fn authenticated(mut user: UserInfo) -> UserInfo {
-    if !user.groups.iter().any(|g| g == "system:authenticated") {
+    if !user.in_group("system:authenticated") {
         user.groups.push("system:authenticated".to_owned());
     }
     user
@@ -115,7 +130,7 @@ pub fn authenticate(peer_certificates: &[Bytes]) -> UserInfo {
         Some(name) if !name.is_empty() => {
             let mut groups = subject.organizations;
             groups.push("system:authenticated".to_owned());
-            UserInfo { name, groups }
+            UserInfo::named(name, groups)
         }
         _ => UserInfo::anonymous(),
     }

@@ -36,7 +36,9 @@ impl TokenFile {
             };
             let user = UserInfo {
                 name: record[1].clone(),
+                uid: record[2].clone(),
                 groups,
+                ..UserInfo::default()
             };
             if users.insert(record[0].clone(), user).is_some() {
                 tracing::warn!("duplicate token has been found in token file '{path}', record number '{number}'");

@@ -7,11 +7,41 @@ use crate::authn::UserInfo;
 use crate::request_info::RequestInfo;
 use crate::status::ApiError;
 
-/// What an authorizer is asked about: upstream's `authorizer.Attributes`.
+/// What an authorizer is asked about: upstream's `authorizer.Attributes`. Built from a
+/// request's info, or by hand for the checks a handler makes (impersonation, reviews,
+/// escalation).
 #[derive(Clone, Copy, Debug)]
 pub struct Attributes<'a> {
     pub user: &'a UserInfo,
-    pub info: &'a RequestInfo,
+    pub verb: &'a str,
+    /// A resource request (`/api`, `/apis` below a group version) or a path.
+    pub resource_request: bool,
+    pub namespace: &'a str,
+    pub api_group: &'a str,
+    pub api_version: &'a str,
+    pub resource: &'a str,
+    pub subresource: &'a str,
+    pub name: &'a str,
+    /// The path of a non-resource request.
+    pub path: &'a str,
+}
+
+impl<'a> Attributes<'a> {
+    /// The attributes of a request as its info resolved it.
+    pub fn of_request(user: &'a UserInfo, info: &'a RequestInfo) -> Attributes<'a> {
+        Attributes {
+            user,
+            verb: &info.verb,
+            resource_request: info.is_resource_request,
+            namespace: &info.namespace,
+            api_group: &info.api_group,
+            api_version: &info.api_version,
+            resource: &info.resource,
+            subresource: &info.subresource,
+            name: &info.name,
+            path: &info.path,
+        }
+    }
 }
 
 /// An authorizer's answer.
@@ -40,20 +70,20 @@ impl Authorizer {
 
 /// The 403 of a denied request, worded as upstream's forbidden responder words it.
 pub fn forbidden(attributes: Attributes<'_>, reason: &str) -> ApiError {
-    let info = attributes.info;
+    let info = attributes;
     let user = &attributes.user.name;
-    let message = if info.is_resource_request {
-        let resource = match info.subresource.as_str() {
-            "" => info.resource.clone(),
+    let message = if info.resource_request {
+        let resource = match info.subresource {
+            "" => info.resource.to_owned(),
             sub => format!("{}/{sub}", info.resource),
         };
-        let group = &info.api_group;
+        let group = info.api_group;
         let scope = if info.namespace.is_empty() {
             "at the cluster scope".to_owned()
         } else {
             format!("in the namespace \"{}\"", info.namespace)
         };
-        let what = match info.name.as_str() {
+        let what = match info.name {
             "" => resource.clone(),
             name => format!("{resource} \"{name}\""),
         };
