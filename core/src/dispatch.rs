@@ -39,7 +39,7 @@ pub(crate) fn authenticated(
         Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
     };
     let attributes = authorization::Attributes::of_request(&user, &info);
-    if let Decision::Deny(reason) = shared.config.authorizer.authorize(attributes) {
+    if let Decision::Deny(reason) = shared.authorize(attributes) {
         let e = authorization::forbidden(attributes, &reason);
         return Step::Respond(rest::error_response(&e, Output::JSON));
     }

@@ -33,6 +33,18 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// May this user do this? The configured authorizers decide (upstream's union
+    /// authorizer); handlers that check other attributes (impersonation, access
+    /// reviews, escalation) ask here too.
+    pub(crate) fn authorize(&self, attributes: crate::authorization::Attributes<'_>) -> crate::authorization::Decision {
+        self.config.authorizer.authorize(attributes)
+    }
+
+    /// What a user may do in a namespace, for SelfSubjectRulesReview.
+    pub(crate) fn rules_for(&self, user: &crate::authn::UserInfo, namespace: &str) -> crate::authorization::Rules {
+        self.config.authorizer.rules_for(user, namespace)
+    }
+
     /// The registry as served now: a request keeps the one it started with.
     pub(crate) fn registry(&self) -> Snapshot {
         self.served.snapshot()

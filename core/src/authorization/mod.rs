@@ -66,6 +66,62 @@ impl Authorizer {
             Authorizer::AlwaysAllow => Decision::Allow,
         }
     }
+
+    /// What `user` may do in `namespace` (cluster-wide rules included), as
+    /// SelfSubjectRulesReview reports it: upstream's `RuleResolver.RulesFor`.
+    pub fn rules_for(&self, _user: &UserInfo, _namespace: &str) -> Rules {
+        match self {
+            Authorizer::AlwaysAllow => Rules::everything(),
+        }
+    }
+}
+
+/// A resource rule as a rules review reports it (`authorization.k8s.io/v1`
+/// `ResourceRule`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceRule {
+    pub verbs: Vec<String>,
+    pub api_groups: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+}
+
+/// A non-resource rule as a rules review reports it (`NonResourceRule`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NonResourceRule {
+    pub verbs: Vec<String>,
+    pub non_resource_urls: Vec<String>,
+}
+
+/// Everything a user may do in a namespace, as far as the authorizers can list it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rules {
+    pub resource_rules: Vec<ResourceRule>,
+    pub non_resource_rules: Vec<NonResourceRule>,
+    /// Some authorizer could not list its rules (a webhook), so the list may be short.
+    pub incomplete: bool,
+    pub evaluation_error: String,
+}
+
+impl Rules {
+    /// Upstream's always-allow authorizer's answer: `*` everywhere.
+    pub fn everything() -> Rules {
+        let star = || vec!["*".to_owned()];
+        Rules {
+            resource_rules: vec![ResourceRule {
+                verbs: star(),
+                api_groups: star(),
+                resources: star(),
+                resource_names: Vec::new(),
+            }],
+            non_resource_rules: vec![NonResourceRule {
+                verbs: star(),
+                non_resource_urls: star(),
+            }],
+            incomplete: false,
+            evaluation_error: String::new(),
+        }
+    }
 }
 
 /// The 403 of a denied request, worded as upstream's forbidden responder words it.
