@@ -72,6 +72,7 @@ fn main() {
         monotonic: std::time::Duration::ZERO,
         entropy: [7; 48],
         peer_certificates: Vec::new(),
+        peer_certificates_rejected: false,
         remote_addr: None,
     };
     let get = |path: &str, accept: &str| {

@@ -21,9 +21,14 @@ pub struct Inputs {
     /// Fresh random bytes: UIDs (0..16), generateName suffixes (16..32) and audit IDs
     /// (32..48) are drawn from them.
     pub entropy: [u8; 48],
-    /// The client's certificate chain (DER, leaf first), already verified by TLS
-    /// against the client CA. Empty when the client sent none.
+    /// The client's certificate chain (DER, leaf first), already verified by the
+    /// adapter against the client CA. Empty when the client sent none, or one that did
+    /// not verify.
     pub peer_certificates: Vec<Bytes>,
+    /// The client sent a certificate chain that does not verify against the client CA
+    /// (upstream's x509 authenticator fails): the request is not anonymous; it gets 401
+    /// unless a bearer token authenticates it.
+    pub peer_certificates_rejected: bool,
     /// The client's address.
     pub remote_addr: Option<SocketAddr>,
 }

@@ -133,7 +133,7 @@ impl Server {
             .shared
             .config
             .authenticators
-            .authenticate(&inputs.peer_certificates, request.headers());
+            .authenticate(&inputs.peer_certificates, inputs.peer_certificates_rejected, request.headers());
         dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
     }
 

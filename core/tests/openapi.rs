@@ -22,6 +22,7 @@ fn inputs() -> Inputs {
         monotonic: std::time::Duration::ZERO,
         entropy: [1; 48],
         peer_certificates: Vec::new(),
+        peer_certificates_rejected: false,
         remote_addr: None,
     }
 }

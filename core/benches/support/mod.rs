@@ -15,6 +15,7 @@ pub fn inputs() -> Inputs {
         monotonic: std::time::Duration::ZERO,
         entropy: [7; 48],
         peer_certificates: Vec::new(),
+        peer_certificates_rejected: false,
         remote_addr: None,
     }
 }

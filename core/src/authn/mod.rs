@@ -1,6 +1,7 @@
-//! Authentication: who is asking. A client certificate verified by TLS against the
-//! client CA names the user (CN) and groups (O), as kube-apiserver's x509 authenticator
-//! reads it. Requests without credentials are anonymous.
+//! Authentication: who is asking. A client certificate the adapter verified against
+//! the client CA names the user (CN) and groups (O), as kube-apiserver's x509
+//! authenticator reads it; one that did not verify fails authentication unless a bearer
+//! token succeeds. Requests without credentials are anonymous.
 
 mod token_file;
 mod x509;
@@ -60,8 +61,8 @@ pub enum Authenticated {
     User(UserInfo),
     /// No credentials: `system:anonymous`, served only public paths.
     Anonymous,
-    /// Credentials nobody accepts (an unknown bearer token), or none where anonymous
-    /// requests are off: 401 whatever the path.
+    /// Credentials nobody accepts (an unknown bearer token, an untrusted client
+    /// certificate), or none where anonymous requests are off: 401 whatever the path.
     Refused,
 }
 
@@ -87,13 +88,21 @@ impl Default for Authenticators {
 }
 
 impl Authenticators {
-    /// Who sent a request with these verified peer certificates and headers.
-    pub fn authenticate(&self, peer_certificates: &[Bytes], headers: &http::HeaderMap) -> Authenticated {
+    /// Who sent a request with these verified peer certificates and headers;
+    /// `certificate_rejected` when the client sent a chain the client CA does not trust.
+    pub fn authenticate(
+        &self,
+        peer_certificates: &[Bytes],
+        certificate_rejected: bool,
+        headers: &http::HeaderMap,
+    ) -> Authenticated {
         let user = authenticate(peer_certificates);
         if !user.is_anonymous() {
             return Authenticated::User(user);
         }
         match bearer_token(headers) {
+            // Upstream's x509 authenticator failed: an error, never anonymous.
+            None if certificate_rejected => Authenticated::Refused,
             None if self.anonymous => Authenticated::Anonymous,
             None => Authenticated::Refused,
             Some(token) => match self.token_file.as_deref().and_then(|file| file.user(token)) {

@@ -71,7 +71,7 @@ impl Exchange {
         let authenticated = shared
             .config
             .authenticators
-            .authenticate(&inputs.peer_certificates, request.headers());
+            .authenticate(&inputs.peer_certificates, inputs.peer_certificates_rejected, request.headers());
         // Borrowed: the user moves on with the request; only an anonymous one is made.
         let anonymous;
         let user = match &authenticated {

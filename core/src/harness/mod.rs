@@ -42,6 +42,8 @@ pub struct Harness<S: SyncStorage> {
     seed: Cell<u64>,
     storage_latency: Cell<Duration>,
     identity: RefCell<Vec<Bytes>>,
+    /// Clients present a certificate the client CA does not trust.
+    untrusted_certificate: Cell<bool>,
     calls: RefCell<CallHandler>,
     /// Lifecycle actions carried out so far, in order.
     actions: RefCell<Vec<Action>>,
@@ -83,6 +85,7 @@ impl<S: SyncStorage> Harness<S> {
             seed: Cell::new(1),
             storage_latency: Cell::new(Duration::ZERO),
             identity: RefCell::new(client_certificate("apiary-admin", &["system:masters"])),
+            untrusted_certificate: Cell::new(false),
             calls: RefCell::new(Box::new(|_| {
                 Err(CallError::Unreachable("the harness answers no outbound request".into()))
             })),
@@ -116,6 +119,14 @@ impl<S: SyncStorage> Harness<S> {
             Some(name) => client_certificate(name, groups),
             None => Vec::new(),
         };
+        self.untrusted_certificate.set(false);
+    }
+
+    /// Clients from now on present a certificate chain that does not verify against
+    /// the client CA (the adapter hands over no chain, only that one was rejected).
+    pub fn act_with_untrusted_certificate(&self) {
+        self.identity.borrow_mut().clear();
+        self.untrusted_certificate.set(true);
     }
 
     /// Every storage operation takes `latency` on the clock from now on.
@@ -231,6 +242,7 @@ impl<S: SyncStorage> Harness<S> {
             monotonic: self.clock.get(),
             entropy,
             peer_certificates: self.identity.borrow().clone(),
+            peer_certificates_rejected: self.untrusted_certificate.get(),
             remote_addr: Some(std::net::SocketAddr::from(([127, 0, 0, 1], 40000))),
         }
     }

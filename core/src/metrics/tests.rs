@@ -163,6 +163,7 @@ fn served_at_metrics_with_each_resource_counted_once() {
         monotonic: std::time::Duration::ZERO,
         entropy: [0; 48],
         peer_certificates: Vec::new(),
+        peer_certificates_rejected: false,
         remote_addr: None,
     };
     // Anonymous clients are refused, as on every non-public path.

@@ -70,6 +70,7 @@ impl Harness {
             monotonic: Duration::from_secs(self.clock.get()),
             entropy: [seed; 48],
             peer_certificates: Vec::new(),
+            peer_certificates_rejected: false,
             remote_addr: None,
         }
     }
