@@ -90,6 +90,9 @@ pub struct Options {
     pub anonymous_auth: bool,
     /// `--token-auth-file`: static bearer tokens.
     pub token_file: Option<std::sync::Arc<apiary_core::authn::TokenFile>>,
+    /// `--tls-cert-file`, `--tls-private-key-file`, `--client-ca-file`,
+    /// `--tls-min-version`, `--tls-cipher-suites`.
+    pub tls: crate::tls::TlsOptions,
     /// `-v`/`--v`: log verbosity, as klog counts it.
     pub verbosity: u32,
 }
@@ -214,7 +217,66 @@ const FLAGS: &[Flag] = &[
         default: None,
         usage: "The directory where the TLS certificates are located: a CA, a serving \
                 certificate signed by it and an admin client certificate are created there on \
-                first start. (default <data-dir>/pki)",
+                first start (no serving certificate with --tls-cert-file). (default \
+                <data-dir>/pki)",
+    },
+    // Bring-your-own PKI, kube-apiserver's flags (see crate::tls::options).
+    Flag {
+        name: "tls-cert-file",
+        short: None,
+        section: Section::SecureServing,
+        kind: "string",
+        default: None,
+        usage: "A PEM file holding the serving certificate, followed by its intermediate and \
+                CA certificates, if any. With --tls-private-key-file it is served instead of \
+                the certificate apiary generates in --cert-dir, and the admin kubeconfig \
+                trusts what it holds. Read again every second: a changed pair is served to \
+                new connections, a bad one logged and ignored.",
+    },
+    Flag {
+        name: "tls-private-key-file",
+        short: None,
+        section: Section::SecureServing,
+        kind: "string",
+        default: None,
+        usage: "The PEM private key matching --tls-cert-file.",
+    },
+    Flag {
+        name: "tls-min-version",
+        short: None,
+        section: Section::SecureServing,
+        kind: "string",
+        default: None,
+        usage: "The lowest TLS version served. Possible values: VersionTLS12, VersionTLS13 \
+                (rustls implements no older version). Defaults to VersionTLS12.",
+    },
+    Flag {
+        name: "tls-cipher-suites",
+        short: None,
+        section: Section::SecureServing,
+        kind: "strings",
+        default: None,
+        usage: "Comma-separated list of the TLS 1.2 cipher suites served, by Go's names; \
+                rustls's defaults when omitted. Possible values: \
+                TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, \
+                TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, \
+                TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, \
+                TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, \
+                TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256. TLS 1.3 suites are always \
+                enabled; naming them changes nothing, as in kube-apiserver.",
+    },
+    Flag {
+        name: "client-ca-file",
+        short: None,
+        section: Section::Authentication,
+        kind: "string",
+        default: None,
+        usage: "A PEM bundle of one or more CA certificates. A request presenting a client \
+                certificate one of them signed is authenticated as the certificate's common \
+                name, in the groups its organizations name; one none of them signed gets \
+                401. Replaces apiary's own CA (the admin kubeconfig then authenticates only \
+                if the bundle includes <cert-dir>/ca.crt). Read again every second, as \
+                --tls-cert-file.",
     },
     Flag {
         name: "secure-port",
@@ -935,6 +997,17 @@ where
         }
     });
 
+    let tls = crate::tls::options_from_flags(
+        crate::tls::Flags {
+            client_ca_file: get("client-ca-file"),
+            cert_file: get("tls-cert-file"),
+            key_file: get("tls-private-key-file"),
+            min_version: get("tls-min-version"),
+            cipher_suites: get("tls-cipher-suites"),
+        },
+        &mut problems,
+    );
+
     let verbosity = {
         let value = get("v").unwrap_or_default();
         match value.parse::<u32>() {
@@ -972,6 +1045,7 @@ where
         shutdown_send_retry_after,
         anonymous_auth,
         token_file,
+        tls,
         audit,
         verbosity: verbosity.expect("validated"),
     }))
@@ -1028,6 +1102,53 @@ mod tests {
         let missing = problems(&["--token-auth-file=/nonexistent/tokens.csv"]);
         assert_eq!(missing.len(), 1);
         assert!(missing[0].starts_with("reading --token-auth-file /nonexistent/tokens.csv: "), "{missing:?}");
+    }
+
+    #[test]
+    fn secure_serving_flags() {
+        let o = serve(&[]);
+        assert!(o.tls.serving_files.is_none() && o.tls.client_ca_file.is_none());
+        let o = serve(&[
+            "--client-ca-file=/pki/clients.pem",
+            "--tls-cert-file",
+            "/pki/tls.crt",
+            "--tls-private-key-file=/pki/tls.key",
+            "--tls-min-version=VersionTLS13",
+            "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+        ]);
+        assert_eq!(o.tls.client_ca_file, Some(PathBuf::from("/pki/clients.pem")));
+        assert_eq!(
+            o.tls.serving_files.map(|f| (f.cert, f.key)),
+            Some((PathBuf::from("/pki/tls.crt"), PathBuf::from("/pki/tls.key")))
+        );
+        assert_eq!(o.tls.min_version, crate::tls::MinVersion::Tls13);
+        assert_eq!(o.tls.cipher_suites.map(|s| s.len()), Some(1 + 3));
+        // Reported with every other problem at once.
+        assert_eq!(
+            problems(&[
+                "--tls-cert-file=/pki/tls.crt",
+                "--tls-min-version=VersionTLS11",
+                "--tls-cipher-suites=TLS_NOPE",
+                "--secure-port=x",
+            ]),
+            [
+                "invalid value \"x\" for --secure-port: must be a port number (0 to 65535; 0 \
+                 picks a free port)",
+                "missing filename for serving cert: --tls-cert-file and --tls-private-key-file \
+                 must be given together",
+                "invalid value \"VersionTLS11\" for --tls-min-version: apiary serves TLS 1.2 \
+                 and 1.3 only (rustls implements no older version); use VersionTLS12 or \
+                 VersionTLS13",
+                "invalid value for --tls-cipher-suites: Cipher suite TLS_NOPE not supported or \
+                 doesn't exist",
+            ]
+        );
+        let text = help();
+        let serving = text.find("Secure serving flags:").unwrap();
+        let authentication = text.find("Authentication flags:").unwrap();
+        let cert = text.find("--tls-cert-file string").unwrap();
+        let ca = text.find("--client-ca-file string").unwrap();
+        assert!(serving < cert && cert < authentication && authentication < ca);
     }
 
     #[test]

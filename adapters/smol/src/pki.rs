@@ -7,6 +7,9 @@
 //! On a later start every certificate is checked against the CA, the clock and the
 //! names it must cover; one that fails is made again with the same CA key, so that a
 //! new `--bind-address` or an expired leaf never needs a hand-deleted file.
+//!
+//! With `--tls-cert-file` no serving certificate is made (see [`ensure_for`]); the CA
+//! and the admin certificate are made all the same, for the admin kubeconfig.
 
 use futures_rustls::rustls::pki_types::pem::PemObject;
 use futures_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
@@ -92,8 +95,9 @@ impl ServingNames {
 pub struct Pki {
     pub ca_cert: CertificateDer<'static>,
     pub ca_cert_pem: String,
-    pub serving_cert: CertificateDer<'static>,
-    pub serving_key: PrivateKeyDer<'static>,
+    /// The generated serving certificate and its key; `None` when `--tls-cert-file`
+    /// serves instead.
+    pub serving: Option<(CertificateDer<'static>, PrivateKeyDer<'static>)>,
     pub admin_cert_pem: String,
     pub admin_key_pem: String,
 }
@@ -288,6 +292,15 @@ fn parse_key(pem: &str, path: &Path) -> Result<KeyPair, PkiError> {
 /// Load the certificates from `cert_dir`, creating or renewing what is missing, expired
 /// or does not cover `names`.
 pub fn ensure(cert_dir: &Path, names: &ServingNames, now: SystemTime) -> Result<Pki, PkiError> {
+    ensure_for(cert_dir, Some(names), now)
+}
+
+/// [`ensure`], with a serving certificate only when `serving` names what it must cover.
+pub fn ensure_for(
+    cert_dir: &Path,
+    serving: Option<&ServingNames>,
+    now: SystemTime,
+) -> Result<Pki, PkiError> {
     if !cert_dir.is_dir() {
         fs::create_dir_all(cert_dir).map_err(|e| io_error("creating", cert_dir, e))?;
         #[cfg(unix)]
@@ -359,37 +372,43 @@ pub fn ensure(cert_dir: &Path, names: &ServingNames, now: SystemTime) -> Result<
         Ok((cert, cert_pem, key_pem))
     };
 
-    let server_names: Vec<ServerName<'static>> = names
-        .ips
-        .iter()
-        .map(|ip| ServerName::IpAddress((*ip).into()))
-        .chain(
-            names
-                .dns
+    let serving = match serving {
+        Some(names) => {
+            let server_names: Vec<ServerName<'static>> = names
+                .ips
                 .iter()
-                .filter_map(|d| ServerName::try_from(d.clone()).ok()),
-        )
-        .collect();
-    let (serving_cert, _, serving_key_pem) =
-        leaf("apiserver", Usage::Serving, &server_names, &|| {
-            let mut sans: Vec<SanType> =
-                names.ips.iter().map(|ip| SanType::IpAddress(*ip)).collect();
-            for dns in &names.dns {
-                let dns = dns
-                    .clone()
-                    .try_into()
-                    .map_err(|e| rcgen_error("a serving certificate name", e))?;
-                sans.push(SanType::DnsName(dns));
-            }
-            leaf_params(
-                now,
-                name(SERVING_COMMON_NAME, None),
-                ExtendedKeyUsagePurpose::ServerAuth,
-                sans,
-            )
-        })?;
-    let serving_key = PrivateKeyDer::from_pem_slice(serving_key_pem.as_bytes())
-        .map_err(|e| PkiError(format!("reading apiserver.key: {e}")))?;
+                .map(|ip| ServerName::IpAddress((*ip).into()))
+                .chain(
+                    names
+                        .dns
+                        .iter()
+                        .filter_map(|d| ServerName::try_from(d.clone()).ok()),
+                )
+                .collect();
+            let (serving_cert, _, serving_key_pem) =
+                leaf("apiserver", Usage::Serving, &server_names, &|| {
+                    let mut sans: Vec<SanType> =
+                        names.ips.iter().map(|ip| SanType::IpAddress(*ip)).collect();
+                    for dns in &names.dns {
+                        let dns = dns
+                            .clone()
+                            .try_into()
+                            .map_err(|e| rcgen_error("a serving certificate name", e))?;
+                        sans.push(SanType::DnsName(dns));
+                    }
+                    leaf_params(
+                        now,
+                        name(SERVING_COMMON_NAME, None),
+                        ExtendedKeyUsagePurpose::ServerAuth,
+                        sans,
+                    )
+                })?;
+            let serving_key = PrivateKeyDer::from_pem_slice(serving_key_pem.as_bytes())
+                .map_err(|e| PkiError(format!("reading apiserver.key: {e}")))?;
+            Some((serving_cert, serving_key))
+        }
+        None => None,
+    };
 
     let (_, admin_cert_pem, admin_key_pem) = leaf("admin", Usage::Client, &[], &|| {
         leaf_params(
@@ -403,8 +422,7 @@ pub fn ensure(cert_dir: &Path, names: &ServingNames, now: SystemTime) -> Result<
     Ok(Pki {
         ca_cert,
         ca_cert_pem,
-        serving_cert,
-        serving_key,
+        serving,
         admin_cert_pem,
         admin_key_pem,
     })
@@ -424,9 +442,10 @@ pub fn client_address(bind: IpAddr, advertise: Option<IpAddr>, port: u16) -> Soc
     SocketAddr::new(ip, port)
 }
 
-/// The admin kubeconfig: cluster "apiary" at `server`, user "apiary-admin", context
+/// The admin kubeconfig: cluster "apiary" at `server`, trusted by `server_ca_pem` (the
+/// generated CA, or the chain of `--tls-cert-file`), user "apiary-admin", context
 /// "apiary", current.
-pub fn kubeconfig(server: &str, pki: &Pki) -> String {
+pub fn kubeconfig(server: &str, server_ca_pem: &str, pki: &Pki) -> String {
     use base64::Engine as _;
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
     format!(
@@ -449,18 +468,23 @@ pub fn kubeconfig(server: &str, pki: &Pki) -> String {
          \x20   user: {ADMIN_USER}\n\
          current-context: apiary\n\
          preferences: {{}}\n",
-        ca = b64(&pki.ca_cert_pem),
+        ca = b64(server_ca_pem),
         cert = b64(&pki.admin_cert_pem),
         key = b64(&pki.admin_key_pem),
     )
 }
 
 /// Write the admin kubeconfig (it holds the admin key: mode 0600).
-pub fn write_kubeconfig(path: &Path, server: &str, pki: &Pki) -> Result<(), PkiError> {
+pub fn write_kubeconfig(
+    path: &Path,
+    server: &str,
+    server_ca_pem: &str,
+    pki: &Pki,
+) -> Result<(), PkiError> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| io_error("creating", dir, e))?;
     }
-    write_file(path, kubeconfig(server, pki).as_bytes(), 0o600)
+    write_file(path, kubeconfig(server, server_ca_pem, pki).as_bytes(), 0o600)
 }
 
 #[cfg(test)]
@@ -484,6 +508,22 @@ mod tests {
 
     fn names(bind: &str) -> ServingNames {
         ServingNames::new(bind.parse().unwrap(), None)
+    }
+
+    impl Pki {
+        fn serving_cert(&self) -> &CertificateDer<'static> {
+            &self.serving.as_ref().expect("a generated serving certificate").0
+        }
+    }
+
+    #[test]
+    fn without_serving_names_only_the_ca_and_admin_are_made() {
+        let dir = tempdir("no-serving");
+        let pki = ensure_for(&dir, None, SystemTime::now()).unwrap();
+        assert!(pki.serving.is_none());
+        assert!(dir.join("ca.crt").is_file() && dir.join("admin.crt").is_file());
+        assert!(!dir.join("apiserver.crt").exists());
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -511,7 +551,7 @@ mod tests {
         }
         let second = ensure(&dir, &names("127.0.0.1"), now).unwrap();
         assert_eq!(first.ca_cert, second.ca_cert);
-        assert_eq!(first.serving_cert, second.serving_cert);
+        assert_eq!(first.serving_cert(), second.serving_cert());
         assert_eq!(first.admin_cert_pem, second.admin_cert_pem);
         let _ = fs::remove_dir_all(dir.parent().unwrap());
     }
@@ -523,12 +563,12 @@ mod tests {
         let first = ensure(&dir, &names("127.0.0.1"), now).unwrap();
         let second = ensure(&dir, &names("10.1.2.3"), now).unwrap();
         assert_eq!(first.ca_cert, second.ca_cert);
-        assert_ne!(first.serving_cert, second.serving_cert);
+        assert_ne!(first.serving_cert(), second.serving_cert());
         assert_eq!(first.admin_cert_pem, second.admin_cert_pem);
         let ip = ServerName::IpAddress("10.1.2.3".parse::<IpAddr>().unwrap().into());
         assert_eq!(
             leaf_problem(
-                &second.serving_cert,
+                second.serving_cert(),
                 &second.ca_cert,
                 Usage::Serving,
                 &[ip],
@@ -540,7 +580,7 @@ mod tests {
         let later = now + LEAF_LIFETIME - DAY;
         let third = ensure(&dir, &names("10.1.2.3"), later).unwrap();
         assert_eq!(first.ca_cert, third.ca_cert);
-        assert_ne!(second.serving_cert, third.serving_cert);
+        assert_ne!(second.serving_cert(), third.serving_cert());
         assert_ne!(second.admin_cert_pem, third.admin_cert_pem);
         let _ = fs::remove_dir_all(&dir);
     }
@@ -564,7 +604,7 @@ mod tests {
         let dir = tempdir("kubeconfig");
         let pki = ensure(&dir, &names("127.0.0.1"), SystemTime::now()).unwrap();
         let path = dir.join("admin.kubeconfig");
-        write_kubeconfig(&path, "https://127.0.0.1:1234", &pki).unwrap();
+        write_kubeconfig(&path, "https://127.0.0.1:1234", &pki.ca_cert_pem, &pki).unwrap();
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("server: \"https://127.0.0.1:1234\""));
         assert!(text.contains("certificate-authority-data: "));

@@ -1,5 +1,6 @@
 //! What runs beside the requests: the reflector feeding the watch caches, the storage
-//! probe behind /readyz, the compactor and the return of free memory to the OS.
+//! probe behind /readyz, the compactor, the certificate reloader and the return of free
+//! memory to the OS.
 
 use super::{timeout, Apiary};
 use crate::memory;
@@ -84,6 +85,16 @@ impl<S: Storage> Apiary<S> {
                 // Try again at the next tick, from the same point.
                 Err(e) => tracing::warn!(revision = last.revision, "compaction failed: {e}"),
             }
+        }
+    }
+
+    /// Every [`crate::tls::RELOAD_INTERVAL`], read the certificate files again and serve
+    /// new connections with what changed (off the executor: it reads files).
+    pub(super) async fn reload_certificates_periodically(&self) {
+        loop {
+            Timer::after(crate::tls::RELOAD_INTERVAL).await;
+            let tls = self.tls.clone();
+            smol::unblock(move || tls.reload()).await;
         }
     }
 

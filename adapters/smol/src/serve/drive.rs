@@ -100,6 +100,8 @@ pub fn inputs(monotonic: Duration, remote_addr: Option<SocketAddr>, peer_certifi
         monotonic,
         entropy,
         peer_certificates,
+        // The connection sets it when the chain it hands over was rejected.
+        peer_certificates_rejected: false,
         remote_addr,
     }
 }

@@ -4,6 +4,7 @@
 use super::watch_pump::WatchClient;
 use super::{drive_exchange, inputs, timeout, Apiary, Driven};
 use crate::memory;
+use crate::tls::PeerChain;
 use apiary_core::exchange::{answer_headers, Arrived, Exchange};
 use apiary_core::http1::{Connection, Event};
 use apiary_core::storage::Storage;
@@ -22,7 +23,7 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 impl<S: Storage> Apiary<S> {
     pub(super) async fn connection(&self, tcp: TcpStream, remote: SocketAddr) {
         let _ = tcp.set_nodelay(true);
-        let stream = match timeout(HANDSHAKE_TIMEOUT, self.acceptor.accept(tcp)).await {
+        let stream = match timeout(HANDSHAKE_TIMEOUT, self.tls.acceptor().accept(tcp)).await {
             Some(Ok(stream)) => stream,
             Some(Err(e)) => {
                 tracing::debug!(%remote, "TLS handshake failed: {e}");
@@ -33,18 +34,20 @@ impl<S: Storage> Apiary<S> {
                 return;
             }
         };
-        let peer_certificates: Vec<Bytes> = stream
-            .get_ref()
-            .1
-            .peer_certificates()
-            .map(|chain| {
-                chain
-                    .iter()
-                    .map(|c| Bytes::copy_from_slice(c.as_ref()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Err(e) = self.exchange(stream, remote, peer_certificates).await {
+        let peer = PeerChain::new(
+            stream
+                .get_ref()
+                .1
+                .peer_certificates()
+                .map(|chain| {
+                    chain
+                        .iter()
+                        .map(|c| Bytes::copy_from_slice(c.as_ref()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        );
+        if let Err(e) = self.exchange(stream, remote, peer).await {
             tracing::debug!(%remote, "connection ended: {e}");
         }
     }
@@ -71,7 +74,7 @@ impl<S: Storage> Apiary<S> {
         &self,
         mut stream: T,
         remote: SocketAddr,
-        peer_certificates: Vec<Bytes>,
+        mut peer: PeerChain,
     ) -> io::Result<()>
     where
         T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin,
@@ -88,7 +91,10 @@ impl<S: Storage> Apiary<S> {
                 Event::Request(request) => {
                     let path = request.uri().path().to_owned();
                     let started = std::time::Instant::now();
-                    let inputs = inputs(self.lifecycle.now(), Some(remote), peer_certificates.clone());
+                    // Verified against the client CA of this moment, not of the handshake.
+                    let (peer_certificates, rejected) = peer.for_request(&self.tls.client_ca());
+                    let mut inputs = inputs(self.lifecycle.now(), Some(remote), peer_certificates);
+                    inputs.peer_certificates_rejected = rejected;
                     let mut exchange = match self.server.exchange(request, inputs, begun.take()) {
                         Arrived::Exchange(exchange) => exchange,
                         // No new requests: close without an answer.

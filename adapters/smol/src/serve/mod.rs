@@ -13,7 +13,7 @@ pub use exchange::HANDSHAKE_TIMEOUT;
 
 use crate::flags::Options;
 use crate::pki::{self, ServingNames};
-use crate::tls;
+use crate::tls::ServerTls;
 use apiary_core::health::BOOTSTRAP_HOOK;
 use apiary_core::http1::{Limits, Timeouts};
 use apiary_core::inflight::Limits as InflightLimits;
@@ -21,7 +21,6 @@ use apiary_core::lifecycle::{Event, LifecycleConfig};
 use lifecycle::Lifecycle;
 use apiary_core::storage::Storage;
 use apiary_core::{Config, Server};
-use futures_rustls::TlsAcceptor;
 use smol::future::{self, FutureExt as _};
 use smol::net::TcpListener;
 use smol::{Executor, Timer};
@@ -61,7 +60,8 @@ pub(crate) fn timeout<T>(
 pub struct Apiary<S: Storage> {
     server: Server,
     storage: Arc<S>,
-    acceptor: TlsAcceptor,
+    /// The TLS configuration new connections get, reloaded when its files change.
+    tls: Arc<ServerTls>,
     /// Taken by [`Apiary::serve`], dropped when the lifecycle says to stop listening.
     listener: std::sync::Mutex<Option<TcpListener>>,
     /// Start-up and graceful termination.
@@ -107,10 +107,12 @@ impl<S: Storage> Apiary<S> {
             ))
         })?;
         let names = ServingNames::new(options.bind_address, options.advertise_address);
-        let pki = pki::ensure(&options.cert_dir, &names, SystemTime::now())
+        // With --tls-cert-file, no serving certificate is generated.
+        let generate_serving = options.tls.serving_files.is_none().then_some(&names);
+        let pki = pki::ensure_for(&options.cert_dir, generate_serving, SystemTime::now())
             .map_err(|e| StartError(e.to_string()))?;
-        let tls =
-            tls::server_config(&pki).map_err(|e| StartError(format!("configuring TLS: {e}")))?;
+        let tls = ServerTls::new(&options.tls, &pki).map_err(StartError)?;
+        warn_if_admin_untrusted(&tls, &pki, &options.cert_dir);
 
         let client_addr = pki::client_address(
             options.bind_address,
@@ -119,7 +121,15 @@ impl<S: Storage> Apiary<S> {
         );
         let url = format!("https://{client_addr}");
         let kubeconfig = options.kubeconfig_path();
-        pki::write_kubeconfig(&kubeconfig, &url, &pki).map_err(|e| StartError(e.to_string()))?;
+        let server_ca_pem = match &options.tls.serving_files {
+            // What the operator serves with: the certificate and the chain after it.
+            Some(files) => std::fs::read_to_string(&files.cert).map_err(|e| {
+                StartError(format!("reading --tls-cert-file {}: {e}", files.cert.display()))
+            })?,
+            None => pki.ca_cert_pem.clone(),
+        };
+        pki::write_kubeconfig(&kubeconfig, &url, &server_ca_pem, &pki)
+            .map_err(|e| StartError(e.to_string()))?;
 
         let advertise = options
             .advertise_address
@@ -161,7 +171,7 @@ impl<S: Storage> Apiary<S> {
         Ok(Apiary {
             server,
             storage: Arc::new(storage),
-            acceptor: TlsAcceptor::from(tls),
+            tls: Arc::new(tls),
             listener: std::sync::Mutex::new(Some(listener)),
             lifecycle,
             limits: Limits {
@@ -286,6 +296,12 @@ impl<S: Storage> Apiary<S> {
                 .spawn(async move { this.compact_periodically(interval).await })
                 .detach();
         }
+        if self.tls.reloads_files() {
+            let this = self.clone();
+            executor
+                .spawn(async move { this.reload_certificates_periodically().await })
+                .detach();
+        }
         let this = self.clone();
         executor.spawn(async move { this.reflect().await }).detach();
         let this = self.clone();
@@ -344,5 +360,22 @@ impl<S: Storage> Apiary<S> {
         drop(listener);
         tracing::info!("stopped listening on {}", self.local_addr);
         self.lifecycle.event(Event::ListenerClosed);
+    }
+}
+
+/// The admin kubeconfig carries a client certificate of apiary's own CA; with
+/// `--client-ca-file` it authenticates only if that bundle trusts the CA. Say so at
+/// start rather than leave a kubeconfig that is refused without a word.
+fn warn_if_admin_untrusted(tls: &ServerTls, pki: &pki::Pki, cert_dir: &Path) {
+    use futures_rustls::rustls::pki_types::{pem::PemObject as _, CertificateDer};
+    let Ok(admin) = CertificateDer::from_pem_slice(pki.admin_cert_pem.as_bytes()) else {
+        return;
+    };
+    let admin = bytes::Bytes::copy_from_slice(admin.as_ref());
+    if let Err(e) = tls.client_ca().verify(&[admin], SystemTime::now()) {
+        tracing::warn!(
+            "the admin kubeconfig's client certificate does not verify against --client-ca-file              ({e}): it authenticates only once the bundle includes {}",
+            cert_dir.join("ca.crt").display()
+        );
     }
 }
