@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{mpsc, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// The workspace root.
@@ -68,8 +68,13 @@ pub struct Apiary {
     pub url: String,
     pub kubeconfig: PathBuf,
     pub data_dir: PathBuf,
+    /// What the process logged (the last [`LOG_LINES_KEPT`] lines).
+    log: Arc<Mutex<std::collections::VecDeque<String>>>,
     _dir: Option<tempfile::TempDir>,
 }
+
+/// How many of the process's log lines an [`Apiary`] keeps for [`Apiary::wait_for_log`].
+pub const LOG_LINES_KEPT: usize = 10_000;
 
 impl Apiary {
     /// Start `apiary` on its default storage (sqlite) on a free loopback port with a
@@ -99,9 +104,18 @@ impl Apiary {
             .expect("apiary starts");
         let stderr = child.stderr.take().expect("piped stderr");
         let (tx, rx) = mpsc::channel();
+        let log = Arc::new(Mutex::new(std::collections::VecDeque::new()));
+        let kept = log.clone();
         std::thread::spawn(move || {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                {
+                    let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                    if kept.len() == LOG_LINES_KEPT {
+                        kept.pop_front();
+                    }
+                    kept.push_back(line.clone());
+                }
                 if line.contains("apiary ready at ") {
                     if let Some(tx) = tx.take() {
                         let _ = tx.send(line.clone());
@@ -136,7 +150,28 @@ impl Apiary {
             url,
             kubeconfig,
             data_dir: data_dir.to_path_buf(),
+            log,
             _dir: None,
+        }
+    }
+
+    /// Wait up to `within` for a log line containing `needle`; whether one came.
+    pub fn wait_for_log(&self, needle: &str, within: Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            let seen = self
+                .log
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .any(|line| line.contains(needle));
+            if seen {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

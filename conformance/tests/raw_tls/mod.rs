@@ -74,11 +74,14 @@ pub fn address(apiary: &Apiary) -> String {
 
 /// Open a connection (TCP, then the TLS handshake).
 pub async fn connect(apiary: &Apiary) -> io::Result<Raw> {
+    connect_with(apiary, tls_config(apiary)).await
+}
+
+/// Open a connection with a TLS client configuration of the test's own.
+pub async fn connect_with(apiary: &Apiary, config: Arc<ClientConfig>) -> io::Result<Raw> {
     let tcp = TcpStream::connect(address(apiary)).await?;
     let name = ServerName::try_from("127.0.0.1").expect("an IP is a server name");
-    let stream = TlsConnector::from(tls_config(apiary))
-        .connect(name, tcp)
-        .await?;
+    let stream = TlsConnector::from(config).connect(name, tcp).await?;
     Ok(Raw {
         stream,
         buf: Vec::new(),
@@ -123,6 +126,18 @@ pub fn request_bytes(method: &str, path: &str, body: Option<&[u8]>) -> Vec<u8> {
 }
 
 impl Raw {
+    /// The serving certificate the server presented (DER), as this connection saw it.
+    pub fn server_certificate(&self) -> Option<Vec<u8>> {
+        let certs = self.stream.get_ref().1.peer_certificates()?;
+        certs.first().map(|c| c.as_ref().to_vec())
+    }
+
+    /// The cipher suite the handshake settled on.
+    pub fn cipher_suite(&self) -> Option<tokio_rustls::rustls::CipherSuite> {
+        let suite = self.stream.get_ref().1.negotiated_cipher_suite()?;
+        Some(suite.suite())
+    }
+
     pub async fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.stream.write_all(bytes).await?;
         self.stream.flush().await

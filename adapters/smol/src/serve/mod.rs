@@ -374,7 +374,8 @@ fn warn_if_admin_untrusted(tls: &ServerTls, pki: &pki::Pki, cert_dir: &Path) {
     let admin = bytes::Bytes::copy_from_slice(admin.as_ref());
     if let Err(e) = tls.client_ca().verify(&[admin], SystemTime::now()) {
         tracing::warn!(
-            "the admin kubeconfig's client certificate does not verify against --client-ca-file              ({e}): it authenticates only once the bundle includes {}",
+            "the admin kubeconfig's client certificate does not verify against --client-ca-file \
+             ({e}): it authenticates only once the bundle includes {}",
             cert_dir.join("ca.crt").display()
         );
     }
