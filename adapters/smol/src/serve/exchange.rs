@@ -92,7 +92,7 @@ impl<S: Storage> Apiary<S> {
                     let path = request.uri().path().to_owned();
                     let started = std::time::Instant::now();
                     // Verified against the client CA of this moment, not of the handshake.
-                    let (peer_certificates, rejected) = peer.for_request(&self.tls.client_ca());
+                    let (peer_certificates, rejected) = self.tls.authenticate_peer(&mut peer);
                     let mut inputs = inputs(self.lifecycle.now(), Some(remote), peer_certificates);
                     inputs.peer_certificates_rejected = rejected;
                     let mut exchange = match self.server.exchange(request, inputs, begun.take()) {

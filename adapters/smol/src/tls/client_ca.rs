@@ -45,6 +45,11 @@ impl fmt::Debug for ClientCa {
 }
 
 impl ClientCa {
+    /// Its number: every bundle loaded gets a new one.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     fn new(roots: RootCertStore) -> ClientCa {
         ClientCa {
             generation: GENERATION.fetch_add(1, Ordering::Relaxed),
@@ -204,17 +209,24 @@ impl PeerChain {
     }
 
     /// What a request on this connection hands the core: the verified chain, and
-    /// whether a chain was presented but rejected by `ca`, the bundle current now.
-    pub fn for_request(&mut self, ca: &ClientCa) -> (Vec<Bytes>, bool) {
+    /// whether a chain was presented but rejected by the bundle current now, which is
+    /// numbered `generation` and fetched by `current` only when the verdict on hand
+    /// does not do (the request path then touches no lock).
+    pub fn for_request(
+        &mut self,
+        generation: u64,
+        current: impl FnOnce() -> Arc<ClientCa>,
+    ) -> (Vec<Bytes>, bool) {
         if self.chain.is_empty() {
             return (Vec::new(), false);
         }
-        let fresh = self.verdict.filter(|v| {
-            v.generation == ca.generation && v.at.elapsed() < VERDICT_LIFETIME
-        });
+        let fresh = self
+            .verdict
+            .filter(|v| v.generation == generation && v.at.elapsed() < VERDICT_LIFETIME);
         let trusted = match fresh {
             Some(verdict) => verdict.trusted,
             None => {
+                let ca = current();
                 let result = ca.verify(&self.chain, SystemTime::now());
                 if let Err(e) = &result {
                     tracing::info!("client certificate rejected: it does not verify against the client CA ({e})");

@@ -27,6 +27,7 @@ use futures_rustls::rustls::server::{
 use futures_rustls::rustls::sign::{CertifiedKey, SingleCertAndKey};
 use futures_rustls::rustls::{self, InconsistentKeys, ServerConfig, SupportedProtocolVersion};
 use futures_rustls::TlsAcceptor;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use watched::Watched;
@@ -48,6 +49,8 @@ pub struct ServerTls {
     settings: Settings,
     sources: Mutex<Sources>,
     current: RwLock<Arc<Current>>,
+    /// `current`'s client CA generation, read by every request without a lock.
+    client_ca_generation: AtomicU64,
 }
 
 /// What every configuration shares.
@@ -207,6 +210,7 @@ impl ServerTls {
         Ok(ServerTls {
             settings,
             sources: Mutex::new(sources),
+            client_ca_generation: AtomicU64::new(current.client_ca.generation()),
             current: RwLock::new(Arc::new(current)),
         })
     }
@@ -228,7 +232,9 @@ impl ServerTls {
         }
         match self.settings.build(&sources) {
             Ok(current) => {
+                let generation = current.client_ca.generation();
                 *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(current);
+                self.client_ca_generation.store(generation, Ordering::Release);
                 true
             }
             Err(e) => {
@@ -251,6 +257,13 @@ impl ServerTls {
     /// The client CA requests are authenticated against now.
     pub fn client_ca(&self) -> Arc<ClientCa> {
         self.current().client_ca.clone()
+    }
+
+    /// What a request on a connection presenting `peer` hands the core: the chain if
+    /// the client CA of this moment trusts it, and whether it was rejected.
+    pub fn authenticate_peer(&self, peer: &mut PeerChain) -> (Vec<bytes::Bytes>, bool) {
+        let generation = self.client_ca_generation.load(Ordering::Acquire);
+        peer.for_request(generation, || self.client_ca())
     }
 }
 

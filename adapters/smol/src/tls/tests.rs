@@ -187,3 +187,27 @@ fn without_files_apiarys_own_ca_verifies_clients_and_nothing_reloads() {
     assert!(!trusted(&tls, &stranger));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_connections_verdict_is_reused_until_the_bundle_changes() {
+    let (ca1, ca2) = (ca("one"), ca("two"));
+    let bundle1 = Arc::new(ClientCa::from_pem(ca1.cert.pem().as_bytes(), "one").unwrap());
+    let bundle2 = Arc::new(ClientCa::from_pem(ca2.cert.pem().as_bytes(), "two").unwrap());
+    let (_, _, alice) = leaf(&ca1, "alice");
+    let mut peer = PeerChain::new(vec![alice.clone()]);
+    let fetches = std::cell::Cell::new(0);
+    let mut ask = |bundle: &Arc<ClientCa>| {
+        peer.for_request(bundle.generation(), || {
+            fetches.set(fetches.get() + 1);
+            bundle.clone()
+        })
+    };
+    assert_eq!(ask(&bundle1), (vec![alice.clone()], false));
+    assert_eq!(ask(&bundle1), (vec![alice.clone()], false));
+    assert_eq!(fetches.get(), 1, "the second request reused the verdict");
+    assert_eq!(ask(&bundle2), (Vec::new(), true));
+    assert_eq!(fetches.get(), 2, "a new bundle is asked for");
+    // No certificate: nothing to verify, nothing rejected.
+    let mut none = PeerChain::new(Vec::new());
+    assert_eq!(none.for_request(bundle1.generation(), || unreachable!()), (Vec::new(), false));
+}
