@@ -1,10 +1,10 @@
 //! The stages after authentication, as upstream's handler chain runs them: a request
-//! without credentials is refused unless its path is public, impersonation, then
+//! with credentials nobody accepts is refused (401), impersonation, then
 //! authorization, then routing along the delegation chain — the aggregator's proxy,
 //! the registry's resources, not found — to the handler that answers.
 
 use crate::aggregation;
-use crate::authn::{self, Authenticated, UserInfo};
+use crate::authn::{Authenticated, UserInfo};
 use crate::authorization::{self, Decision};
 use crate::effect::{Inputs, Step};
 use crate::impersonation;
@@ -29,8 +29,10 @@ pub(crate) fn authenticated(
 ) -> Step {
     let user = match authenticated {
         Authenticated::User(user) => user,
-        Authenticated::Anonymous if authn::is_public(&info.path) => UserInfo::anonymous(),
-        Authenticated::Anonymous | Authenticated::Refused => {
+        // Anonymous requests go on to authorization, which allows what
+        // `system:unauthenticated` may do (with RBAC: the public info paths).
+        Authenticated::Anonymous => UserInfo::anonymous(),
+        Authenticated::Refused => {
             return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON))
         }
     };

@@ -41,6 +41,7 @@ impl Server {
                     lifecycle,
                     limiter,
                     admission: AdmissionChain::default(),
+                    authorizers: crate::authorization::Authorizers::new(&config.authorizer),
                     metrics,
                     config,
                     served,
@@ -137,22 +138,11 @@ impl Server {
         dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
     }
 
-    /// Requests the server makes of itself after it starts (creating the default
-    /// namespaces). Run each with [`Server::handle_as_system`] like any other request;
-    /// a 409 AlreadyExists answer means it was done on an earlier start.
-    pub fn bootstrap_requests(&self) -> Vec<http::Request<Bytes>> {
-        ["default", "kube-system", "kube-public", "kube-node-lease"]
-            .iter()
-            .map(|ns| {
-                let body = format!(
-                    r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{ns}"}}}}"#
-                );
-                http::Request::post("/api/v1/namespaces")
-                    .header(http::header::CONTENT_TYPE, "application/json")
-                    .body(Bytes::from(body))
-                    .expect("static request")
-            })
-            .collect()
+    /// What the server writes of itself after it starts: the default namespaces and
+    /// the bootstrap RBAC policy. Run each request it hands out with
+    /// [`Server::handle_as_system`] and give it the answer.
+    pub fn bootstrap(&self) -> crate::bootstrap::Bootstrap {
+        crate::bootstrap::Bootstrap::new()
     }
 
     /// Handle a request the server makes of itself, as the privileged loopback user.

@@ -30,6 +30,8 @@ pub(crate) struct Shared {
     pub(crate) limiter: Limiter,
     /// The admission plugins every write passes.
     pub(crate) admission: AdmissionChain,
+    /// `--authorization-mode`'s authorizers and what they decide from.
+    pub(crate) authorizers: crate::authorization::Authorizers,
 }
 
 impl Shared {
@@ -37,12 +39,14 @@ impl Shared {
     /// authorizer); handlers that check other attributes (impersonation, access
     /// reviews, escalation) ask here too.
     pub(crate) fn authorize(&self, attributes: crate::authorization::Attributes<'_>) -> crate::authorization::Decision {
-        self.config.authorizer.authorize(attributes)
+        self.authorizers
+            .authorize(&self.served, &self.config.storage_prefix, attributes)
     }
 
     /// What a user may do in a namespace, for SelfSubjectRulesReview.
     pub(crate) fn rules_for(&self, user: &crate::authn::UserInfo, namespace: &str) -> crate::authorization::Rules {
-        self.config.authorizer.rules_for(user, namespace)
+        self.authorizers
+            .rules_for(&self.served, &self.config.storage_prefix, user, namespace)
     }
 
     /// The registry as served now: a request keeps the one it started with.

@@ -183,6 +183,20 @@ impl ApiError {
         }
     }
 
+    /// Upstream's `NewForbidden`: the group resource and name (either may be empty)
+    /// and why.
+    pub fn forbidden_to(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+        let message = match (resource, name) {
+            ("", _) => format!("forbidden: {why}"),
+            (_, "") => format!("{} is forbidden: {why}", qualified(resource, group)),
+            _ => format!("{} \"{name}\" is forbidden: {why}", qualified(resource, group)),
+        };
+        ApiError {
+            details: about(name, group, resource),
+            ..Self::new(403, "Forbidden", message)
+        }
+    }
+
     pub fn unauthorized() -> ApiError {
         Self::new(401, "Unauthorized", "Unauthorized")
     }

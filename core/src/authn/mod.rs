@@ -1,6 +1,6 @@
 //! Authentication: who is asking. A client certificate verified by TLS against the
 //! client CA names the user (CN) and groups (O), as kube-apiserver's x509 authenticator
-//! reads it. Requests without credentials are anonymous.
+//! reads it; then a bearer token. Requests without credentials are anonymous.
 
 mod token_file;
 mod x509;
@@ -58,7 +58,8 @@ impl UserInfo {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Authenticated {
     User(UserInfo),
-    /// No credentials: `system:anonymous`, served only public paths.
+    /// No credentials: `system:anonymous` in `system:unauthenticated`, allowed what
+    /// authorization allows it.
     Anonymous,
     /// Credentials nobody accepts (an unknown bearer token), or none where anonymous
     /// requests are off: 401 whatever the path.
@@ -134,15 +135,4 @@ pub fn authenticate(peer_certificates: &[Bytes]) -> UserInfo {
         }
         _ => UserInfo::anonymous(),
     }
-}
-
-/// Paths anyone may read without credentials.
-pub fn is_public(path: &str) -> bool {
-    path == "/version"
-        || ["/healthz", "/livez", "/readyz"].iter().any(|p| {
-            path == *p
-                || path
-                    .strip_prefix(p)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
 }

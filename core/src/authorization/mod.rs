@@ -1,9 +1,15 @@
 //! Authorization: may this user do this verb on this resource or path? The stage sits
 //! after impersonation and before routing, as upstream's `WithAuthorization` filter.
-//! The only authorizer so far is upstream's `AlwaysAllow`: every authenticated
-//! request is allowed.
+//!
+//! The authorizers of `--authorization-mode` are asked in order, as upstream's union
+//! authorizer asks them: the first that allows or denies decides; when all have no
+//! opinion the request is denied, with their reasons. Members of `system:masters` are
+//! allowed before any is asked, as upstream's privileged-group authorizer allows them.
+
+pub mod rbac;
 
 use crate::authn::UserInfo;
+use crate::registry::Served;
 use crate::request_info::RequestInfo;
 use crate::status::ApiError;
 
@@ -44,37 +50,133 @@ impl<'a> Attributes<'a> {
     }
 }
 
-/// An authorizer's answer.
+/// The answer of all the authorizers together.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
     Allow,
-    /// Denied, with the reason to show in the 403.
+    /// Denied, with the reason to show in the 403 (empty for none).
     Deny(String),
 }
 
-/// The configured authorizers (upstream's `--authorization-mode`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Authorizer {
+/// One authorizer's answer (upstream's `authorizer.Decision` and reason).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opinion {
+    Allow,
+    Deny(String),
+    /// Neither: the next authorizer is asked. The reason, if any, joins the 403's.
+    NoOpinion(String),
+}
+
+/// One authorizer of `--authorization-mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
     /// Every request is allowed.
-    #[default]
     AlwaysAllow,
+    /// No opinion on any request, with upstream's reason "Everything is forbidden.".
+    AlwaysDeny,
+    /// Roles and bindings.
+    Rbac,
+}
+
+impl Mode {
+    /// The mode upstream's flag names `name`; `None` for names it does not know.
+    /// Apiary has no Node, Webhook or ABAC authorizer yet: those are refused by the
+    /// adapter with their own message.
+    pub fn parse(name: &str) -> Option<Mode> {
+        match name {
+            "AlwaysAllow" => Some(Mode::AlwaysAllow),
+            "AlwaysDeny" => Some(Mode::AlwaysDeny),
+            "RBAC" => Some(Mode::Rbac),
+            _ => None,
+        }
+    }
+}
+
+/// The configured authorizers (`--authorization-mode`), asked in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Authorizer {
+    pub modes: Vec<Mode>,
+}
+
+impl Default for Authorizer {
+    /// Apiary authorizes with RBAC unless told otherwise (kube-apiserver's own default
+    /// is AlwaysAllow; every real cluster sets RBAC).
+    fn default() -> Self {
+        Authorizer { modes: vec![Mode::Rbac] }
+    }
 }
 
 impl Authorizer {
-    pub fn authorize(&self, _attributes: Attributes<'_>) -> Decision {
-        match self {
-            Authorizer::AlwaysAllow => Decision::Allow,
+    pub fn new(modes: Vec<Mode>) -> Authorizer {
+        Authorizer { modes }
+    }
+}
+
+/// The authorizers of a running server, with the state they decide from.
+#[derive(Debug)]
+pub(crate) struct Authorizers {
+    modes: Vec<Mode>,
+    rbac: rbac::Rbac,
+}
+
+impl Authorizers {
+    pub(crate) fn new(config: &Authorizer) -> Authorizers {
+        Authorizers {
+            modes: config.modes.clone(),
+            rbac: rbac::Rbac::default(),
         }
     }
 
-    /// What `user` may do in `namespace` (cluster-wide rules included), as
-    /// SelfSubjectRulesReview reports it: upstream's `RuleResolver.RulesFor`.
-    pub fn rules_for(&self, _user: &UserInfo, _namespace: &str) -> Rules {
-        match self {
-            Authorizer::AlwaysAllow => Rules::everything(),
+    /// Upstream's union authorizer behind its privileged-group authorizer.
+    pub(crate) fn authorize(&self, served: &Served, storage_prefix: &str, a: Attributes<'_>) -> Decision {
+        if a.user.in_group(PRIVILEGED_GROUP) {
+            return Decision::Allow;
         }
+        let mut reasons: Vec<String> = Vec::new();
+        for mode in &self.modes {
+            let opinion = match mode {
+                Mode::AlwaysAllow => Opinion::Allow,
+                Mode::AlwaysDeny => Opinion::NoOpinion("Everything is forbidden.".to_owned()),
+                Mode::Rbac => rbac::authorize(&self.rbac.index(served, storage_prefix), &a),
+            };
+            match opinion {
+                Opinion::Allow => return Decision::Allow,
+                Opinion::Deny(reason) => return Decision::Deny(reason),
+                Opinion::NoOpinion(reason) if !reason.is_empty() => reasons.push(reason),
+                Opinion::NoOpinion(_) => {}
+            }
+        }
+        Decision::Deny(reasons.join("\n"))
+    }
+
+    /// Every authorizer's rules for `user` in `namespace`, concatenated in mode order.
+    pub(crate) fn rules_for(&self, served: &Served, storage_prefix: &str, user: &UserInfo, namespace: &str) -> Rules {
+        let mut all = Rules::default();
+        let mut errors = Vec::new();
+        for mode in &self.modes {
+            let rules = match mode {
+                Mode::AlwaysAllow => Rules::everything(),
+                Mode::AlwaysDeny => Rules::default(),
+                Mode::Rbac => rbac::rules_for(&self.rbac.index(served, storage_prefix), user, namespace),
+            };
+            all.resource_rules.extend(rules.resource_rules);
+            all.non_resource_rules.extend(rules.non_resource_rules);
+            all.incomplete |= rules.incomplete;
+            if !rules.evaluation_error.is_empty() {
+                errors.push(rules.evaluation_error);
+            }
+        }
+        all.evaluation_error = match errors.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
+        all
     }
 }
+
+/// Members of this group may do anything, whatever the authorizers say.
+pub const PRIVILEGED_GROUP: &str = "system:masters";
 
 /// A resource rule as a rules review reports it (`authorization.k8s.io/v1`
 /// `ResourceRule`).
@@ -125,39 +227,29 @@ impl Rules {
 }
 
 /// The 403 of a denied request, worded as upstream's forbidden responder words it.
-pub fn forbidden(attributes: Attributes<'_>, reason: &str) -> ApiError {
-    let info = attributes;
-    let user = &attributes.user.name;
-    let message = if info.resource_request {
-        let resource = match info.subresource {
-            "" => info.resource.to_owned(),
-            sub => format!("{}/{sub}", info.resource),
+pub fn forbidden(a: Attributes<'_>, reason: &str) -> ApiError {
+    let user = &a.user.name;
+    let mut why = if a.resource_request {
+        let resource = match a.subresource {
+            "" => a.resource.to_owned(),
+            sub => format!("{}/{sub}", a.resource),
         };
-        let group = info.api_group;
-        let scope = if info.namespace.is_empty() {
-            "at the cluster scope".to_owned()
-        } else {
-            format!("in the namespace \"{}\"", info.namespace)
-        };
-        let what = match info.name {
-            "" => resource.clone(),
-            name => format!("{resource} \"{name}\""),
+        let scope = match a.namespace {
+            "" => "at the cluster scope".to_owned(),
+            ns => format!("in the namespace \"{ns}\""),
         };
         format!(
-            "{what} is forbidden: User \"{user}\" cannot {} resource \"{resource}\" in API group \"{group}\" {scope}",
-            info.verb
+            "User \"{user}\" cannot {} resource \"{resource}\" in API group \"{}\" {scope}",
+            a.verb, a.api_group
         )
     } else {
-        format!(
-            "forbidden: User \"{user}\" cannot {} path \"{}\"",
-            info.verb, info.path
-        )
+        format!("User \"{user}\" cannot {} path \"{}\"", a.verb, a.path)
     };
-    let message = if reason.is_empty() { message } else { format!("{message}: {reason}") };
-    ApiError {
-        code: 403,
-        reason: "Forbidden",
-        message,
-        details: None,
+    if !reason.is_empty() {
+        why = format!("{why}: {reason}");
     }
+    // Upstream names the resource (not the subresource) and its group before "is
+    // forbidden", and in the details.
+    let (group, resource) = if a.resource_request { (a.api_group, a.resource) } else { ("", "") };
+    ApiError::forbidden_to(group, resource, if a.resource_request { a.name } else { "" }, &why)
 }

@@ -91,18 +91,24 @@ impl<S: SyncStorage> Harness<S> {
             server,
         };
         h.lifecycle(Event::ListenerBound);
-        for request in h.server.bootstrap_requests() {
+        let mut bootstrap = h.server.bootstrap();
+        while let Some(request) = bootstrap.next_request() {
             let mut step = h.server.handle_as_system(request, h.inputs());
-            loop {
+            let response = loop {
                 step = match step {
                     crate::Step::Storage(op, pending) => pending.resume(h.store.run_now(op)),
-                    _ => break,
+                    crate::Step::Respond(response) => break response,
+                    _ => panic!("a bootstrap request is neither storage nor an answer"),
                 };
+            };
+            if let Err(e) = bootstrap.answered(&response) {
+                panic!("bootstrap failed: {e}");
             }
         }
         h.reflect();
         let health = h.server.health();
         health.set(crate::health::BOOTSTRAP_HOOK, true);
+        health.set(crate::health::RBAC_HOOK, true);
         if let Some(check) = h.server.shared.config.storage_check.clone() {
             health.set(&check, true);
         }

@@ -1,0 +1,174 @@
+//! RBAC over the whole server: the bootstrap policy, roles and bindings written through
+//! the API and decided from the watch caches, upstream's 403s.
+
+use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::Config;
+use apiary_memory::MemoryStore;
+use serde_json::{json, Value};
+
+fn harness() -> Harness<MemoryStore> {
+    Harness::new(Config::default(), MemoryStore::new())
+}
+
+fn request(method: &str, path: &str, body: Option<&Value>) -> Vec<u8> {
+    let body = body.map(Value::to_string).unwrap_or_default();
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn send(h: &Harness<MemoryStore>, method: &str, path: &str, body: Option<&Value>) -> Reply {
+    let mut replies = parse_responses(&h.send(&request(method, path, body))).expect("HTTP/1.1");
+    replies.remove(0)
+}
+
+fn as_admin<T>(h: &Harness<MemoryStore>, f: impl FnOnce() -> T) -> T {
+    h.act_as(Some("apiary-admin"), &["system:masters"]);
+    let out = f();
+    h.act_as(Some("jane"), &["dev"]);
+    out
+}
+
+const RBAC: &str = "/apis/rbac.authorization.k8s.io/v1";
+
+fn role(ns: &str, name: &str, rules: Value) -> (String, Value) {
+    (
+        format!("{RBAC}/namespaces/{ns}/roles"),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+               "metadata": {"name": name, "namespace": ns}, "rules": rules}),
+    )
+}
+
+fn binding(ns: Option<&str>, name: &str, role_kind: &str, role: &str, subjects: Value) -> (String, Value) {
+    let (path, kind) = match ns {
+        Some(ns) => (format!("{RBAC}/namespaces/{ns}/rolebindings"), "RoleBinding"),
+        None => (format!("{RBAC}/clusterrolebindings"), "ClusterRoleBinding"),
+    };
+    let mut metadata = json!({"name": name});
+    if let Some(ns) = ns {
+        metadata["namespace"] = json!(ns);
+    }
+    (
+        path,
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, "metadata": metadata,
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role},
+               "subjects": subjects}),
+    )
+}
+
+fn create(h: &Harness<MemoryStore>, (path, body): (String, Value)) {
+    let r = as_admin(h, || send(h, "POST", &path, Some(&body)));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+}
+
+fn namespace(h: &Harness<MemoryStore>, name: &str) {
+    create(h, ("/api/v1/namespaces".to_owned(), json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})));
+}
+
+#[test]
+fn the_bootstrap_policy_is_written_at_start() {
+    let h = harness();
+    let list = |what: &str| as_admin(&h, || send(&h, "GET", &format!("{RBAC}/{what}"), None)).json();
+    let names = |v: Value| -> Vec<String> {
+        v["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let roles = names(list("clusterroles"));
+    assert_eq!(roles.len(), 66);
+    for name in ["cluster-admin", "admin", "edit", "view", "system:discovery", "system:basic-user", "system:public-info-viewer", "system:controller:namespace-controller"] {
+        assert!(roles.iter().any(|r| r == name), "{name} in {roles:?}");
+    }
+    assert_eq!(names(list("clusterrolebindings")).len(), 47);
+    assert_eq!(names(list("roles")).len(), 7);
+    assert_eq!(names(list("rolebindings")).len(), 7);
+    let admin = as_admin(&h, || send(&h, "GET", &format!("{RBAC}/clusterroles/cluster-admin"), None)).json();
+    assert_eq!(admin["metadata"]["annotations"]["rbac.authorization.kubernetes.io/autoupdate"], "true");
+    assert_eq!(admin["rules"][0]["verbs"], json!(["*"]));
+}
+
+#[test]
+fn a_role_binding_grants_what_its_role_allows_in_its_namespace_only() {
+    let h = harness();
+    namespace(&h, "team");
+    h.act_as(Some("jane"), &["dev"]);
+    let denied = send(&h, "GET", "/api/v1/namespaces/team/configmaps", None);
+    assert_eq!(denied.status, 403);
+    assert_eq!(
+        denied.json()["message"],
+        "configmaps is forbidden: User \"jane\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"team\""
+    );
+    create(&h, role("team", "cm-reader", json!([{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["configmaps"]}])));
+    create(&h, binding(Some("team"), "jane-reads", "Role", "cm-reader", json!([{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}])));
+    assert_eq!(send(&h, "GET", "/api/v1/namespaces/team/configmaps", None).status, 200);
+    // Not another verb, resource or namespace.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+    let refused = send(&h, "POST", "/api/v1/namespaces/team/configmaps", Some(&cm));
+    assert_eq!(refused.status, 403);
+    assert_eq!(refused.json()["details"], json!({"kind": "configmaps"}));
+    assert_eq!(send(&h, "GET", "/api/v1/namespaces/team/secrets", None).status, 403);
+    assert_eq!(send(&h, "GET", "/api/v1/namespaces/default/configmaps", None).status, 403);
+    assert_eq!(send(&h, "GET", "/api/v1/configmaps", None).status, 403, "a cluster-wide list needs a cluster binding");
+    // Deleting the binding takes the grant away at once.
+    as_admin(&h, || send(&h, "DELETE", &format!("{RBAC}/namespaces/team/rolebindings/jane-reads"), None));
+    assert_eq!(send(&h, "GET", "/api/v1/namespaces/team/configmaps", None).status, 403);
+}
+
+#[test]
+fn groups_service_accounts_cluster_roles_names_and_subresources() {
+    let h = harness();
+    namespace(&h, "team");
+    create(&h, (
+        format!("{RBAC}/clusterroles"),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "deploy-scaler"},
+               "rules": [{"verbs": ["get", "update"], "apiGroups": ["apps"], "resources": ["deployments/scale"]},
+                         {"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["settings"]}]}),
+    ));
+    // A ClusterRole bound in a namespace, to a group and to a ServiceAccount of the
+    // binding's namespace (no namespace on the subject).
+    create(&h, binding(Some("team"), "scalers", "ClusterRole", "deploy-scaler",
+        json!([{"kind": "Group", "name": "dev", "apiGroup": "rbac.authorization.k8s.io"},
+               {"kind": "ServiceAccount", "name": "robot"}])));
+    for (user, groups) in [("jane", vec!["dev"]), ("system:serviceaccount:team:robot", vec!["system:serviceaccounts"])] {
+        h.act_as(Some(user), &groups);
+        let get = |path: &str| send(&h, "GET", path, None).status;
+        assert_eq!(get("/apis/apps/v1/namespaces/team/deployments/web/scale"), 404, "{user}: allowed, and there is none");
+        assert_eq!(get("/apis/apps/v1/namespaces/team/deployments/web"), 403, "{user}: the subresource only");
+        assert_eq!(get("/apis/apps/v1/namespaces/default/deployments/web/scale"), 403, "{user}: in team only");
+        assert_eq!(get("/api/v1/namespaces/team/configmaps/settings"), 404, "{user}: the named one");
+        assert_eq!(get("/api/v1/namespaces/team/configmaps/other"), 403, "{user}: no other name");
+    }
+    h.act_as(Some("system:serviceaccount:other:robot"), &["system:serviceaccounts"]);
+    assert_eq!(send(&h, "GET", "/api/v1/namespaces/team/configmaps/settings", None).status, 403);
+    // A ClusterRoleBinding grants everywhere.
+    create(&h, binding(None, "dev-scalers", "ClusterRole", "deploy-scaler",
+        json!([{"kind": "Group", "name": "dev", "apiGroup": "rbac.authorization.k8s.io"}])));
+    h.act_as(Some("jane"), &["dev"]);
+    assert_eq!(send(&h, "GET", "/apis/apps/v1/namespaces/default/deployments/web/scale", None).status, 404);
+}
+
+#[test]
+fn a_binding_to_a_missing_role_says_so_in_the_403() {
+    let h = harness();
+    namespace(&h, "team");
+    create(&h, binding(Some("team"), "dangling", "Role", "nope", json!([{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}])));
+    h.act_as(Some("jane"), &[]);
+    let r = send(&h, "GET", "/api/v1/namespaces/team/pods", None);
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.json()["message"],
+        "pods is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"\" in the namespace \"team\": \
+         RBAC: role.rbac.authorization.k8s.io \"nope\" not found"
+    );
+}
+
+#[test]
+fn authenticated_users_may_discover_and_read_their_own_basics() {
+    let h = harness();
+    h.act_as(Some("jane"), &[]);
+    for path in ["/api", "/apis", "/apis/apps/v1", "/version", "/healthz", "/openapi/v2"] {
+        assert_eq!(send(&h, "GET", path, None).status, 200, "{path}");
+    }
+    assert_eq!(send(&h, "GET", "/metrics", None).status, 403);
+}
