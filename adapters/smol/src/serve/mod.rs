@@ -143,6 +143,7 @@ impl<S: Storage> Apiary<S> {
                 token_file: options.token_file.clone(),
                 anonymous: options.anonymous_auth,
             },
+            authorizer: apiary_core::authorization::Authorizer::new(options.authorization_modes.clone()),
             inflight: InflightLimits {
                 max_requests_inflight: options.max_requests_inflight,
                 max_mutating_requests_inflight: options.max_mutating_requests_inflight,
