@@ -22,6 +22,7 @@ pub mod authn;
 pub mod authorization;
 pub mod bootstrap;
 pub mod config;
+pub mod controllers;
 pub mod deadline;
 pub mod discovery;
 pub(crate) mod dispatch;

@@ -145,6 +145,18 @@ impl Server {
         crate::bootstrap::Bootstrap::new()
     }
 
+    /// A mark of what the built-in controllers read: when it differs from the last one
+    /// seen, [`Server::controller_writes`] may want something.
+    pub fn controller_changes(&self) -> crate::controllers::Seen {
+        crate::controllers::changes(&self.shared)
+    }
+
+    /// The writes the built-in controllers want now (ClusterRole aggregation). Run
+    /// each with [`Server::handle_as_system`]; ask again after the caches change.
+    pub fn controller_writes(&self) -> Vec<http::Request<Bytes>> {
+        crate::controllers::writes(&self.shared)
+    }
+
     /// Handle a request the server makes of itself, as the privileged loopback user.
     pub fn handle_as_system(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();

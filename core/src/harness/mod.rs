@@ -194,8 +194,25 @@ impl<S: SyncStorage> Harness<S> {
     }
 
     /// Let the reflector catch up: list, open its watch and feed the watch caches every
-    /// change the store holds, as far as it can without time passing.
+    /// change the store holds, as far as it can without time passing; then let the
+    /// built-in controllers write what they want, until they want nothing.
     pub fn reflect(&self) {
+        loop {
+            self.feed_caches();
+            let writes = self.server.controller_writes();
+            if writes.is_empty() {
+                return;
+            }
+            for request in writes {
+                let mut step = self.server.handle_as_system(request, self.inputs());
+                while let crate::Step::Storage(op, pending) = step {
+                    step = pending.resume(self.store.run_now(op));
+                }
+            }
+        }
+    }
+
+    fn feed_caches(&self) {
         let mut guard = self.reflector.borrow_mut();
         let (reflector, watch) = &mut *guard;
         loop {

@@ -281,6 +281,8 @@ impl<S: Storage> Apiary<S> {
         let this = self.clone();
         executor.spawn(async move { this.reflect().await }).detach();
         let this = self.clone();
+        executor.spawn(async move { this.run_controllers().await }).detach();
+        let this = self.clone();
         executor
             .spawn(async move { this.lifecycle.run().await })
             .detach();

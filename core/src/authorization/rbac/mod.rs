@@ -6,6 +6,7 @@
 //! storage: the index over them is rebuilt when one of those caches changes, and a
 //! decision reads only the index.
 
+pub mod aggregation;
 pub mod covers;
 mod index;
 pub mod reconcile;
