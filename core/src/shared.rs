@@ -43,6 +43,11 @@ impl Shared {
             .authorize(&self.served, &self.config.storage_prefix, attributes)
     }
 
+    /// The RBAC roles and bindings as the caches hold them now.
+    pub(crate) fn rbac_index(&self) -> Arc<crate::authorization::rbac::Index> {
+        self.authorizers.rbac_index(&self.served, &self.config.storage_prefix)
+    }
+
     /// What a user may do in a namespace, for SelfSubjectRulesReview.
     pub(crate) fn rules_for(&self, user: &crate::authn::UserInfo, namespace: &str) -> crate::authorization::Rules {
         self.authorizers

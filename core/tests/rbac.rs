@@ -225,3 +225,76 @@ fn aggregated_rules_equal_upstreams() {
         assert_eq!(norm(&ours["rules"]), norm(theirs), "{name}");
     }
 }
+
+#[test]
+fn a_binding_needs_the_permissions_it_grants_or_the_bind_verb() {
+    let h = harness();
+    namespace(&h, "team");
+    // jane edits team and may manage its bindings.
+    create(&h, role("team", "binder", json!([{"verbs": ["create", "update", "get"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["rolebindings"]}])));
+    for (name, kind, role) in [("jane-edits", "ClusterRole", "edit"), ("jane-binds", "Role", "binder")] {
+        create(&h, binding(Some("team"), name, kind, role, json!([{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}])));
+    }
+    h.act_as(Some("jane"), &[]);
+    let (path, admin_for_jane) = binding(Some("team"), "jane-admin", "ClusterRole", "cluster-admin",
+        json!([{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}]));
+    let refused = send(&h, "POST", &path, Some(&admin_for_jane));
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.json()["message"],
+        "rolebindings.rbac.authorization.k8s.io \"jane-admin\" is forbidden: user \"jane\" (groups=[\"system:authenticated\"]) \
+         is attempting to grant RBAC permissions not currently held:\n\
+         {APIGroups:[\"*\"], Resources:[\"*\"], Verbs:[\"*\"]}\n{NonResourceURLs:[\"*\"], Verbs:[\"*\"]}"
+    );
+    // Binding view, which edit covers, is allowed.
+    let (path, view) = binding(Some("team"), "bob-views", "ClusterRole", "view", json!([{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]));
+    assert_eq!(send(&h, "POST", &path, Some(&view)).status, 201);
+    // A role that does not exist: upstream answers its NotFound.
+    let (path, dangling) = binding(Some("team"), "x", "ClusterRole", "nope", json!([]));
+    let missing = send(&h, "POST", &path, Some(&dangling));
+    assert_eq!((missing.status, missing.json()["message"].as_str().unwrap()), (404, "clusterrole.rbac.authorization.k8s.io \"nope\" not found"));
+    // With the bind verb on cluster-admin, jane may bind it.
+    create(&h, (
+        format!("{RBAC}/clusterroles"),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "bind-admin"},
+               "rules": [{"verbs": ["bind"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "resourceNames": ["cluster-admin"]}]}),
+    ));
+    create(&h, binding(Some("team"), "jane-may-bind", "ClusterRole", "bind-admin", json!([{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}])));
+    h.act_as(Some("jane"), &[]);
+    assert_eq!(send(&h, "POST", &path_of(&admin_for_jane), Some(&admin_for_jane)).status, 201);
+}
+
+fn path_of(binding: &Value) -> String {
+    format!("{RBAC}/namespaces/{}/rolebindings", binding["metadata"]["namespace"].as_str().unwrap())
+}
+
+#[test]
+fn a_role_may_grant_only_what_its_author_holds_or_with_the_escalate_verb() {
+    let h = harness();
+    namespace(&h, "team");
+    create(&h, role("team", "role-writer", json!([
+        {"verbs": ["create", "update", "get"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"]},
+        {"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}])));
+    create(&h, binding(Some("team"), "jane-writes-roles", "Role", "role-writer", json!([{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}])));
+    h.act_as(Some("jane"), &[]);
+    let (path, held) = role("team", "pod-reader", json!([{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]));
+    assert_eq!(send(&h, "POST", &path, Some(&held)).status, 201);
+    let (_, more) = role("team", "secret-reader", json!([{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods", "secrets"]}]));
+    let refused = send(&h, "POST", &path, Some(&more));
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.json()["message"],
+        "roles.rbac.authorization.k8s.io \"secret-reader\" is forbidden: user \"jane\" (groups=[\"system:authenticated\"]) \
+         is attempting to grant RBAC permissions not currently held:\n\
+         {APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"get\" \"list\"]}"
+    );
+    // Widening an existing role is checked too.
+    let mut wider = send(&h, "GET", &format!("{path}/pod-reader"), None).json();
+    wider["rules"][0]["verbs"] = json!(["get", "delete"]);
+    assert_eq!(send(&h, "PUT", &format!("{path}/pod-reader"), Some(&wider)).status, 403);
+    // The escalate verb lifts the check.
+    create(&h, role("team", "escalator", json!([{"verbs": ["escalate"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"]}])));
+    create(&h, binding(Some("team"), "jane-escalates", "Role", "escalator", json!([{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}])));
+    h.act_as(Some("jane"), &[]);
+    assert_eq!(send(&h, "POST", &path, Some(&more)).status, 201);
+}

@@ -6,6 +6,7 @@
 //! opinion the request is denied, with their reasons. Members of `system:masters` are
 //! allowed before any is asked, as upstream's privileged-group authorizer allows them.
 
+pub mod escalation;
 pub mod rbac;
 
 use crate::authn::UserInfo;
@@ -147,6 +148,12 @@ impl Authorizers {
             }
         }
         Decision::Deny(reasons.join("\n"))
+    }
+
+    /// The RBAC index as the caches stand now (whatever the modes: the RBAC registry's
+    /// escalation checks read it too, as upstream's do).
+    pub(crate) fn rbac_index(&self, served: &Served, storage_prefix: &str) -> std::sync::Arc<rbac::Index> {
+        self.rbac.index(served, storage_prefix)
     }
 
     /// Every authorizer's rules for `user` in `namespace`, concatenated in mode order.

@@ -249,10 +249,10 @@ pub(super) const TABLE: &[Row] = &[
 
     row(POLICY, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", NS, CRUD, &["pdb"], NONE, ONLY_STATUS, SEGMENT, "EVWiDmWqyJw=", SharedStrategy::of(&kinds::poddisruptionbudgets::PodDisruptionBudgets)),
 
-    row(RBAC, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "48tpQ8gZHFc=", PLAIN),
-    row(RBAC, "clusterroles", "clusterrole", "ClusterRole", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "bYE5ZWDrJ44=", PLAIN),
-    row(RBAC, "rolebindings", "rolebinding", "RoleBinding", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "eGsCzGH6b1g=", PLAIN),
-    row(RBAC, "roles", "role", "Role", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "7FuwZcIIItM=", PLAIN),
+    row(RBAC, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "48tpQ8gZHFc=", SharedStrategy::of(&kinds::rolebindings::CLUSTER_ROLE_BINDINGS)),
+    row(RBAC, "clusterroles", "clusterrole", "ClusterRole", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "bYE5ZWDrJ44=", SharedStrategy::of(&kinds::roles::CLUSTER_ROLES)),
+    row(RBAC, "rolebindings", "rolebinding", "RoleBinding", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "eGsCzGH6b1g=", SharedStrategy::of(&kinds::rolebindings::ROLE_BINDINGS)),
+    row(RBAC, "roles", "role", "Role", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "7FuwZcIIItM=", SharedStrategy::of(&kinds::roles::ROLES)),
 
     row(STORAGE, "storageclasses", "storageclass", "StorageClass", CLUSTER, CRUD, &["sc"], NONE, NO_SUBS, SUBDOMAIN, "K+m6uJwbjGY=", SharedStrategy::of(&kinds::storageclasses::StorageClasses)),
 

@@ -32,6 +32,8 @@ pub mod poddisruptionbudgets;
 pub mod pods;
 pub mod podtemplates;
 pub mod replicasets;
+pub mod rolebindings;
+pub mod roles;
 pub mod replicationcontrollers;
 pub mod resourcequotas;
 pub mod secrets;
@@ -45,6 +47,7 @@ mod tests;
 
 pub use columns::Column;
 
+use crate::authorization::escalation::Grants;
 use crate::rest::object::{meta_mut, spec_changed, Object};
 use crate::selection::table::{SelectableFields, DEFAULT};
 use crate::status::ApiError;
@@ -98,6 +101,13 @@ pub trait Strategy: Send + Sync + 'static {
     }
 
     /// The columns a Table shows between Name and Age.
+    /// A write that grants permissions (RBAC roles and bindings) is checked against
+    /// what its author holds, after mutating admission and before the object is
+    /// prepared (`old` is the stored object of an update).
+    fn check_grants(&self, _grants: &Grants<'_>, _new: &Object, _old: Option<&Object>) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     fn columns(&self) -> &'static [Column] {
         &[]
     }

@@ -26,6 +26,7 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     // orders them.
     let admitted = scope
         .admit_mutating(Operation::Create, &mut obj)
+        .and_then(|()| scope.resource().strategy.check_grants(&scope.grants(), &obj, None))
         .and_then(|()| prepare(&scope, &mut obj))
         .and_then(|()| scope.admit_validating(Operation::Create, &obj));
     if let Err(e) = admitted {

@@ -76,11 +76,13 @@ impl Bindings {
     }
 }
 
-/// Every binding in the cluster, by scope and subject.
+/// Every binding in the cluster, by scope and subject, and every role's rules.
 #[derive(Debug, Default)]
 pub struct Index {
     pub cluster: Bindings,
     pub namespaces: HashMap<String, Bindings>,
+    cluster_roles: HashMap<String, Arc<[PolicyRule]>>,
+    roles: HashMap<(String, String), Arc<[PolicyRule]>>,
 }
 
 #[derive(Deserialize)]
@@ -153,29 +155,68 @@ impl Index {
             let (name, rules) = rules_of(r);
             roles.insert((ns, name), rules);
         }
-        let resolve = |role_ref: &RoleRef, namespace: &str| -> Result<Arc<[PolicyRule]>, String> {
-            match role_ref.kind.as_str() {
-                "ClusterRole" => cluster_roles.get(&role_ref.name).cloned().ok_or_else(|| {
-                    format!("clusterrole.rbac.authorization.k8s.io \"{}\" not found", role_ref.name)
-                }),
-                "Role" if !namespace.is_empty() => roles
-                    .get(&(namespace.to_owned(), role_ref.name.clone()))
-                    .cloned()
-                    .ok_or_else(|| format!("role.rbac.authorization.k8s.io \"{}\" not found", role_ref.name)),
-                kind => Err(format!("unsupported role reference kind: \"{kind}\"")),
-            }
+        let mut index = Index {
+            cluster_roles,
+            roles,
+            ..Index::default()
         };
-        let mut index = Index::default();
+        let resolve = |role_ref: &RoleRef, namespace: &str| {
+            index.role_rules(&role_ref.kind, &role_ref.name, namespace).map_err(|e| e.to_string())
+        };
+        let mut cluster = Bindings::default();
+        let mut namespaces: HashMap<String, Bindings> = HashMap::new();
         for b in parse::<Binding>(objects.cluster_role_bindings) {
             let rules = resolve(&b.role_ref, "");
-            index.cluster.add(b.subjects.as_deref().unwrap_or_default(), "", rules);
+            cluster.add(b.subjects.as_deref().unwrap_or_default(), "", rules);
         }
         for b in parse::<Binding>(objects.role_bindings) {
             let ns = b.metadata.namespace;
             let rules = resolve(&b.role_ref, &ns);
-            let scope = index.namespaces.entry(ns.clone()).or_default();
+            let scope = namespaces.entry(ns.clone()).or_default();
             scope.add(b.subjects.as_deref().unwrap_or_default(), &ns, rules);
         }
+        index.cluster = cluster;
+        index.namespaces = namespaces;
         index
+    }
+
+    /// The rules of the role a binding in `namespace` (empty for a
+    /// ClusterRoleBinding) refers to: upstream's `GetRoleReferenceRules`.
+    pub fn role_rules(&self, kind: &str, name: &str, namespace: &str) -> Result<Arc<[PolicyRule]>, RoleMissing> {
+        match kind {
+            "ClusterRole" => self.cluster_roles.get(name).cloned().ok_or(RoleMissing::NotFound {
+                resource: "clusterroles",
+                name: name.to_owned(),
+            }),
+            "Role" => self
+                .roles
+                .get(&(namespace.to_owned(), name.to_owned()))
+                .cloned()
+                .ok_or(RoleMissing::NotFound {
+                    resource: "roles",
+                    name: name.to_owned(),
+                }),
+            kind => Err(RoleMissing::UnsupportedKind(kind.to_owned())),
+        }
+    }
+}
+
+/// Why a role reference has no rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoleMissing {
+    NotFound { resource: &'static str, name: String },
+    UnsupportedKind(String),
+}
+
+impl std::fmt::Display for RoleMissing {
+    /// As upstream's errors read: `clusterrole.rbac.authorization.k8s.io "x" not found`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RoleMissing::NotFound { resource, name } => {
+                let singular = resource.trim_end_matches('s');
+                write!(f, "{singular}.rbac.authorization.k8s.io \"{name}\" not found")
+            }
+            RoleMissing::UnsupportedKind(kind) => write!(f, "unsupported role reference kind: \"{kind}\""),
+        }
     }
 }

@@ -12,7 +12,7 @@ mod index;
 pub mod reconcile;
 pub mod rule;
 
-pub use index::{Index, Objects};
+pub use index::{Index, Objects, RoleMissing};
 pub use rule::PolicyRule;
 
 use super::{Attributes, NonResourceRule, Opinion, ResourceRule, Rules};
@@ -122,10 +122,10 @@ pub fn authorize(index: &Index, a: &Attributes<'_>) -> Opinion {
     Opinion::NoOpinion(reason)
 }
 
-/// Every rule bound to `user` at the cluster scope and in `namespace`, as a rules
-/// review lists them (upstream's `RulesFor`), with the resolution errors.
-pub fn rules_for(index: &Index, user: &crate::authn::UserInfo, namespace: &str) -> Rules {
-    let mut rules = Rules::default();
+/// Every rule bound to `user` at the cluster scope and in `namespace`, in binding
+/// order, with the errors of bindings whose role is missing: upstream's `RulesFor`.
+pub fn policy_rules_for(index: &Index, user: &crate::authn::UserInfo, namespace: &str) -> (Vec<PolicyRule>, Vec<String>) {
+    let mut rules = Vec::new();
     let mut errors = Vec::new();
     let scopes = std::iter::once(&index.cluster).chain(if namespace.is_empty() {
         None
@@ -135,35 +135,40 @@ pub fn rules_for(index: &Index, user: &crate::authn::UserInfo, namespace: &str) 
     for scope in scopes {
         for grant in scope.applying_to(&user.name, &user.groups) {
             match &grant.rules {
-                Ok(list) => {
-                    for r in list.iter() {
-                        if !r.resources.is_empty() {
-                            rules.resource_rules.push(ResourceRule {
-                                verbs: r.verbs.clone(),
-                                api_groups: r.api_groups.clone(),
-                                resources: r.resources.clone(),
-                                resource_names: r.resource_names.clone(),
-                            });
-                        }
-                        if !r.non_resource_urls.is_empty() {
-                            rules.non_resource_rules.push(NonResourceRule {
-                                verbs: r.verbs.clone(),
-                                non_resource_urls: r.non_resource_urls.clone(),
-                            });
-                        }
-                    }
-                }
+                Ok(list) => rules.extend(list.iter().cloned()),
                 Err(e) => errors.push(e.clone()),
             }
         }
     }
-    // RBAC lists every rule it has, so the list is complete even with errors.
-    if !errors.is_empty() {
-        rules.evaluation_error = match errors.as_slice() {
-            [one] => one.clone(),
-            many => format!("[{}]", many.join(", ")),
-        };
+    (rules, errors)
+}
+
+/// What `user` may do in `namespace`, as a rules review lists it.
+pub fn rules_for(index: &Index, user: &crate::authn::UserInfo, namespace: &str) -> Rules {
+    let (policy, errors) = policy_rules_for(index, user, namespace);
+    let mut rules = Rules::default();
+    for r in policy {
+        if !r.resources.is_empty() {
+            rules.resource_rules.push(ResourceRule {
+                verbs: r.verbs.clone(),
+                api_groups: r.api_groups.clone(),
+                resources: r.resources.clone(),
+                resource_names: r.resource_names.clone(),
+            });
+        }
+        if !r.non_resource_urls.is_empty() {
+            rules.non_resource_rules.push(NonResourceRule {
+                verbs: r.verbs,
+                non_resource_urls: r.non_resource_urls,
+            });
+        }
     }
+    // RBAC lists every rule it has, so the list is complete even with errors.
+    rules.evaluation_error = match errors.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
     rules
 }
 
