@@ -134,7 +134,7 @@ impl Server {
             .config
             .authenticators
             .authenticate(&inputs.peer_certificates, request.headers());
-        dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
+        dispatch::authenticated(&self.shared, request, inputs, info, authenticated, None)
     }
 
     /// Requests the server makes of itself after it starts (creating the default

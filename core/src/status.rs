@@ -176,10 +176,17 @@ impl ApiError {
         }
     }
 
+    /// Upstream's `NewForbidden`: about `name` of `resource` in `group`, or about no
+    /// resource (`""`: a path); no name, none quoted.
     pub fn forbidden(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+        let message = match (resource, name) {
+            ("", _) => format!("forbidden: {why}"),
+            (_, "") => format!("{} is forbidden: {why}", qualified(resource, group)),
+            _ => format!("{} \"{name}\" is forbidden: {why}", qualified(resource, group)),
+        };
         ApiError {
             details: about(name, group, resource),
-            ..Self::new(403, "Forbidden", format!("{} \"{name}\" is forbidden: {why}", qualified(resource, group)))
+            ..Self::new(403, "Forbidden", message)
         }
     }
 

@@ -58,12 +58,16 @@ pub enum Authorizer {
     /// Every request is allowed.
     #[default]
     AlwaysAllow,
+    /// Every request is refused (upstream's `AlwaysDeny` mode, an opinion-less
+    /// refusal with its reason).
+    AlwaysDeny,
 }
 
 impl Authorizer {
     pub fn authorize(&self, _attributes: Attributes<'_>) -> Decision {
         match self {
             Authorizer::AlwaysAllow => Decision::Allow,
+            Authorizer::AlwaysDeny => Decision::Deny("Everything is forbidden.".to_owned()),
         }
     }
 
@@ -72,6 +76,7 @@ impl Authorizer {
     pub fn rules_for(&self, _user: &UserInfo, _namespace: &str) -> Rules {
         match self {
             Authorizer::AlwaysAllow => Rules::everything(),
+            Authorizer::AlwaysDeny => Rules::default(),
         }
     }
 }
@@ -124,40 +129,31 @@ impl Rules {
     }
 }
 
-/// The 403 of a denied request, worded as upstream's forbidden responder words it.
+/// The 403 of a denied request, worded as upstream's forbidden responder words it:
+/// about the resource (without its subresource) in its group, the verb and the
+/// resource with its subresource in the sentence, the reason after a colon.
 pub fn forbidden(attributes: Attributes<'_>, reason: &str) -> ApiError {
-    let info = attributes;
-    let user = &attributes.user.name;
-    let message = if info.resource_request {
-        let resource = match info.subresource {
-            "" => info.resource.to_owned(),
-            sub => format!("{}/{sub}", info.resource),
-        };
-        let group = info.api_group;
-        let scope = if info.namespace.is_empty() {
-            "at the cluster scope".to_owned()
-        } else {
-            format!("in the namespace \"{}\"", info.namespace)
-        };
-        let what = match info.name {
-            "" => resource.clone(),
-            name => format!("{resource} \"{name}\""),
-        };
-        format!(
-            "{what} is forbidden: User \"{user}\" cannot {} resource \"{resource}\" in API group \"{group}\" {scope}",
-            info.verb
-        )
-    } else {
-        format!(
-            "forbidden: User \"{user}\" cannot {} path \"{}\"",
-            info.verb, info.path
-        )
+    let a = attributes;
+    let user = &a.user.name;
+    let reason = match reason {
+        "" => String::new(),
+        reason => format!(": {reason}"),
     };
-    let message = if reason.is_empty() { message } else { format!("{message}: {reason}") };
-    ApiError {
-        code: 403,
-        reason: "Forbidden",
-        message,
-        details: None,
+    if !a.resource_request {
+        let why = format!("User \"{user}\" cannot {} path \"{}\"{reason}", a.verb, a.path);
+        return ApiError::forbidden("", "", a.path, &why);
     }
+    let resource = match a.subresource {
+        "" => a.resource.to_owned(),
+        sub => format!("{}/{sub}", a.resource),
+    };
+    let scope = match a.namespace {
+        "" => "at the cluster scope".to_owned(),
+        ns => format!("in the namespace \"{ns}\""),
+    };
+    let why = format!(
+        "User \"{user}\" cannot {} resource \"{resource}\" in API group \"{}\" {scope}{reason}",
+        a.verb, a.api_group
+    );
+    ApiError::forbidden(a.api_group, a.resource, a.name, &why)
 }
