@@ -101,6 +101,14 @@ impl ApiError {
         }
     }
 
+    /// A method the path does not serve (go-restful's 405, as kube-apiserver words it).
+    pub fn method_not_allowed() -> ApiError {
+        ApiError {
+            details: Some(Box::default()),
+            ..Self::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        }
+    }
+
     pub fn already_exists(group: &str, resource: &str, name: &str) -> ApiError {
         ApiError {
             details: about(name, group, resource),
