@@ -9,6 +9,9 @@
 //!
 //! Strategies are plain rules over plain data — no storage, no request — so that the
 //! registry can hold them and the handlers can use them without either knowing the other.
+//! The kinds never stored (the reviews) answer a create from what a [`CreateRequest`]
+//! tells them of the request and the server (who asks, the authorizers, the bearer-token
+//! authenticators), an interface the REST scope provides.
 
 pub mod columns;
 
