@@ -1,6 +1,6 @@
 //! Generates `core/src/schema/definitions.json`: the OpenAPI v2 `definitions` of every
 //! kind Apiary serves (and of their List kinds, the meta/v1 types, `Scale`, `Eviction`,
-//! `Binding` and `TokenRequest`), shaped as kube-apiserver v1.33's `/openapi/v2` shapes
+//! `Binding`, `TokenRequest` and the review kinds), shaped as kube-apiserver v1.33's `/openapi/v2` shapes
 //! them.
 //!
 //! The schemas come from k8s-openapi's schemars support (the Kubernetes v1.33 types);
