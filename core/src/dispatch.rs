@@ -4,6 +4,7 @@
 //! the registry's resources, not found — to the handler that answers.
 
 use crate::aggregation;
+use crate::audit;
 use crate::authn::{Authenticated, UserInfo};
 use crate::authorization::{self, Decision};
 use crate::effect::{Inputs, Step};
@@ -19,13 +20,15 @@ use crate::status::ApiError;
 use bytes::Bytes;
 use std::sync::Arc;
 
-/// The stages after authentication, for a request whose info and user are known.
+/// The stages after authentication, for a request whose info and user are known. An
+/// impersonated user is written into the request's audit record, when it has one.
 pub(crate) fn authenticated(
     shared: &Arc<Shared>,
-    request: http::Request<Bytes>,
+    mut request: http::Request<Bytes>,
     inputs: Inputs,
     info: RequestInfo,
     authenticated: Authenticated,
+    audit: Option<&mut audit::Record>,
 ) -> Step {
     let user = match authenticated {
         Authenticated::User(user) => user,
@@ -36,8 +39,15 @@ pub(crate) fn authenticated(
             return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON))
         }
     };
-    let user = match impersonation::impersonate(user, request.headers()) {
-        Ok(user) => user,
+    let user = match impersonation::impersonate(&user, request.headers(), |a| shared.authorize(a)) {
+        Ok(None) => user,
+        Ok(Some(impersonated)) => {
+            impersonation::strip(request.headers_mut());
+            if let Some(record) = audit {
+                record.impersonated(&impersonated);
+            }
+            impersonated
+        }
         Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
     };
     let attributes = authorization::Attributes::of_request(&user, &info);

@@ -135,7 +135,7 @@ impl Server {
             .config
             .authenticators
             .authenticate(&inputs.peer_certificates, request.headers());
-        dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
+        dispatch::authenticated(&self.shared, request, inputs, info, authenticated, None)
     }
 
     /// What the server writes of itself after it starts: the default namespaces and

@@ -77,7 +77,7 @@ impl Grants<'_> {
     /// Upstream's `ConfirmNoEscalation`: the user holds every rule of `rules` here;
     /// otherwise a 403 about the object `name`, listing what is missing.
     pub fn confirm_no_escalation(&self, name: &str, rules: &[PolicyRule]) -> Result<(), ApiError> {
-        self.holds(rules).map_err(|message| ApiError::forbidden_to(rbac::GROUP, self.resource, name, &message))
+        self.holds(rules).map_err(|message| ApiError::forbidden(rbac::GROUP, self.resource, name, &message))
     }
 
     /// Whether the user holds every rule of `rules` here; why not otherwise.

@@ -258,5 +258,5 @@ pub fn forbidden(a: Attributes<'_>, reason: &str) -> ApiError {
     // Upstream names the resource (not the subresource) and its group before "is
     // forbidden", and in the details.
     let (group, resource) = if a.resource_request { (a.api_group, a.resource) } else { ("", "") };
-    ApiError::forbidden_to(group, resource, if a.resource_request { a.name } else { "" }, &why)
+    ApiError::forbidden(group, resource, if a.resource_request { a.name } else { "" }, &why)
 }

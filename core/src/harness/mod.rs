@@ -47,6 +47,8 @@ pub struct Harness<S: SyncStorage> {
     actions: RefCell<Vec<Action>>,
     /// The watch caches' reflector and its open backend watch.
     reflector: RefCell<(Reflector, Option<S::Watch>)>,
+    /// Audit events written so far and not yet taken.
+    audit_lines: RefCell<Vec<String>>,
 }
 
 /// A request held at a storage operation, its connection with it.
@@ -88,6 +90,7 @@ impl<S: SyncStorage> Harness<S> {
             })),
             actions: RefCell::new(Vec::new()),
             reflector: RefCell::new((Reflector::new(&server), None)),
+            audit_lines: RefCell::new(Vec::new()),
             server,
         };
         h.lifecycle(Event::ListenerBound);
@@ -157,6 +160,11 @@ impl<S: SyncStorage> Harness<S> {
     /// SIGTERM.
     pub fn terminate(&self) {
         self.lifecycle(Event::Terminate);
+    }
+
+    /// The audit events (JSON lines) of the requests answered since the last call.
+    pub fn take_audit_lines(&self) -> Vec<String> {
+        std::mem::take(&mut *self.audit_lines.borrow_mut())
     }
 
     /// The lifecycle actions carried out so far, in order.
@@ -445,6 +453,7 @@ impl<S: SyncStorage> Harness<S> {
             }
             Stopped::Held(_) | Stopped::Closed => {}
         }
+        self.audit_lines.borrow_mut().extend(exchange.take_audit_lines());
         exchange.written(self.clock.get());
         self.carry_out_actions();
         self.reflect();

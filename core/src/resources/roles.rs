@@ -53,7 +53,7 @@ impl Strategy for Roles {
         let rule = |o: &Object| o.get("aggregationRule").cloned().filter(|r| !r.is_null());
         let aggregation = rule(new);
         if aggregation.is_some() && aggregation != old.and_then(rule) && grants.holds(&full_authority()).is_err() {
-            return Err(ApiError::forbidden_to(
+            return Err(ApiError::forbidden(
                 crate::authorization::rbac::GROUP,
                 self.0,
                 name,

@@ -142,6 +142,7 @@ impl<S: Storage> Apiary<S> {
             authenticators: apiary_core::authn::Authenticators {
                 token_file: options.token_file.clone(),
                 anonymous: options.anonymous_auth,
+                ..Default::default()
             },
             authorizer: apiary_core::authorization::Authorizer::new(options.authorization_modes.clone()),
             inflight: InflightLimits {
