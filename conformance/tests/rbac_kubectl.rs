@@ -128,3 +128,45 @@ fn always_deny_refuses_everyone_but_system_masters() {
         ok(&apiary.kubectl(version, &["get", "configmaps"]));
     }
 }
+
+#[test]
+fn can_i_whoami_and_impersonation_follow_the_bindings() {
+    let (apiary, _dir) = start(&[]);
+    let jane = apiary.token_kubeconfig("jane", "tok-jane");
+    ok(&apiary.kubectl("1.33", &["create", "namespace", "team"]));
+    let can_i = |version: &str, kubeconfig: &Path, args: &[&str]| {
+        let out = as_user(version, kubeconfig, &[&["auth", "can-i"][..], args].concat());
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    for version in ["1.33", "1.27"] {
+        assert_eq!(can_i(version, &jane, &["create", "configmaps", "-n", "team"]), "no", "{version}");
+        // The admin asks on jane's behalf, impersonating her (and her group).
+        assert_eq!(can_i(version, &apiary.kubeconfig, &["create", "configmaps", "-n", "team", "--as", "jane", "--as-group", "dev"]), "no");
+    }
+    let whoami = ok(&as_user("1.33", &jane, &["auth", "whoami"]));
+    assert!(whoami.contains("jane") && whoami.contains("[dev system:authenticated]"), "{whoami}");
+    let impersonated = ok(&apiary.kubectl("1.33", &["auth", "whoami", "--as", "bob", "--as-group", "qa"]));
+    assert!(impersonated.contains("bob") && impersonated.contains("[qa system:authenticated]"), "{impersonated}");
+
+    ok(&apiary.kubectl("1.33", &["create", "role", "cm-writer", "-n", "team", "--verb=create,list", "--resource=configmaps"]));
+    ok(&apiary.kubectl("1.33", &["create", "rolebinding", "dev-writes", "-n", "team", "--role=cm-writer", "--group=dev"]));
+    for version in ["1.33", "1.27"] {
+        assert_eq!(can_i(version, &jane, &["create", "configmaps", "-n", "team"]), "yes", "{version}");
+        assert_eq!(can_i(version, &jane, &["delete", "configmaps", "-n", "team"]), "no", "{version}");
+        assert_eq!(can_i(version, &apiary.kubeconfig, &["create", "configmaps", "-n", "team", "--as", "jane", "--as-group", "dev"]), "yes");
+        assert_eq!(can_i(version, &apiary.kubeconfig, &["create", "configmaps", "-n", "team", "--as", "jane"]), "no", "without the group");
+        let list = ok(&as_user(version, &jane, &["auth", "can-i", "--list", "-n", "team"]));
+        let row = list.lines().find(|l| l.starts_with("configmaps ")).unwrap_or_else(|| panic!("{version}: {list}"));
+        assert!(row.contains("[create list]"), "{version}: {row}");
+        // Acting as jane through impersonation is acting as jane.
+        ok(&apiary.kubectl(version, &["create", "configmap", &format!("via-as-{}", version.replace('.', "-")), "-n", "team", "--as", "jane", "--as-group", "dev"]));
+        let why = refused(&apiary.kubectl(version, &["get", "secrets", "-n", "team", "--as", "jane", "--as-group", "dev"]));
+        assert!(why.contains("User \"jane\" cannot list resource \"secrets\""), "{version}: {why}");
+    }
+    // Someone who may not impersonate is refused in upstream's words.
+    let why = refused(&as_user("1.33", &jane, &["get", "configmaps", "-n", "team", "--as", "bob"]));
+    assert!(
+        why.contains("users \"bob\" is forbidden: User \"jane\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope"),
+        "{why}"
+    );
+}
