@@ -6,8 +6,8 @@
 use crate::aggregation;
 use crate::audit;
 use crate::authn::{Authenticated, UserInfo};
-use crate::authorization::{self, Decision};
-use crate::effect::{Inputs, Step};
+use crate::authorization::{self, Decision, Verdict};
+use crate::effect::{Inputs, PendingCall, Step};
 use crate::impersonation;
 use crate::negotiation::Output;
 use crate::nonresource;
@@ -50,12 +50,51 @@ pub(crate) fn authenticated(
         }
         Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
     };
-    let attributes = authorization::Attributes::of_request(&user, &info);
-    if let Decision::Deny(reason) = shared.authorize(attributes) {
-        let e = authorization::forbidden(attributes, &reason);
-        return Step::Respond(rest::error_response(&e, Output::JSON));
+    let verdict = shared.authorize_request(&authorization::Attributes::of_request(&user, &info), inputs.monotonic);
+    authorized(shared, verdict, request, inputs, info, user)
+}
+
+/// Go on as the authorizers decided: route an allowed request, refuse a denied one
+/// (403), answer 500 when an authorizer failed, or ask the webhook authorizer first.
+fn authorized(
+    shared: &Arc<Shared>,
+    verdict: Verdict,
+    request: http::Request<Bytes>,
+    inputs: Inputs,
+    info: RequestInfo,
+    user: UserInfo,
+) -> Step {
+    match verdict {
+        Verdict::Decided(Decision::Allow) => route(shared, request, inputs, info, user),
+        Verdict::Decided(Decision::Deny(reason)) => {
+            let e = authorization::forbidden(authorization::Attributes::of_request(&user, &info), &reason);
+            Step::Respond(rest::error_response(&e, Output::JSON))
+        }
+        Verdict::Failed(error) => Step::Respond(internal_error(&request, &error)),
+        Verdict::Ask(outbound, union, question) => {
+            let shared = shared.clone();
+            Step::Call(
+                outbound,
+                PendingCall::new(move |outcome| {
+                    // The answer's time is not known here; the request's stands for it.
+                    let attributes = authorization::Attributes::of_request(&user, &info);
+                    let verdict = shared.resume_authorization(&attributes, union, question, outcome, inputs.monotonic);
+                    authorized(&shared, verdict, request, inputs, info, user)
+                }),
+            )
+        }
     }
-    route(shared, request, inputs, info, user)
+}
+
+/// Upstream's answer when an authorizer failed: plain text naming the request.
+fn internal_error(request: &http::Request<Bytes>, error: &str) -> http::Response<Bytes> {
+    let uri = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    http::Response::builder()
+        .status(500)
+        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header("x-content-type-options", "nosniff")
+        .body(Bytes::from(format!("Internal Server Error: {uri:?}: {error}\n")))
+        .expect("static parts")
 }
 
 /// Route an authorized request along the delegation chain: the aggregator, then the

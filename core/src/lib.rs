@@ -60,6 +60,7 @@ pub mod validation;
 pub mod version;
 pub mod watch;
 pub mod watch_cache;
+pub mod webhook;
 
 pub use config::Config;
 pub use effect::{Inputs, Pending, Step, WatchSource};

@@ -42,6 +42,7 @@ impl Server {
                     limiter,
                     admission: AdmissionChain::default(),
                     authorizers: crate::authorization::Authorizers::new(&config.authorizer),
+                    latest: Default::default(),
                     metrics,
                     config,
                     served,

@@ -8,6 +8,7 @@
 
 pub mod escalation;
 pub mod rbac;
+pub mod webhook;
 
 use crate::authn::UserInfo;
 use crate::registry::Served;
@@ -77,17 +78,20 @@ pub enum Mode {
     AlwaysDeny,
     /// Roles and bindings.
     Rbac,
+    /// A remote service asked with SubjectAccessReviews.
+    Webhook,
 }
 
 impl Mode {
     /// The mode upstream's flag names `name`; `None` for names it does not know.
-    /// Apiary has no Node, Webhook or ABAC authorizer yet: those are refused by the
-    /// adapter with their own message.
+    /// Apiary has no Node or ABAC authorizer yet: those are refused by the adapter
+    /// with their own message.
     pub fn parse(name: &str) -> Option<Mode> {
         match name {
             "AlwaysAllow" => Some(Mode::AlwaysAllow),
             "AlwaysDeny" => Some(Mode::AlwaysDeny),
             "RBAC" => Some(Mode::Rbac),
+            "Webhook" => Some(Mode::Webhook),
             _ => None,
         }
     }
@@ -97,20 +101,41 @@ impl Mode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Authorizer {
     pub modes: Vec<Mode>,
+    /// `--authorization-webhook-config-file` and its flags, for the Webhook mode.
+    pub webhook: Option<webhook::WebhookAuthorizerConfig>,
 }
 
 impl Default for Authorizer {
     /// Apiary authorizes with RBAC unless told otherwise (kube-apiserver's own default
     /// is AlwaysAllow; every real cluster sets RBAC).
     fn default() -> Self {
-        Authorizer { modes: vec![Mode::Rbac] }
+        Authorizer::new(vec![Mode::Rbac])
     }
 }
 
 impl Authorizer {
     pub fn new(modes: Vec<Mode>) -> Authorizer {
-        Authorizer { modes }
+        Authorizer { modes, webhook: None }
     }
+}
+
+/// Where the union of authorizers stands for one request: the next mode to ask and
+/// what the ones before said. It pauses at a webhook that must be asked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Union {
+    next: usize,
+    reasons: Vec<String>,
+    errors: Vec<String>,
+}
+
+/// What the union makes of a request so far.
+#[derive(Debug)]
+pub(crate) enum Verdict {
+    Decided(Decision),
+    /// No authorizer allowed it and one failed: upstream answers 500 with the errors.
+    Failed(String),
+    /// The webhook must be asked first; resume with its answer.
+    Ask(crate::effect::Outbound, Union, webhook::Question),
 }
 
 /// The authorizers of a running server, with the state they decide from.
@@ -118,6 +143,7 @@ impl Authorizer {
 pub(crate) struct Authorizers {
     modes: Vec<Mode>,
     rbac: rbac::Rbac,
+    webhook: Option<webhook::WebhookAuthorizer>,
 }
 
 impl Authorizers {
@@ -125,29 +151,101 @@ impl Authorizers {
         Authorizers {
             modes: config.modes.clone(),
             rbac: rbac::Rbac::default(),
+            webhook: config.webhook.clone().map(webhook::WebhookAuthorizer::new),
         }
     }
 
-    /// Upstream's union authorizer behind its privileged-group authorizer.
-    pub(crate) fn authorize(&self, served: &Served, storage_prefix: &str, a: Attributes<'_>) -> Decision {
-        if a.user.in_group(PRIVILEGED_GROUP) {
-            return Decision::Allow;
+    /// Upstream's union authorizer behind its privileged-group authorizer, for checks
+    /// that cannot wait (impersonation, reviews, escalation): a webhook is consulted
+    /// through its kept answers only, and has no opinion otherwise.
+    pub(crate) fn authorize(&self, served: &Served, storage_prefix: &str, a: Attributes<'_>, now: std::time::Duration) -> Decision {
+        match self.run(served, storage_prefix, &a, Union::default(), now, false) {
+            Verdict::Decided(decision) => decision,
+            Verdict::Failed(e) => Decision::Deny(e),
+            Verdict::Ask(..) => Decision::Deny(String::new()),
         }
-        let mut reasons: Vec<String> = Vec::new();
-        for mode in &self.modes {
+    }
+
+    /// The union for a request: it may stop to ask the webhook.
+    pub(crate) fn begin(&self, served: &Served, storage_prefix: &str, a: &Attributes<'_>, now: std::time::Duration) -> Verdict {
+        self.run(served, storage_prefix, a, Union::default(), now, true)
+    }
+
+    /// Go on after the webhook answered `outcome`.
+    pub(crate) fn resume(
+        &self,
+        served: &Served,
+        storage_prefix: &str,
+        a: &Attributes<'_>,
+        mut union: Union,
+        question: webhook::Question,
+        outcome: crate::effect::CallOutcome,
+        now: std::time::Duration,
+    ) -> Verdict {
+        let webhook = self.webhook.as_ref().expect("asked only when configured");
+        let opinion = match webhook.answered(question, outcome, now) {
+            Ok(opinion) => opinion,
+            Err(e) => {
+                union.errors.push(e);
+                Opinion::NoOpinion(String::new())
+            }
+        };
+        union.next += 1;
+        match Self::weigh(opinion, &mut union) {
+            Some(decided) => Verdict::Decided(decided),
+            None => self.run(served, storage_prefix, a, union, now, true),
+        }
+    }
+
+    /// Ask the modes from `union.next` on.
+    fn run(&self, served: &Served, storage_prefix: &str, a: &Attributes<'_>, mut union: Union, now: std::time::Duration, may_ask: bool) -> Verdict {
+        if a.user.in_group(PRIVILEGED_GROUP) {
+            return Verdict::Decided(Decision::Allow);
+        }
+        while let Some(mode) = self.modes.get(union.next) {
             let opinion = match mode {
                 Mode::AlwaysAllow => Opinion::Allow,
                 Mode::AlwaysDeny => Opinion::NoOpinion("Everything is forbidden.".to_owned()),
-                Mode::Rbac => rbac::authorize(&self.rbac.index(served, storage_prefix), &a),
+                Mode::Rbac => rbac::authorize(&self.rbac.index(served, storage_prefix), a),
+                Mode::Webhook => match &self.webhook {
+                    None => Opinion::NoOpinion(String::new()),
+                    Some(webhook) => {
+                        let question = webhook.question(a);
+                        match webhook.cached(&question, now) {
+                            Some(opinion) => opinion,
+                            None if may_ask => return Verdict::Ask(webhook.ask(&question), union, question),
+                            None => Opinion::NoOpinion(String::new()),
+                        }
+                    }
+                },
             };
-            match opinion {
-                Opinion::Allow => return Decision::Allow,
-                Opinion::Deny(reason) => return Decision::Deny(reason),
-                Opinion::NoOpinion(reason) if !reason.is_empty() => reasons.push(reason),
-                Opinion::NoOpinion(_) => {}
+            union.next += 1;
+            if let Some(decided) = Self::weigh(opinion, &mut union) {
+                return Verdict::Decided(decided);
             }
         }
-        Decision::Deny(reasons.join("\n"))
+        if union.errors.is_empty() {
+            Verdict::Decided(Decision::Deny(union.reasons.join("\n")))
+        } else {
+            Verdict::Failed(match union.errors.as_slice() {
+                [one] => one.clone(),
+                many => format!("[{}]", many.join(", ")),
+            })
+        }
+    }
+
+    /// One authorizer's opinion: decisive, or noted for the end.
+    fn weigh(opinion: Opinion, union: &mut Union) -> Option<Decision> {
+        match opinion {
+            Opinion::Allow => Some(Decision::Allow),
+            Opinion::Deny(reason) => Some(Decision::Deny(reason)),
+            Opinion::NoOpinion(reason) => {
+                if !reason.is_empty() {
+                    union.reasons.push(reason);
+                }
+                None
+            }
+        }
     }
 
     /// The RBAC index as the caches stand now (whatever the modes: the RBAC registry's
@@ -165,6 +263,11 @@ impl Authorizers {
                 Mode::AlwaysAllow => Rules::everything(),
                 Mode::AlwaysDeny => Rules::default(),
                 Mode::Rbac => rbac::rules_for(&self.rbac.index(served, storage_prefix), user, namespace),
+                // Upstream's webhook cannot list rules: the list is incomplete.
+                Mode::Webhook => Rules {
+                    incomplete: true,
+                    ..Rules::default()
+                },
             };
             all.resource_rules.extend(rules.resource_rules);
             all.non_resource_rules.extend(rules.non_resource_rules);
