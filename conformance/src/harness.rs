@@ -175,6 +175,28 @@ impl Apiary {
         }
     }
 
+    /// A kubeconfig (written into the data dir) for this server that authenticates
+    /// with the bearer `token`, as user `name`.
+    pub fn token_kubeconfig(&self, name: &str, token: &str) -> PathBuf {
+        let admin = std::fs::read_to_string(&self.kubeconfig).expect("admin kubeconfig");
+        let ca = admin
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("certificate-authority-data: "))
+            .expect("the admin kubeconfig names the CA");
+        let path = self.data_dir.join(format!("{name}.kubeconfig"));
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: apiary\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\n\
+                 users:\n- name: {name}\n  user:\n    token: {token}\ncontexts:\n- name: {name}\n  context:\n    cluster: apiary\n    user: {name}\n\
+                 current-context: {name}\n",
+                self.url
+            ),
+        )
+        .expect("kubeconfig written");
+        path
+    }
+
     /// Run kubectl `version` (e.g. "1.33") against this server.
     pub fn kubectl(&self, version: &str, args: &[&str]) -> Output {
         kubectl_command(version, &self.kubeconfig)

@@ -88,9 +88,7 @@ fn report(label: &str, rounds: Vec<Duration>) {
 fn main() {
     let server = Server::new(Config::default());
     let store = MemoryStore::new();
-    for req in server.bootstrap_requests() {
-        drive(&server, &store, req);
-    }
+    support::bootstrap(&server, &store);
     println!(
         "applied configuration: {} bytes of JSON",
         deployment(0).to_string().len()

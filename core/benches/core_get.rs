@@ -15,9 +15,7 @@ use support::drive;
 fn main() {
     let server = Server::new(Config::default());
     let store = MemoryStore::new();
-    for req in server.bootstrap_requests() {
-        drive(&server, &store, req);
-    }
+    support::bootstrap(&server, &store);
     let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bench"},"data":{"key":"value"}}"#;
     let create = http::Request::post("/api/v1/namespaces/default/configmaps")
         .header("content-type", "application/json")

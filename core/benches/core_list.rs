@@ -58,9 +58,7 @@ static ALLOCATOR: Counting = Counting;
 fn bootstrap() -> (Server, MemoryStore) {
     let server = Server::new(Config::default());
     let store = MemoryStore::new();
-    for req in server.bootstrap_requests() {
-        support::drive(&server, &store, req);
-    }
+    support::bootstrap(&server, &store);
     (server, store)
 }
 

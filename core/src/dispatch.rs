@@ -1,12 +1,13 @@
 //! The stages after authentication, as upstream's handler chain runs them: a request
-//! without credentials is refused unless its path is public, impersonation, then
+//! with credentials nobody accepts is refused (401), impersonation, then
 //! authorization, then routing along the delegation chain — the aggregator's proxy,
 //! the registry's resources, not found — to the handler that answers.
 
 use crate::aggregation;
-use crate::authn::{self, Authenticated, UserInfo};
-use crate::authorization::{self, Decision};
-use crate::effect::{Inputs, Step};
+use crate::audit;
+use crate::authn::{Authenticated, UserInfo};
+use crate::authorization::{self, Decision, Verdict};
+use crate::effect::{Inputs, PendingCall, Step};
 use crate::impersonation;
 use crate::negotiation::Output;
 use crate::nonresource;
@@ -19,31 +20,81 @@ use crate::status::ApiError;
 use bytes::Bytes;
 use std::sync::Arc;
 
-/// The stages after authentication, for a request whose info and user are known.
+/// The stages after authentication, for a request whose info and user are known. An
+/// impersonated user is written into the request's audit record, when it has one.
 pub(crate) fn authenticated(
     shared: &Arc<Shared>,
-    request: http::Request<Bytes>,
+    mut request: http::Request<Bytes>,
     inputs: Inputs,
     info: RequestInfo,
     authenticated: Authenticated,
+    audit: Option<&mut audit::Record>,
 ) -> Step {
     let user = match authenticated {
         Authenticated::User(user) => user,
-        Authenticated::Anonymous if authn::is_public(&info.path) => UserInfo::anonymous(),
-        Authenticated::Anonymous | Authenticated::Refused => {
+        // Anonymous requests go on to authorization, which allows what
+        // `system:unauthenticated` may do (with RBAC: the public info paths).
+        Authenticated::Anonymous => UserInfo::anonymous(),
+        Authenticated::Refused => {
             return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON))
         }
     };
-    let user = match impersonation::impersonate(user, request.headers()) {
-        Ok(user) => user,
+    let user = match impersonation::impersonate(&user, request.headers(), |a| shared.authorize(a)) {
+        Ok(None) => user,
+        Ok(Some(impersonated)) => {
+            impersonation::strip(request.headers_mut());
+            if let Some(record) = audit {
+                record.impersonated(&impersonated);
+            }
+            impersonated
+        }
         Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
     };
-    let attributes = authorization::Attributes::of_request(&user, &info);
-    if let Decision::Deny(reason) = shared.authorize(attributes) {
-        let e = authorization::forbidden(attributes, &reason);
-        return Step::Respond(rest::error_response(&e, Output::JSON));
+    let verdict = shared.authorize_request(&authorization::Attributes::of_request(&user, &info), inputs.monotonic);
+    authorized(shared, verdict, request, inputs, info, user)
+}
+
+/// Go on as the authorizers decided: route an allowed request, refuse a denied one
+/// (403), answer 500 when an authorizer failed, or ask the webhook authorizer first.
+fn authorized(
+    shared: &Arc<Shared>,
+    verdict: Verdict,
+    request: http::Request<Bytes>,
+    inputs: Inputs,
+    info: RequestInfo,
+    user: UserInfo,
+) -> Step {
+    match verdict {
+        Verdict::Decided(Decision::Allow) => route(shared, request, inputs, info, user),
+        Verdict::Decided(Decision::Deny(reason)) => {
+            let e = authorization::forbidden(authorization::Attributes::of_request(&user, &info), &reason);
+            Step::Respond(rest::error_response(&e, Output::JSON))
+        }
+        Verdict::Failed(error) => Step::Respond(internal_error(&request, &error)),
+        Verdict::Ask(outbound, union, question) => {
+            let shared = shared.clone();
+            Step::Call(
+                outbound,
+                PendingCall::new(move |outcome| {
+                    // The answer's time is not known here; the request's stands for it.
+                    let attributes = authorization::Attributes::of_request(&user, &info);
+                    let verdict = shared.resume_authorization(&attributes, union, question, outcome, inputs.monotonic);
+                    authorized(&shared, verdict, request, inputs, info, user)
+                }),
+            )
+        }
     }
-    route(shared, request, inputs, info, user)
+}
+
+/// Upstream's answer when an authorizer failed: plain text naming the request.
+fn internal_error(request: &http::Request<Bytes>, error: &str) -> http::Response<Bytes> {
+    let uri = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    http::Response::builder()
+        .status(500)
+        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header("x-content-type-options", "nosniff")
+        .body(Bytes::from(format!("Internal Server Error: {uri:?}: {error}\n")))
+        .expect("static parts")
 }
 
 /// Route an authorized request along the delegation chain: the aggregator, then the

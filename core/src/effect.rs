@@ -94,6 +94,26 @@ pub struct Outbound {
     pub request: http::Request<Bytes>,
     /// How long to wait for the whole answer.
     pub timeout: Duration,
+    /// How to trust the server and present ourselves over TLS; `None`: the system's
+    /// roots and no client certificate.
+    pub tls: Option<std::sync::Arc<ClientTls>>,
+}
+
+/// The TLS side of an outbound request, as a kubeconfig's cluster and user name it
+/// (a webhook's `--authentication-token-webhook-config-file`, an APIService's
+/// `caBundle`). Plain data: the adapter builds (and may cache, per `Arc`) its TLS
+/// client from it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientTls {
+    /// PEM certificates to trust; empty: the system's roots.
+    pub ca_pem: Vec<u8>,
+    /// A PEM client certificate chain and its PEM key, presented when asked.
+    pub client_cert_pem: Vec<u8>,
+    pub client_key_pem: Vec<u8>,
+    /// The name to verify the server's certificate against instead of the URI's host.
+    pub server_name: Option<String>,
+    /// Trust any server certificate (`insecure-skip-tls-verify`).
+    pub insecure_skip_verify: bool,
 }
 
 /// Why an outbound request got no answer.

@@ -25,6 +25,8 @@ pub struct HealthChecks {
 
 /// The post-start hook that creates the default namespaces.
 pub const BOOTSTRAP_HOOK: &str = "poststarthook/apiary-bootstrap-namespaces";
+/// The post-start hook that reconciles the bootstrap RBAC policy (upstream's name).
+pub const RBAC_HOOK: &str = "poststarthook/rbac/bootstrap-roles";
 /// Readiness: every watch cache has been filled from storage once.
 pub const INFORMER_SYNC: &str = "informer-sync";
 /// Readiness: fails from the moment shutdown begins, so that load balancers stop sending
@@ -55,6 +57,7 @@ impl HealthChecks {
         checks.extend(storage.map(|name| check(name, false, false)));
         checks.push(check(INFORMER_SYNC, false, false));
         checks.push(check(BOOTSTRAP_HOOK, false, true));
+        checks.push(check(RBAC_HOOK, false, true));
         checks.push(check(SHUTDOWN, true, false));
         HealthChecks { checks }
     }
@@ -128,13 +131,18 @@ mod tests {
         assert!(body(&r).contains("[-]poststarthook/apiary-bootstrap-namespaces failed: reason withheld"));
         assert!(body(&r).ends_with("readyz check failed\n"));
         h.set(BOOTSTRAP_HOOK, true);
+        h.set(RBAC_HOOK, true);
         let r = h.answer("readyz", "", false, &[]);
         assert_eq!(r.status(), 500, "the watch caches have not synced");
         h.set(INFORMER_SYNC, true);
         let r = h.answer("readyz", "", false, &[]);
         assert_eq!((r.status().as_u16(), body(&r)), (200, "ok"));
         let r = h.answer("livez", "", true, &[]);
-        assert_eq!(body(&r), "[+]ping ok\n[+]log ok\n[+]poststarthook/apiary-bootstrap-namespaces ok\nlivez check passed\n");
+        assert_eq!(
+            body(&r),
+            "[+]ping ok\n[+]log ok\n[+]poststarthook/apiary-bootstrap-namespaces ok\n\
+             [+]poststarthook/rbac/bootstrap-roles ok\nlivez check passed\n"
+        );
     }
 
     #[test]
@@ -143,7 +151,7 @@ mod tests {
         assert_eq!(h.answer("readyz", "ping", false, &[]).status(), 200);
         assert_eq!(h.answer("readyz", "nope", false, &[]).status(), 404);
         h.set(INFORMER_SYNC, true);
-        let r = h.answer("readyz", "", true, &[BOOTSTRAP_HOOK]);
+        let r = h.answer("readyz", "", true, &[BOOTSTRAP_HOOK, RBAC_HOOK]);
         assert_eq!(r.status(), 200);
         assert!(body(&r).contains("excluded: ok"));
     }
@@ -151,7 +159,7 @@ mod tests {
     #[test]
     fn shutdown_fails_readiness_only() {
         let h = HealthChecks::with_readiness(Some("etcd"));
-        for name in ["etcd", INFORMER_SYNC, BOOTSTRAP_HOOK] {
+        for name in ["etcd", INFORMER_SYNC, BOOTSTRAP_HOOK, RBAC_HOOK] {
             h.set(name, true);
         }
         assert_eq!(h.answer("readyz", "", false, &[]).status(), 200);
@@ -162,6 +170,7 @@ mod tests {
             body(&r),
             "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n\
              [+]poststarthook/apiary-bootstrap-namespaces ok\n\
+             [+]poststarthook/rbac/bootstrap-roles ok\n\
              [-]shutdown failed: reason withheld\nreadyz check failed\n"
         );
         assert_eq!(h.answer("readyz", "shutdown", false, &[]).status(), 500);

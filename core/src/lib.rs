@@ -10,7 +10,8 @@
 //! found) — to `nonresource` (health, version, discovery, OpenAPI) or `rest` (the
 //! resource handlers, asking each kind's strategy in `resources`, passing `admission`,
 //! over `storage`); `status` words failures. `effect` holds what the chain asks the
-//! adapter to do; `reflector` and `watch_cache` keep resources in memory; `harness`
+//! adapter to do; `bootstrap` is what the server writes of itself at start;
+//! `reflector` and `watch_cache` keep resources in memory; `harness`
 //! drives the whole server deterministically.
 
 pub mod admission;
@@ -19,7 +20,9 @@ pub mod apply;
 pub mod audit;
 pub mod authn;
 pub mod authorization;
+pub mod bootstrap;
 pub mod config;
+pub mod controllers;
 pub mod deadline;
 pub mod discovery;
 pub(crate) mod dispatch;
@@ -57,6 +60,7 @@ pub mod validation;
 pub mod version;
 pub mod watch;
 pub mod watch_cache;
+pub mod webhook;
 
 pub use config::Config;
 pub use effect::{Inputs, Pending, Step, WatchSource};

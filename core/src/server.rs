@@ -41,6 +41,8 @@ impl Server {
                     lifecycle,
                     limiter,
                     admission: AdmissionChain::default(),
+                    authorizers: crate::authorization::Authorizers::new(&config.authorizer),
+                    latest: Default::default(),
                     metrics,
                     config,
                     served,
@@ -134,25 +136,26 @@ impl Server {
             .config
             .authenticators
             .authenticate(&inputs.peer_certificates, inputs.peer_certificates_rejected, request.headers());
-        dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
+        dispatch::authenticated(&self.shared, request, inputs, info, authenticated, None)
     }
 
-    /// Requests the server makes of itself after it starts (creating the default
-    /// namespaces). Run each with [`Server::handle_as_system`] like any other request;
-    /// a 409 AlreadyExists answer means it was done on an earlier start.
-    pub fn bootstrap_requests(&self) -> Vec<http::Request<Bytes>> {
-        ["default", "kube-system", "kube-public", "kube-node-lease"]
-            .iter()
-            .map(|ns| {
-                let body = format!(
-                    r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{ns}"}}}}"#
-                );
-                http::Request::post("/api/v1/namespaces")
-                    .header(http::header::CONTENT_TYPE, "application/json")
-                    .body(Bytes::from(body))
-                    .expect("static request")
-            })
-            .collect()
+    /// What the server writes of itself after it starts: the default namespaces and
+    /// the bootstrap RBAC policy. Run each request it hands out with
+    /// [`Server::handle_as_system`] and give it the answer.
+    pub fn bootstrap(&self) -> crate::bootstrap::Bootstrap {
+        crate::bootstrap::Bootstrap::new()
+    }
+
+    /// A mark of what the built-in controllers read: when it differs from the last one
+    /// seen, [`Server::controller_writes`] may want something.
+    pub fn controller_changes(&self) -> crate::controllers::Seen {
+        crate::controllers::changes(&self.shared)
+    }
+
+    /// The writes the built-in controllers want now (ClusterRole aggregation). Run
+    /// each with [`Server::handle_as_system`]; ask again after the caches change.
+    pub fn controller_writes(&self) -> Vec<http::Request<Bytes>> {
+        crate::controllers::writes(&self.shared)
     }
 
     /// Handle a request the server makes of itself, as the privileged loopback user.

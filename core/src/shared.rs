@@ -11,7 +11,9 @@ use crate::storage::StorageOp;
 use crate::health::HealthChecks;
 use crate::registry::{Resource, Served, Snapshot};
 use crate::watch_cache::WatchCache;
+use crate::authorization::Verdict;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What every request of one server shares.
 pub(crate) struct Shared {
@@ -30,6 +32,10 @@ pub(crate) struct Shared {
     pub(crate) limiter: Limiter,
     /// The admission plugins every write passes.
     pub(crate) admission: AdmissionChain,
+    /// `--authorization-mode`'s authorizers and what they decide from.
+    pub(crate) authorizers: crate::authorization::Authorizers,
+    /// The latest monotonic time a request reported, in nanoseconds.
+    pub(crate) latest: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -37,12 +43,51 @@ impl Shared {
     /// authorizer); handlers that check other attributes (impersonation, access
     /// reviews, escalation) ask here too.
     pub(crate) fn authorize(&self, attributes: crate::authorization::Attributes<'_>) -> crate::authorization::Decision {
-        self.config.authorizer.authorize(attributes)
+        self.authorizers
+            .authorize(&self.served, &self.config.storage_prefix, attributes, self.clock())
+    }
+
+    /// The request's own authorization, which may stop to ask the webhook authorizer.
+    pub(crate) fn authorize_request(&self, attributes: &crate::authorization::Attributes<'_>, now: Duration) -> Verdict {
+        self.saw(now);
+        self.authorizers
+            .begin(&self.served, &self.config.storage_prefix, attributes, now)
+    }
+
+    /// Go on with a request's authorization once the webhook answered.
+    pub(crate) fn resume_authorization(
+        &self,
+        attributes: &crate::authorization::Attributes<'_>,
+        union: crate::authorization::Union,
+        question: crate::authorization::webhook::Question,
+        outcome: crate::effect::CallOutcome,
+        now: Duration,
+    ) -> Verdict {
+        self.saw(now);
+        self.authorizers
+            .resume(&self.served, &self.config.storage_prefix, attributes, union, question, outcome, now)
+    }
+
+    /// The latest time a request reported (monotonic): what kept webhook answers are
+    /// timed by when a check has no request time of its own.
+    fn clock(&self) -> Duration {
+        Duration::from_nanos(self.latest.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    fn saw(&self, now: Duration) {
+        let nanos = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
+        self.latest.fetch_max(nanos, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The RBAC roles and bindings as the caches hold them now.
+    pub(crate) fn rbac_index(&self) -> Arc<crate::authorization::rbac::Index> {
+        self.authorizers.rbac_index(&self.served, &self.config.storage_prefix)
     }
 
     /// What a user may do in a namespace, for SelfSubjectRulesReview.
     pub(crate) fn rules_for(&self, user: &crate::authn::UserInfo, namespace: &str) -> crate::authorization::Rules {
-        self.config.authorizer.rules_for(user, namespace)
+        self.authorizers
+            .rules_for(&self.served, &self.config.storage_prefix, user, namespace)
     }
 
     /// The registry as served now: a request keeps the one it started with.

@@ -101,6 +101,14 @@ impl ApiError {
         }
     }
 
+    /// A method the path does not serve (go-restful's 405, as kube-apiserver words it).
+    pub fn method_not_allowed() -> ApiError {
+        ApiError {
+            details: Some(Box::default()),
+            ..Self::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        }
+    }
+
     pub fn already_exists(group: &str, resource: &str, name: &str) -> ApiError {
         ApiError {
             details: about(name, group, resource),
@@ -176,10 +184,17 @@ impl ApiError {
         }
     }
 
+    /// Upstream's `NewForbidden`: about `name` of `resource` in `group`, or about no
+    /// resource (`""`: a path); no name, none quoted.
     pub fn forbidden(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+        let message = match (resource, name) {
+            ("", _) => format!("forbidden: {why}"),
+            (_, "") => format!("{} is forbidden: {why}", qualified(resource, group)),
+            _ => format!("{} \"{name}\" is forbidden: {why}", qualified(resource, group)),
+        };
         ApiError {
             details: about(name, group, resource),
-            ..Self::new(403, "Forbidden", format!("{} \"{name}\" is forbidden: {why}", qualified(resource, group)))
+            ..Self::new(403, "Forbidden", message)
         }
     }
 

@@ -4,6 +4,7 @@
 use apiary_core::effect::CallError;
 use apiary_core::harness::{parse_responses, Harness, Reply};
 use apiary_core::lifecycle::{Action, LifecycleConfig};
+use apiary_core::authorization::{Authorizer, Mode};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use std::time::Duration;
@@ -67,21 +68,45 @@ fn the_same_run_gives_the_same_bytes() {
 }
 
 #[test]
-fn anonymous_clients_get_401_except_on_public_paths() {
+fn anonymous_clients_are_forbidden_except_on_public_info_paths() {
     let h = harness(Config::default());
     h.act_as(None, &[]);
-    assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 401);
-    assert_eq!(one(&h.send(&get("/version"))).status, 200);
-    assert_eq!(one(&h.send(&get("/readyz"))).status, 200);
+    let refused = one(&h.send(&get(CONFIGMAPS)));
+    // Upstream's answer, byte for byte: system:anonymous reaches authorization.
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        std::str::from_utf8(&refused.body).unwrap(),
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\
+         \"message\":\"configmaps is forbidden: User \\\"system:anonymous\\\" cannot list resource \\\"configmaps\\\" \
+         in API group \\\"\\\" in the namespace \\\"default\\\"\",\"reason\":\"Forbidden\",\
+         \"details\":{\"kind\":\"configmaps\"},\"code\":403}\n"
+    );
+    // The bootstrap policy's system:public-info-viewer lets anyone read these.
+    for path in ["/version", "/readyz", "/healthz", "/livez"] {
+        assert_eq!(one(&h.send(&get(path))).status, 200, "{path}");
+    }
+    // It names the paths exactly, not what is below them; discovery is for
+    // system:authenticated only.
+    for path in ["/readyz/ping", "/healthzfoo", "/apis", "/api/v1/namespaces"] {
+        assert_eq!(one(&h.send(&get(path))).status, 403, "{path}");
+    }
+    let metrics = one(&h.send(&get("/metrics")));
+    assert_eq!(metrics.status, 403);
+    assert_eq!(
+        metrics.json()["message"],
+        "forbidden: User \"system:anonymous\" cannot get path \"/metrics\""
+    );
 }
 
 #[test]
 fn the_in_flight_limits_refuse_what_is_over_them() {
+    // Every user may write here: the test is about the limits.
     let h = harness(Config {
         inflight: apiary_core::inflight::Limits {
             max_requests_inflight: 1,
             max_mutating_requests_inflight: 1,
         },
+        authorizer: Authorizer::new(vec![Mode::AlwaysAllow]),
         ..Config::default()
     });
     h.act_as(Some("dev"), &[]);
@@ -216,11 +241,13 @@ fn the_connections_own_timers_answer_slow_and_idle_clients() {
 #[test]
 fn bearer_tokens_from_a_token_file_authenticate() {
     let tokens = apiary_core::authn::TokenFile::parse("tokens.csv", "s3cret,alice,1001,\"dev,ops\"\n").unwrap();
+    // Every authenticated user may write here: the test is about who is asking.
     let h = harness(Config {
         authenticators: apiary_core::authn::Authenticators {
             token_file: Some(std::sync::Arc::new(tokens)),
             ..Default::default()
         },
+        authorizer: Authorizer::new(vec![Mode::AlwaysAllow]),
         ..Config::default()
     });
     h.act_as(None, &[]);
@@ -239,9 +266,9 @@ fn bearer_tokens_from_a_token_file_authenticate() {
     assert_eq!(refused.status, 401);
     assert_eq!(refused.json()["reason"], "Unauthorized");
     assert_eq!(one(&h.send(&with("guess", get(CONFIGMAPS)))).status, 401);
-    // No token at all: anonymous.
+    // No token at all: anonymous, which AlwaysAllow lets do anything, as upstream.
     assert_eq!(one(&h.send(&get("/version"))).status, 200);
-    assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 401);
+    assert_eq!(one(&h.send(&get(CONFIGMAPS))).status, 200);
 }
 
 #[test]

@@ -93,6 +93,8 @@ pub struct Options {
     /// `--tls-cert-file`, `--tls-private-key-file`, `--client-ca-file`,
     /// `--tls-min-version`, `--tls-cipher-suites`.
     pub tls: crate::tls::TlsOptions,
+    /// `--authorization-mode`: the authorizers, asked in order.
+    pub authorization_modes: Vec<apiary_core::authorization::Mode>,
     /// `-v`/`--v`: log verbosity, as klog counts it.
     pub verbosity: u32,
 }
@@ -142,18 +144,20 @@ enum Section {
     Storage,
     Limits,
     Authentication,
+    Authorization,
     Auditing,
     Logs,
     Global,
 }
 
 impl Section {
-    const ORDER: [Section; 8] = [
+    const ORDER: [Section; 9] = [
         Section::Generic,
         Section::SecureServing,
         Section::Storage,
         Section::Limits,
         Section::Authentication,
+        Section::Authorization,
         Section::Auditing,
         Section::Logs,
         Section::Global,
@@ -166,6 +170,7 @@ impl Section {
             Section::Storage => "Storage flags",
             Section::Limits => "Limits flags",
             Section::Authentication => "Authentication flags",
+            Section::Authorization => "Authorization flags",
             Section::Auditing => "Auditing flags",
             Section::Logs => "Logs flags",
             Section::Global => "Global flags",
@@ -443,8 +448,9 @@ const FLAGS: &[Flag] = &[
         kind: "",
         default: Some("true"),
         usage: "Requests without credentials act as system:anonymous (in \
-                system:unauthenticated) and are served /healthz, /livez, /readyz and \
-                /version. With --anonymous-auth=false they get 401 on every path.",
+                system:unauthenticated), allowed what authorization allows them (with \
+                RBAC's bootstrap policy: GET /healthz, /livez, /readyz and /version). \
+                With --anonymous-auth=false they get 401 on every path.",
     },
     Flag {
         name: "token-auth-file",
@@ -456,6 +462,17 @@ const FLAGS: &[Flag] = &[
                 optionally, a quoted comma-separated list of groups. A request with \
                 'Authorization: Bearer <token>' acts as that user; an unknown token gets 401. \
                 Read once at start.",
+    },
+    Flag {
+        name: "authorization-mode",
+        short: None,
+        section: Section::Authorization,
+        kind: "strings",
+        default: Some("RBAC"),
+        usage: "Ordered list of plug-ins to do authorization on the secure port: a comma list \
+                of AlwaysAllow, AlwaysDeny and RBAC. The first to allow or deny a request \
+                decides; system:masters is always allowed. (kube-apiserver's default is \
+                AlwaysAllow; Apiary's is RBAC. Node and Webhook are not implemented yet.)",
     },
     Flag {
         name: "audit-log-format",
@@ -538,6 +555,30 @@ const FLAGS: &[Flag] = &[
 ];
 
 /// The text `--help` prints.
+/// `--authorization-mode`, checked as upstream checks it: known modes, each once.
+fn authorization_modes(value: &str, problems: &mut Vec<String>) -> Vec<apiary_core::authorization::Mode> {
+    use apiary_core::authorization::Mode;
+    let mut modes = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for name in value.split(',').map(str::trim) {
+        if seen.contains(&name) {
+            problems.push(format!("authorization-mode {name:?} has mode specified more than once"));
+            continue;
+        }
+        seen.push(name);
+        match Mode::parse(name) {
+            Some(mode) => modes.push(mode),
+            None if ["Node", "Webhook", "ABAC"].contains(&name) => {
+                problems.push(format!("authorization-mode {name:?} is not implemented by apiary yet"))
+            }
+            None => problems.push(format!(
+                "authorization-mode {name:?} is not a valid mode (valid: AlwaysAllow, AlwaysDeny, RBAC)"
+            )),
+        }
+    }
+    modes
+}
+
 pub fn help() -> String {
     let mut out = String::new();
     for line in wrap(
@@ -1008,6 +1049,8 @@ where
         &mut problems,
     );
 
+    let authorization_modes = authorization_modes(get("authorization-mode").unwrap_or("RBAC"), &mut problems);
+
     let verbosity = {
         let value = get("v").unwrap_or_default();
         match value.parse::<u32>() {
@@ -1046,6 +1089,7 @@ where
         anonymous_auth,
         token_file,
         tls,
+        authorization_modes,
         audit,
         verbosity: verbosity.expect("validated"),
     }))
@@ -1090,6 +1134,24 @@ mod tests {
         assert_eq!(o.request_timeout, Duration::from_secs(60));
         assert_eq!(o.shutdown_delay, Duration::ZERO);
         assert!(!o.shutdown_send_retry_after);
+    }
+
+    #[test]
+    fn authorization_mode() {
+        use apiary_core::authorization::Mode;
+        assert_eq!(serve(&[]).authorization_modes, [Mode::Rbac]);
+        assert_eq!(
+            serve(&["--authorization-mode=AlwaysDeny,RBAC,AlwaysAllow"]).authorization_modes,
+            [Mode::AlwaysDeny, Mode::Rbac, Mode::AlwaysAllow]
+        );
+        assert_eq!(
+            problems(&["--authorization-mode=RBAC,RBAC,Magic,Node"]),
+            [
+                "authorization-mode \"RBAC\" has mode specified more than once",
+                "authorization-mode \"Magic\" is not a valid mode (valid: AlwaysAllow, AlwaysDeny, RBAC)",
+                "authorization-mode \"Node\" is not implemented by apiary yet",
+            ]
+        );
     }
 
     #[test]

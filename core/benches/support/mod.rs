@@ -50,3 +50,13 @@ pub fn drive(
 ) -> http::Response<Bytes> {
     drive_timed(server, store, req).0
 }
+
+/// Write what the server writes of itself at start (the default namespaces and the
+/// bootstrap RBAC policy).
+pub fn bootstrap(server: &Server, store: &MemoryStore) {
+    let mut bootstrap = server.bootstrap();
+    while let Some(req) = bootstrap.next_request() {
+        let response = drive_timed(server, store, req).0;
+        bootstrap.answered(&response).expect("bootstrap writes succeed");
+    }
+}

@@ -9,6 +9,7 @@ use crate::request_info::RequestInfo;
 use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -69,7 +70,10 @@ pub struct Record {
     audit_id: String,
     request_uri: String,
     verb: String,
-    user: Option<(String, Vec<String>)>,
+    /// Who the authenticators say sent the request.
+    user: Option<UserInfo>,
+    /// Who it acts as, when it impersonates another user.
+    impersonated: Option<UserInfo>,
     source_ips: Vec<String>,
     user_agent: Option<String>,
     object_ref: Option<ObjectRef>,
@@ -92,6 +96,8 @@ struct Event<'a> {
     request_uri: &'a str,
     verb: &'a str,
     user: User<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impersonated_user: Option<User<'a>>,
     #[serde(rename = "sourceIPs", skip_serializing_if = "<[String]>::is_empty")]
     source_ips: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,12 +116,28 @@ struct Event<'a> {
     annotations: Option<Annotations>,
 }
 
-#[derive(Serialize)]
+/// `authentication.k8s.io/v1` `UserInfo`, as an event names a user.
+#[derive(Default, Serialize)]
 struct User<'a> {
     #[serde(skip_serializing_if = "str::is_empty")]
     username: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    uid: &'a str,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     groups: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra: Option<&'a BTreeMap<String, Vec<String>>>,
+}
+
+impl<'a> User<'a> {
+    fn of(user: &'a UserInfo) -> User<'a> {
+        User {
+            username: &user.name,
+            uid: &user.uid,
+            groups: &user.groups,
+            extra: (!user.extra.is_empty()).then_some(&user.extra),
+        }
+    }
 }
 
 /// The authorizer's decision, as upstream's authorization filter annotates it.
@@ -346,7 +368,8 @@ impl Record {
                 |p| p.as_str().to_owned(),
             ),
             verb: info.verb.clone(),
-            user: user.map(|u| (u.name.clone(), u.groups.clone())),
+            user: user.cloned(),
+            impersonated: None,
             source_ips: source_ips(headers, remote_addr),
             user_agent,
             object_ref,
@@ -360,6 +383,12 @@ impl Record {
 
     pub fn audit_id(&self) -> &str {
         &self.audit_id
+    }
+
+    /// The request acts as `user` (upstream's `LogImpersonatedUser`): the events from
+    /// now on name it beside the authenticated user.
+    pub fn impersonated(&mut self, user: &UserInfo) {
+        self.impersonated = Some(user.clone());
     }
 
     pub fn level(&self) -> Level {
@@ -381,10 +410,6 @@ impl Record {
         if !self.config.records(stage) {
             return None;
         }
-        let (username, groups) = match &self.user {
-            Some((name, groups)) => (name.as_str(), groups.as_slice()),
-            None => ("", &[][..]),
-        };
         let event = Event {
             kind: "Event",
             api_version: "audit.k8s.io/v1",
@@ -393,7 +418,8 @@ impl Record {
             stage,
             request_uri: &self.request_uri,
             verb: &self.verb,
-            user: User { username, groups },
+            user: self.user.as_ref().map(User::of).unwrap_or_default(),
+            impersonated_user: self.impersonated.as_ref().map(User::of),
             source_ips: &self.source_ips,
             user_agent: self.user_agent.as_deref(),
             object_ref: self.object_ref.as_ref(),

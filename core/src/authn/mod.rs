@@ -1,8 +1,10 @@
 //! Authentication: who is asking. A client certificate the adapter verified against
 //! the client CA names the user (CN) and groups (O), as kube-apiserver's x509
-//! authenticator reads it; one that did not verify fails authentication unless a bearer
-//! token succeeds. Requests without credentials are anonymous.
+//! authenticator reads it (one that did not verify fails authentication unless a
+//! bearer token succeeds); then a bearer token. Requests without credentials are
+//! anonymous.
 
+pub mod serviceaccount_user;
 mod token_file;
 mod x509;
 
@@ -59,7 +61,8 @@ impl UserInfo {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Authenticated {
     User(UserInfo),
-    /// No credentials: `system:anonymous`, served only public paths.
+    /// No credentials: `system:anonymous` in `system:unauthenticated`, allowed what
+    /// authorization allows it.
     Anonymous,
     /// Credentials nobody accepts (an unknown bearer token, an untrusted client
     /// certificate), or none where anonymous requests are off: 401 whatever the path.
@@ -75,6 +78,17 @@ pub struct Authenticators {
     /// `--anonymous-auth`: requests without credentials act as `system:anonymous`;
     /// without it they get 401 on every path.
     pub anonymous: bool,
+    /// `--api-audiences`: the audiences a token must be meant for, unless a caller (a
+    /// TokenReview's `spec.audiences`) names others. Empty: any.
+    pub api_audiences: Vec<String>,
+}
+
+/// A bearer token's user, and the audiences the token was accepted for (upstream's
+/// `authenticator.Response`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenUser {
+    pub user: UserInfo,
+    pub audiences: Vec<String>,
 }
 
 impl Default for Authenticators {
@@ -83,6 +97,7 @@ impl Default for Authenticators {
         Authenticators {
             token_file: None,
             anonymous: true,
+            api_audiences: Vec::new(),
         }
     }
 }
@@ -105,12 +120,35 @@ impl Authenticators {
             None if certificate_rejected => Authenticated::Refused,
             None if self.anonymous => Authenticated::Anonymous,
             None => Authenticated::Refused,
-            Some(token) => match self.token_file.as_deref().and_then(|file| file.user(token)) {
-                Some(user) => Authenticated::User(authenticated(user.clone())),
+            Some(token) => match self.authenticate_token(token, &self.api_audiences) {
+                Some(found) => Authenticated::User(found.user),
                 None => Authenticated::Refused,
             },
         }
     }
+
+    /// The one door for bearer tokens, the request chain's and a TokenReview's: who
+    /// `token` names when it is meant for one of `audiences` (none named: any), with
+    /// `system:authenticated` added, as upstream's authenticator chain adds it.
+    pub fn authenticate_token(&self, token: &str, audiences: &[String]) -> Option<TokenUser> {
+        let user = self.token_file.as_deref().and_then(|file| file.user(token))?;
+        // A token file's tokens carry no audience of their own: they are accepted for
+        // the API's audiences (upstream's audience-agnostic wrapper).
+        let accepted = intersect(&self.api_audiences, audiences);
+        if !audiences.is_empty() && accepted.is_empty() {
+            return None;
+        }
+        Some(TokenUser {
+            user: authenticated(user.clone()),
+            audiences: accepted,
+        })
+    }
+}
+
+/// The audiences of `ours` that `wanted` names, in `ours`' order; none when either is
+/// empty.
+fn intersect(ours: &[String], wanted: &[String]) -> Vec<String> {
+    ours.iter().filter(|a| wanted.contains(a)).cloned().collect()
 }
 
 /// The token of an `Authorization: Bearer <token>` header, if the request has one.
@@ -143,15 +181,4 @@ pub fn authenticate(peer_certificates: &[Bytes]) -> UserInfo {
         }
         _ => UserInfo::anonymous(),
     }
-}
-
-/// Paths anyone may read without credentials.
-pub fn is_public(path: &str) -> bool {
-    path == "/version"
-        || ["/healthz", "/livez", "/readyz"].iter().any(|p| {
-            path == *p
-                || path
-                    .strip_prefix(p)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
 }

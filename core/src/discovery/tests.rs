@@ -40,7 +40,7 @@ fn api_group_list_document() {
     assert_eq!(doc["kind"], "APIGroupList");
     assert_eq!(doc["apiVersion"], "v1");
     let groups = doc["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 12);
+    assert_eq!(groups.len(), 14);
     assert!(groups.iter().all(|g| g["name"] != ""));
     assert_eq!(
         groups[0],
@@ -51,7 +51,7 @@ fn api_group_list_document() {
         })
     );
     assert_eq!(
-        groups[2],
+        groups[4],
         json!({
             "name": "autoscaling",
             "versions": [
@@ -241,7 +241,7 @@ fn aggregated_apis_matches_kube_shape() {
     let groups: Vec<String> = reg().groups().into_iter().map(|g| g.name).collect();
     assert_eq!(names, groups);
 
-    let autoscaling = &items[2];
+    let autoscaling = &items[4];
     assert_eq!(autoscaling["metadata"]["name"], "autoscaling");
     let versions: Vec<&str> = autoscaling["versions"]
         .as_array()

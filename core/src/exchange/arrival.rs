@@ -84,11 +84,7 @@ impl Exchange {
         let mut audit_lines = Vec::new();
         let record = match (&shared.config.audit_policy, &turned) {
             (Some(policy), None) => {
-                let known = match &authenticated {
-                    authn::Authenticated::User(_) => true,
-                    authn::Authenticated::Anonymous => authn::is_public(uri.path()),
-                    authn::Authenticated::Refused => false,
-                };
+                let known = !matches!(authenticated, authn::Authenticated::Refused);
                 audit::Record::new(
                     policy,
                     audit::Arrival {

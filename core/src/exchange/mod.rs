@@ -265,7 +265,7 @@ impl Exchange {
             authenticated,
             ..
         } = admitted;
-        crate::dispatch::authenticated(&self.shared, request, inputs, info, authenticated)
+        crate::dispatch::authenticated(&self.shared, request, inputs, info, authenticated, self.audit.as_mut())
     }
 
     /// The handler became a watch: streamed from now on, counted as long-running.

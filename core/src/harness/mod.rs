@@ -49,6 +49,8 @@ pub struct Harness<S: SyncStorage> {
     actions: RefCell<Vec<Action>>,
     /// The watch caches' reflector and its open backend watch.
     reflector: RefCell<(Reflector, Option<S::Watch>)>,
+    /// Audit events written so far and not yet taken.
+    audit_lines: RefCell<Vec<String>>,
 }
 
 /// A request held at a storage operation, its connection with it.
@@ -91,21 +93,28 @@ impl<S: SyncStorage> Harness<S> {
             })),
             actions: RefCell::new(Vec::new()),
             reflector: RefCell::new((Reflector::new(&server), None)),
+            audit_lines: RefCell::new(Vec::new()),
             server,
         };
         h.lifecycle(Event::ListenerBound);
-        for request in h.server.bootstrap_requests() {
+        let mut bootstrap = h.server.bootstrap();
+        while let Some(request) = bootstrap.next_request() {
             let mut step = h.server.handle_as_system(request, h.inputs());
-            loop {
+            let response = loop {
                 step = match step {
                     crate::Step::Storage(op, pending) => pending.resume(h.store.run_now(op)),
-                    _ => break,
+                    crate::Step::Respond(response) => break response,
+                    _ => panic!("a bootstrap request is neither storage nor an answer"),
                 };
+            };
+            if let Err(e) = bootstrap.answered(&response) {
+                panic!("bootstrap failed: {e}");
             }
         }
         h.reflect();
         let health = h.server.health();
         health.set(crate::health::BOOTSTRAP_HOOK, true);
+        health.set(crate::health::RBAC_HOOK, true);
         if let Some(check) = h.server.shared.config.storage_check.clone() {
             health.set(&check, true);
         }
@@ -164,6 +173,11 @@ impl<S: SyncStorage> Harness<S> {
         self.lifecycle(Event::Terminate);
     }
 
+    /// The audit events (JSON lines) of the requests answered since the last call.
+    pub fn take_audit_lines(&self) -> Vec<String> {
+        std::mem::take(&mut *self.audit_lines.borrow_mut())
+    }
+
     /// The lifecycle actions carried out so far, in order.
     pub fn actions(&self) -> Vec<Action> {
         self.actions.borrow().clone()
@@ -199,8 +213,25 @@ impl<S: SyncStorage> Harness<S> {
     }
 
     /// Let the reflector catch up: list, open its watch and feed the watch caches every
-    /// change the store holds, as far as it can without time passing.
+    /// change the store holds, as far as it can without time passing; then let the
+    /// built-in controllers write what they want, until they want nothing.
     pub fn reflect(&self) {
+        loop {
+            self.feed_caches();
+            let writes = self.server.controller_writes();
+            if writes.is_empty() {
+                return;
+            }
+            for request in writes {
+                let mut step = self.server.handle_as_system(request, self.inputs());
+                while let crate::Step::Storage(op, pending) = step {
+                    step = pending.resume(self.store.run_now(op));
+                }
+            }
+        }
+    }
+
+    fn feed_caches(&self) {
         let mut guard = self.reflector.borrow_mut();
         let (reflector, watch) = &mut *guard;
         loop {
@@ -434,6 +465,7 @@ impl<S: SyncStorage> Harness<S> {
             }
             Stopped::Held(_) | Stopped::Closed => {}
         }
+        self.audit_lines.borrow_mut().extend(exchange.take_audit_lines());
         exchange.written(self.clock.get());
         self.carry_out_actions();
         self.reflect();

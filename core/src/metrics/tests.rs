@@ -166,11 +166,11 @@ fn served_at_metrics_with_each_resource_counted_once() {
         peer_certificates_rejected: false,
         remote_addr: None,
     };
-    // Anonymous clients are refused, as on every non-public path.
+    // Anonymous clients are forbidden: no role grants them /metrics.
     let crate::Step::Respond(r) = server.handle(request.clone(), inputs.clone()) else {
         panic!("metrics answer at once")
     };
-    assert_eq!(r.status(), 401);
+    assert_eq!(r.status(), 403);
     let crate::Step::Respond(r) = server.handle_as_system(request, inputs) else {
         panic!("metrics answer at once")
     };

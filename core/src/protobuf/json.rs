@@ -151,6 +151,10 @@ fn message_in(index: u16, chunks: &[&[u8]], cx: &mut Cx) -> Result<Value, Decode
                 ))),
             }
         }
+        Shape::StringList => match slot(msg, &slots, 1) {
+            Slot::Many(items) if !items.is_empty() => list(field(msg, 1), items, cx).map(Value::Array),
+            _ => Ok(Value::Null),
+        },
         Shape::SchemaOrStringArray => {
             // {schema = 1, property = 2}
             match slot(msg, &slots, 2) {

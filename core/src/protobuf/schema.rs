@@ -31,6 +31,8 @@ pub(super) enum Shape {
     SchemaOrBool,
     /// `JSONSchemaPropsOrStringArray`: the strings when there are any, else the schema.
     SchemaOrStringArray,
+    /// A Go named `[]string` (`ExtraValue`): its `items` as an array, `null` when none.
+    StringList,
 }
 
 /// A field's protobuf type (for maps: the value's; keys are always strings).

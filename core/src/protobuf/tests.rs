@@ -1080,3 +1080,32 @@ fn prost_style_bodies_fit_the_budget() {
         json!({"name": "c7", "image": "busybox", "resources": {}})
     );
 }
+
+#[test]
+fn access_reviews_decode_with_their_extras() {
+    // kubectl auth can-i's SelfSubjectAccessReview, and a SubjectAccessReview with an
+    // extra of two values and one of none (Go's nil ExtraValue).
+    let ssar = Enc::new().msg(2, Enc::new().msg(1, Enc::new().str(1, "default").str(2, "create").str(5, "pods")));
+    let got = decode(&body("authorization.k8s.io/v1", "SelfSubjectAccessReview", ssar)).unwrap();
+    assert_eq!(got["spec"], json!({"resourceAttributes": {"namespace": "default", "verb": "create", "resource": "pods"}}));
+    let entry = |k: &str, v: Enc| Enc::new().str(1, k).msg(2, v);
+    let spec = Enc::new()
+        .msg(2, Enc::new().str(1, "/healthz").str(2, "get"))
+        .str(3, "alice")
+        .str(4, "dev")
+        .msg(5, entry("scopes", Enc::new().str(1, "a").str(1, "b")))
+        .msg(5, entry("none", Enc::new()))
+        .str(6, "42");
+    let got = decode(&body("authorization.k8s.io/v1", "SubjectAccessReview", Enc::new().msg(2, spec))).unwrap();
+    assert_eq!(
+        got["spec"],
+        json!({
+            "nonResourceAttributes": {"path": "/healthz", "verb": "get"},
+            "user": "alice", "groups": ["dev"], "uid": "42",
+            "extra": {"scopes": ["a", "b"], "none": null},
+        })
+    );
+    let review = Enc::new().msg(2, Enc::new().str(1, "t0ken").str(2, "api"));
+    let got = decode(&body("authentication.k8s.io/v1", "TokenReview", review)).unwrap();
+    assert_eq!(got["spec"], json!({"token": "t0ken", "audiences": ["api"]}));
+}

@@ -206,6 +206,8 @@ const SCHEDULING: (&str, &str) = ("scheduling.k8s.io", "v1");
 const EVENTS: (&str, &str) = ("events.k8s.io", "v1");
 const DISCOVERY: (&str, &str) = ("discovery.k8s.io", "v1");
 const APIEXTENSIONS: (&str, &str) = ("apiextensions.k8s.io", "v1");
+const AUTHENTICATION: (&str, &str) = ("authentication.k8s.io", "v1");
+const AUTHORIZATION: (&str, &str) = ("authorization.k8s.io", "v1");
 
 /// The built-in resources. Columns: group/version, plural, singular, kind, scope, verbs,
 /// short names, categories, subresources, name rule, storage version hash, strategy.
@@ -235,6 +237,14 @@ pub(super) const TABLE: &[Row] = &[
     row(APPS, "replicasets", "replicaset", "ReplicaSet", NS, CRUD, &["rs"], ALL, SCALE_STATUS, SUBDOMAIN, "P1RzHs8/mWQ=", SharedStrategy::of(&kinds::replicasets::ReplicaSets)),
     row(APPS, "statefulsets", "statefulset", "StatefulSet", NS, CRUD, &["sts"], ALL, SCALE_STATUS, SUBDOMAIN, "H+vl74LkKdo=", SharedStrategy::of(&kinds::statefulsets::StatefulSets)),
 
+    // Not stored: the reviews answer a create from what the server knows (rest/create_only.rs).
+    row(AUTHENTICATION, "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview", CLUSTER, C, NONE, NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::selfsubjectreviews::SelfSubjectReviews)),
+    row(AUTHENTICATION, "tokenreviews", "tokenreview", "TokenReview", CLUSTER, C, NONE, NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::tokenreviews::TokenReviews)),
+    row(AUTHORIZATION, "localsubjectaccessreviews", "localsubjectaccessreview", "LocalSubjectAccessReview", NS, C, NONE, NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::localsubjectaccessreviews::LocalSubjectAccessReviews)),
+    row(AUTHORIZATION, "selfsubjectaccessreviews", "selfsubjectaccessreview", "SelfSubjectAccessReview", CLUSTER, C, NONE, NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::selfsubjectaccessreviews::SelfSubjectAccessReviews)),
+    row(AUTHORIZATION, "selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", CLUSTER, C, NONE, NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::selfsubjectrulesreviews::SelfSubjectRulesReviews)),
+    row(AUTHORIZATION, "subjectaccessreviews", "subjectaccessreview", "SubjectAccessReview", CLUSTER, C, NONE, NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::subjectaccessreviews::SubjectAccessReviews)),
+
     row(EVENTS, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SUBDOMAIN, "r2yiGXH7wu8=", SharedStrategy::of(&kinds::events::Events)),
 
     row(AUTOSCALING_V2, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", NS, CRUD, &["hpa"], ALL, ONLY_STATUS, SUBDOMAIN, "qwQve8ut294=", SharedStrategy::of(&kinds::horizontalpodautoscalers::HorizontalPodAutoscalers)),
@@ -249,10 +259,10 @@ pub(super) const TABLE: &[Row] = &[
 
     row(POLICY, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", NS, CRUD, &["pdb"], NONE, ONLY_STATUS, SEGMENT, "EVWiDmWqyJw=", SharedStrategy::of(&kinds::poddisruptionbudgets::PodDisruptionBudgets)),
 
-    row(RBAC, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "48tpQ8gZHFc=", PLAIN),
-    row(RBAC, "clusterroles", "clusterrole", "ClusterRole", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "bYE5ZWDrJ44=", PLAIN),
-    row(RBAC, "rolebindings", "rolebinding", "RoleBinding", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "eGsCzGH6b1g=", PLAIN),
-    row(RBAC, "roles", "role", "Role", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "7FuwZcIIItM=", PLAIN),
+    row(RBAC, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "48tpQ8gZHFc=", SharedStrategy::of(&kinds::rolebindings::CLUSTER_ROLE_BINDINGS)),
+    row(RBAC, "clusterroles", "clusterrole", "ClusterRole", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "bYE5ZWDrJ44=", SharedStrategy::of(&kinds::roles::CLUSTER_ROLES)),
+    row(RBAC, "rolebindings", "rolebinding", "RoleBinding", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "eGsCzGH6b1g=", SharedStrategy::of(&kinds::rolebindings::ROLE_BINDINGS)),
+    row(RBAC, "roles", "role", "Role", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "7FuwZcIIItM=", SharedStrategy::of(&kinds::roles::ROLES)),
 
     row(STORAGE, "storageclasses", "storageclass", "StorageClass", CLUSTER, CRUD, &["sc"], NONE, NO_SUBS, SUBDOMAIN, "K+m6uJwbjGY=", SharedStrategy::of(&kinds::storageclasses::StorageClasses)),
 

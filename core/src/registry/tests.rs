@@ -141,6 +141,8 @@ fn groups_in_kube_order_with_preferred_versions() {
         [
             "apps",
             "events.k8s.io",
+            "authentication.k8s.io",
+            "authorization.k8s.io",
             "autoscaling",
             "batch",
             "networking.k8s.io",
@@ -346,6 +348,12 @@ const FACTS: &[Fact] = &[
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, CRUD, &["pc"], &[], &[]),
     ("coordination.k8s.io", "v1", "leases", "Lease", true, CRUD, &[], &[], &[]),
     ("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true, CRUD, &[], &[], &[]),
+    ("authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview", false, &["create"], &[], &[], &[]),
+    ("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false, &["create"], &[], &[], &[]),
+    ("authorization.k8s.io", "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview", true, &["create"], &[], &[], &[]),
+    ("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, &["create"], &[], &[], &[]),
+    ("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, &["create"], &[], &[], &[]),
+    ("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", false, &["create"], &[], &[], &[]),
 ];
 
 #[test]

@@ -9,6 +9,9 @@
 //!
 //! Strategies are plain rules over plain data — no storage, no request — so that the
 //! registry can hold them and the handlers can use them without either knowing the other.
+//! The kinds never stored (the reviews) answer a create from what a [`CreateRequest`]
+//! tells them of the request and the server (who asks, the authorizers, the bearer-token
+//! authenticators), an interface the REST scope provides.
 
 pub mod columns;
 
@@ -23,6 +26,7 @@ pub mod events;
 pub mod horizontalpodautoscalers;
 pub mod ingresses;
 pub mod jobs;
+pub mod localsubjectaccessreviews;
 pub mod namespaces;
 pub mod networkpolicies;
 pub mod nodes;
@@ -32,19 +36,30 @@ pub mod poddisruptionbudgets;
 pub mod pods;
 pub mod podtemplates;
 pub mod replicasets;
+pub mod rolebindings;
+pub mod roles;
 pub mod replicationcontrollers;
 pub mod resourcequotas;
+pub mod reviews;
 pub mod secrets;
+pub mod selfsubjectaccessreviews;
+pub mod selfsubjectreviews;
+pub mod selfsubjectrulesreviews;
 pub mod serviceaccounts;
 pub mod services;
 pub mod statefulsets;
 pub mod storageclasses;
+pub mod subjectaccessreviews;
+pub mod tokenreviews;
 
 #[cfg(test)]
 mod tests;
 
 pub use columns::Column;
 
+use crate::authn::{Authenticators, UserInfo};
+use crate::authorization::escalation::Grants;
+use crate::authorization::{Attributes, Decision, Rules};
 use crate::rest::object::{meta_mut, spec_changed, Object};
 use crate::selection::table::{SelectableFields, DEFAULT};
 use crate::status::ApiError;
@@ -98,6 +113,13 @@ pub trait Strategy: Send + Sync + 'static {
     }
 
     /// The columns a Table shows between Name and Age.
+    /// A write that grants permissions (RBAC roles and bindings) is checked against
+    /// what its author holds, after mutating admission and before the object is
+    /// prepared (`old` is the stored object of an update).
+    fn check_grants(&self, _grants: &Grants<'_>, _new: &Object, _old: Option<&Object>) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     fn columns(&self) -> &'static [Column] {
         &[]
     }
@@ -135,6 +157,15 @@ pub trait Strategy: Send + Sync + 'static {
         None
     }
 
+    /// What a create of a kind served by [`Handler::CreateOnly`] answers, made from the
+    /// decoded object (its namespace placed and its managed fields recorded, mutating
+    /// admission passed) and what `request` tells. The kind calls
+    /// [`CreateRequest::admit`] when its own checks have passed, as upstream's REST
+    /// storages call their create validation.
+    fn answer_create(&self, _request: &dyn CreateRequest, _object: Object) -> Result<Object, ApiError> {
+        Err(ApiError::internal("this kind is stored, not answered"))
+    }
+
     /// Whether the namespace segment of a path names the object itself, for a
     /// cluster-scoped resource (`/api/v1/namespaces/{name}`).
     fn named_by_namespace_path(&self) -> bool {
@@ -166,6 +197,26 @@ pub enum Handler {
     Binding,
     /// Evicting a pod, as its disruption budget allows (`pods/eviction`).
     Eviction,
+    /// Only `create`, answered by the strategy's [`Strategy::answer_create`] and never
+    /// stored (the access reviews).
+    CreateOnly,
+}
+
+/// What a kind that answers its creates without storage ([`Handler::CreateOnly`]) may
+/// know of its request and ask of the server.
+pub trait CreateRequest {
+    /// Who asks (after impersonation).
+    fn user(&self) -> &UserInfo;
+    /// When the request arrived.
+    fn now(&self) -> std::time::SystemTime;
+    /// May this be done? The configured authorizers answer.
+    fn authorize(&self, attributes: Attributes<'_>) -> Decision;
+    /// What `user` may do in `namespace`, as far as the authorizers can list it.
+    fn rules_for(&self, user: &UserInfo, namespace: &str) -> Rules;
+    /// The bearer token authenticators (`--api-audiences` among them).
+    fn authenticators(&self) -> &Authenticators;
+    /// Validating admission of the object to answer with.
+    fn admit(&self, object: &Object) -> Result<(), ApiError>;
 }
 
 /// The subresources of a kind that has `status` and `scale`.

@@ -26,6 +26,7 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     // orders them.
     let admitted = scope
         .admit_mutating(Operation::Create, &mut obj)
+        .and_then(|()| scope.resource().strategy.check_grants(&scope.grants(), &obj, None))
         .and_then(|()| prepare(&scope, &mut obj))
         .and_then(|()| scope.admit_validating(Operation::Create, &obj));
     if let Err(e) = admitted {
@@ -59,25 +60,9 @@ fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
     let entropy = scope.inputs.entropy;
     let now = object::rfc3339(scope.inputs.now);
     let namespaced = r.namespaced;
-    let request_ns = scope.namespace.clone();
+    place_in_namespace(scope, obj)?;
 
     let meta = meta_mut(obj);
-    match (namespaced, request_ns) {
-        (true, Some(ns)) => match meta.get("namespace").and_then(Value::as_str) {
-            None | Some("") => {
-                meta.insert("namespace".into(), Value::String(ns));
-            }
-            Some(given) if given == ns => {}
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "the namespace of the provided object does not match the namespace sent on the request",
-                ))
-            }
-        },
-        _ => {
-            meta.remove("namespace");
-        }
-    }
     let generate_name = meta.get("generateName").and_then(Value::as_str).unwrap_or("").to_owned();
     let name = meta.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
     if name.is_empty() && !generate_name.is_empty() {
@@ -107,6 +92,29 @@ fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
     errs.extend(r.strategy.validate_create(obj));
     if !errs.is_empty() {
         return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
+    }
+    Ok(())
+}
+
+/// A new object takes the request's namespace (a different one is refused); an object
+/// of a cluster-scoped resource has none.
+pub(super) fn place_in_namespace(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
+    let meta = meta_mut(obj);
+    match (scope.resource().namespaced, scope.namespace.clone()) {
+        (true, Some(ns)) => match meta.get("namespace").and_then(Value::as_str) {
+            None | Some("") => {
+                meta.insert("namespace".into(), Value::String(ns));
+            }
+            Some(given) if given == ns => {}
+            Some(_) => {
+                return Err(ApiError::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ))
+            }
+        },
+        _ => {
+            meta.remove("namespace");
+        }
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ use crate::query::Query;
 use crate::registry::Resource;
 use crate::request_info::RequestInfo;
 use crate::schema::{self, FieldValidation};
-use crate::selection::{Operator, Requirement};
+use crate::selection::LabelSelector;
 use crate::effect::Step;
 use crate::resources::{poddisruptionbudgets as budgets, pods};
 use crate::status::{ApiError, Cause, Details};
@@ -336,56 +336,13 @@ fn find_budgets(scope: Scope, options: Options, pod_kv: KeyValue, pod: Object) -
     })
 }
 
-/// Whether a metav1 LabelSelector selects a pod with `labels`. A missing or empty
-/// selector selects nothing here, and so does one that does not parse.
+/// Whether a PDB's selector selects a pod with `labels`. A missing or empty selector
+/// selects nothing here, and so does one that does not parse.
 fn selects(selector: Option<&Value>, labels: Option<&Map<String, Value>>) -> bool {
-    let Some(selector) = selector.and_then(Value::as_object) else {
-        return false;
-    };
-    let mut requirements = Vec::new();
-    let match_labels = selector.get("matchLabels").and_then(Value::as_object);
-    for (key, value) in match_labels.into_iter().flatten() {
-        requirements.push(Requirement {
-            key: key.clone(),
-            operator: Operator::Equals,
-            values: vec![value.as_str().unwrap_or("").to_owned()],
-        });
+    match selector.and_then(LabelSelector::from_object) {
+        Some(selector) if !selector.is_empty() => selector.matches_labels(labels),
+        _ => false,
     }
-    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
-    for expression in expressions.into_iter().flatten() {
-        let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
-        let mut values: Vec<String> = expression
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect();
-        values.sort();
-        values.dedup();
-        let operator = match expression.get("operator").and_then(Value::as_str) {
-            Some("In") => Operator::In,
-            Some("NotIn") => Operator::NotIn,
-            Some("Exists") => Operator::Exists,
-            Some("DoesNotExist") => Operator::DoesNotExist,
-            _ => return false,
-        };
-        let needs_values = matches!(operator, Operator::In | Operator::NotIn);
-        if needs_values == values.is_empty() {
-            return false;
-        }
-        requirements.push(Requirement {
-            key: key.to_owned(),
-            operator,
-            values,
-        });
-    }
-    if requirements.is_empty() {
-        return false;
-    }
-    let label = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
-    requirements.iter().all(|r| r.matches(label))
 }
 
 /// Spend one of the budget's disruptions on the pod, then delete it; a budget that

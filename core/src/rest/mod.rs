@@ -8,6 +8,7 @@
 mod apply;
 mod binding;
 mod create;
+mod create_only;
 mod delete;
 mod dry_run;
 mod eviction;
@@ -58,6 +59,7 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
     match handler {
         Some(Handler::Binding) => return binding::handle(info, scope),
         Some(Handler::Eviction) => return eviction::handle(info, scope),
+        Some(Handler::CreateOnly) => return create_only::handle(info, scope),
         Some(Handler::Scale(_)) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
             return scope.fail(e);

@@ -78,11 +78,21 @@ pub(crate) fn encoded(output: Output, code: u16, value: &Value) -> http::Respons
         .expect("valid status and header")
 }
 
-/// An error Status response; Tables are never used for errors.
+/// An error Status response; Tables are never used for errors. Compact JSON is
+/// written in upstream's field order with its trailing newline.
 pub(crate) fn error_response(error: &ApiError, output: Output) -> http::Response<Bytes> {
     let output = Output {
         shape: negotiation::Shape::Object,
         ..output
     };
+    if output == Output::JSON {
+        let mut body = error.to_json();
+        body.push(b'\n');
+        return http::Response::builder()
+            .status(error.code)
+            .header(http::header::CONTENT_TYPE, output.content_type())
+            .body(Bytes::from(body))
+            .expect("valid status and header");
+    }
     encoded(output, error.code, &error.to_value())
 }

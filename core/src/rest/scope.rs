@@ -69,6 +69,17 @@ impl Scope {
         self.shared.admission.validate(self.admission_attributes(operation), object)
     }
 
+    /// What a write that grants permissions is checked with.
+    pub fn grants(&self) -> crate::authorization::escalation::Grants<'_> {
+        crate::authorization::escalation::Grants {
+            shared: &self.shared,
+            user: &self.user,
+            namespace: self.namespace.as_deref().unwrap_or(""),
+            resource: &self.resource.plural,
+            name: &self.name,
+        }
+    }
+
     pub fn resource(&self) -> &Resource {
         &self.resource
     }

@@ -98,7 +98,10 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
     let mut new = match scope.subresource_handler() {
         Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
         Some(Handler::Scale(_)) => super::scale::write_back(scope, old, &new)?,
-        _ => main_update(scope, old, new)?,
+        _ => {
+            scope.resource().strategy.check_grants(&scope.grants(), &new, Some(old))?;
+            main_update(scope, old, new)?
+        }
     };
     scope.admit_validating(Operation::Update, &new)?;
     scope.record_update(Some(old), &mut new);

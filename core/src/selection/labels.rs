@@ -88,6 +88,61 @@ impl LabelSelector {
         Ok(LabelSelector { requirements })
     }
 
+    /// A metav1 `LabelSelector` object (`matchLabels`, `matchExpressions`); `None`
+    /// when it is not one (an unknown operator, `In` without values). An empty one
+    /// selects everything, as upstream's `LabelSelectorAsSelector` reads it.
+    pub fn from_object(selector: &serde_json::Value) -> Option<LabelSelector> {
+        use serde_json::Value;
+        let selector = selector.as_object()?;
+        let mut requirements = Vec::new();
+        let match_labels = selector.get("matchLabels").and_then(Value::as_object);
+        for (key, value) in match_labels.into_iter().flatten() {
+            requirements.push(Requirement {
+                key: key.clone(),
+                operator: Operator::Equals,
+                values: vec![value.as_str().unwrap_or("").to_owned()],
+            });
+        }
+        let expressions = selector.get("matchExpressions").and_then(Value::as_array);
+        for expression in expressions.into_iter().flatten() {
+            let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
+            let mut values: Vec<String> = expression
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            values.sort();
+            values.dedup();
+            let operator = match expression.get("operator").and_then(Value::as_str) {
+                Some("In") => Operator::In,
+                Some("NotIn") => Operator::NotIn,
+                Some("Exists") => Operator::Exists,
+                Some("DoesNotExist") => Operator::DoesNotExist,
+                _ => return None,
+            };
+            let needs_values = matches!(operator, Operator::In | Operator::NotIn);
+            if needs_values == values.is_empty() {
+                return None;
+            }
+            requirements.push(Requirement {
+                key: key.to_owned(),
+                operator,
+                values,
+            });
+        }
+        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        Some(LabelSelector { requirements })
+    }
+
+    /// Whether an object with these `metadata.labels` is selected.
+    pub fn matches_labels(&self, labels: Option<&serde_json::Map<String, serde_json::Value>>) -> bool {
+        let label = |key: &str| labels.and_then(|l| l.get(key)).and_then(serde_json::Value::as_str);
+        self.requirements.iter().all(|r| r.matches(label))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.requirements.is_empty()
     }

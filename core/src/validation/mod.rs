@@ -60,6 +60,12 @@ impl FieldError {
         }
     }
 
+    /// An Invalid error whose value Go prints without quotes: a number, `null`, or a
+    /// struct written as JSON.
+    pub fn invalid_unquoted(field: &str, value: &str, detail: &str) -> FieldError {
+        Self::without_value(field, ErrorKind::Invalid, format!("{value}: {detail}"))
+    }
+
     pub fn required(field: &str, detail: impl Into<String>) -> FieldError {
         Self::without_value(field, ErrorKind::Required, detail)
     }

@@ -19,6 +19,7 @@ pub use subscription::Subscription;
 use crate::storage::{KeyValue, Revision, StorageError, WatchEvent};
 use bytes::Bytes;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many recent events the cache keeps for watches that start in the past.
@@ -46,6 +47,9 @@ impl CachedEvent {
 pub struct WatchCache {
     prefix: String,
     inner: Mutex<Inner>,
+    /// Bumped whenever the cached objects change (or the cache syncs or unsyncs):
+    /// what is derived from them (the RBAC index) checks it without the lock.
+    changes: AtomicU64,
 }
 
 struct Inner {
@@ -73,7 +77,18 @@ impl WatchCache {
                 window_start: 0,
                 subscribers: Vec::new(),
             }),
+            changes: AtomicU64::new(0),
         }
+    }
+
+    /// A number that changes whenever the cached objects do; derived state compares
+    /// it with the one it was built at.
+    pub fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
+    }
+
+    fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
     }
 
     /// How many objects the cache holds; `None` until a reflector has synced it.
@@ -110,12 +125,14 @@ impl WatchCache {
         inner.window_start = revision;
         inner.revision = revision;
         inner.synced = true;
+        self.changed();
     }
 
     /// The reflector lost its backend watch: new watches go to the backend until the
     /// next reset.
     pub fn unsync(&self) {
         self.lock().synced = false;
+        self.changed();
     }
 
     /// Apply one backend event and hand it to every subscriber it concerns.
@@ -133,6 +150,7 @@ impl WatchCache {
                 inner.objects.remove(&prev.key);
             }
         }
+        self.changed();
         let event = Arc::new(CachedEvent {
             event,
             frame: OnceLock::new(),
@@ -189,6 +207,13 @@ impl WatchCache {
             .map(|(_, kv)| kv.clone())
             .collect();
         Some((items, inner.revision))
+    }
+
+    /// Every object the cache holds, synced or not: the last known state, for what
+    /// must decide even while storage is away (authorization, as upstream's
+    /// informers keep serving their last list).
+    pub fn last_known(&self) -> Vec<KeyValue> {
+        self.lock().objects.values().cloned().collect()
     }
 
     /// Whether the cache holds `key`; `None` while it is not fed, when only storage

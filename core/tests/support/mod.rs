@@ -52,13 +52,17 @@ impl Harness {
             clock: Cell::new(1_795_000_000),
             seed: Cell::new(1),
         };
-        for req in h.server.bootstrap_requests() {
-            let reply = h.drive(h.server.handle_as_system(req, h.inputs()));
-            assert_eq!(reply.status, 201);
+        let mut bootstrap = h.server.bootstrap();
+        while let Some(req) = bootstrap.next_request() {
+            let step = h.server.handle_as_system(req, h.inputs());
+            let Step::Respond(response) = h.run_storage(step) else {
+                panic!("a bootstrap request is answered");
+            };
+            bootstrap.answered(&response).expect("bootstrap writes succeed");
         }
-        h.server
-            .health()
-            .set(apiary_core::health::BOOTSTRAP_HOOK, true);
+        let health = h.server.health();
+        health.set(apiary_core::health::BOOTSTRAP_HOOK, true);
+        health.set(apiary_core::health::RBAC_HOOK, true);
         h
     }
 
@@ -72,6 +76,16 @@ impl Harness {
             peer_certificates: Vec::new(),
             peer_certificates_rejected: false,
             remote_addr: None,
+        }
+    }
+
+    /// Run a step's storage operations until it answers (or asks for something else).
+    fn run_storage(&self, mut step: Step) -> Step {
+        loop {
+            step = match step {
+                Step::Storage(op, pending) => pending.resume(self.store.apply(op)),
+                other => return other,
+            };
         }
     }
 

@@ -1,6 +1,6 @@
 //! Generates `core/src/schema/definitions.json`: the OpenAPI v2 `definitions` of every
 //! kind Apiary serves (and of their List kinds, the meta/v1 types, `Scale`, `Eviction`,
-//! `Binding` and `TokenRequest`), shaped as kube-apiserver v1.33's `/openapi/v2` shapes
+//! `Binding`, `TokenRequest` and the review kinds), shaped as kube-apiserver v1.33's `/openapi/v2` shapes
 //! them.
 //!
 //! The schemas come from k8s-openapi's schemars support (the Kubernetes v1.33 types);
@@ -186,6 +186,12 @@ fn register(g: &mut Generator) {
     g.kind::<api::coordination::v1::Lease>();
     g.kind::<api::discovery::v1::EndpointSlice>();
     g.single::<api::authentication::v1::TokenRequest>();
+    g.single::<api::authentication::v1::TokenReview>();
+    g.single::<api::authentication::v1::SelfSubjectReview>();
+    g.single::<api::authorization::v1::LocalSubjectAccessReview>();
+    g.single::<api::authorization::v1::SelfSubjectAccessReview>();
+    g.single::<api::authorization::v1::SelfSubjectRulesReview>();
+    g.single::<api::authorization::v1::SubjectAccessReview>();
 
     // meta/v1: what every group version's paths name, as kube-apiserver registers them.
     g.plain::<meta::ObjectMeta>();
@@ -219,6 +225,8 @@ fn register(g: &mut Generator) {
         ("", "v1"),
         ("apiextensions.k8s.io", "v1"),
         ("apps", "v1"),
+        ("authentication.k8s.io", "v1"),
+        ("authorization.k8s.io", "v1"),
         ("autoscaling", "v1"),
         ("autoscaling", "v2"),
         ("batch", "v1"),

@@ -8,6 +8,8 @@ use apiary_core::storage::Storage;
 use smol::Timer;
 use std::time::{Duration, Instant};
 
+/// How often the built-in controllers look whether the caches they read changed.
+const CONTROLLER_LOOK_INTERVAL: Duration = Duration::from_millis(50);
 /// How often an outside storage backend is probed for /readyz.
 const STORAGE_PROBE_INTERVAL: Duration = Duration::from_secs(1);
 /// How long a probe may take before the backend counts as down.
@@ -95,6 +97,35 @@ impl<S: Storage> Apiary<S> {
             Timer::after(crate::tls::RELOAD_INTERVAL).await;
             let tls = self.tls.clone();
             smol::unblock(move || tls.reload()).await;
+        }
+    }
+
+    /// Run the core's built-in controllers (ClusterRole aggregation): whenever a cache
+    /// they read has changed, carry out the writes they want, as the server's own
+    /// requests. A failed write is wanted again at the next look.
+    pub(super) async fn run_controllers(&self) {
+        use super::drive::{drive, Driven};
+        let mut seen = None;
+        loop {
+            Timer::after(CONTROLLER_LOOK_INTERVAL).await;
+            let now = self.server.controller_changes();
+            if seen == Some(now) {
+                continue;
+            }
+            seen = Some(now);
+            for request in self.server.controller_writes() {
+                let uri = request.uri().clone();
+                let step = self
+                    .server
+                    .handle_as_system(request, super::drive::inputs(self.lifecycle.now(), None, Vec::new()));
+                if let Driven::Respond(response) = drive(&*self.storage, step).await {
+                    if !response.status().is_success() {
+                        // Look again next time even if nothing else changes.
+                        seen = None;
+                        tracing::warn!(%uri, status = response.status().as_u16(), "controller write failed");
+                    }
+                }
+            }
         }
     }
 

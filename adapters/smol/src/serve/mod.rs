@@ -14,7 +14,7 @@ pub use exchange::HANDSHAKE_TIMEOUT;
 use crate::flags::Options;
 use crate::pki::{self, ServingNames};
 use crate::tls::ServerTls;
-use apiary_core::health::BOOTSTRAP_HOOK;
+use apiary_core::health::{BOOTSTRAP_HOOK, RBAC_HOOK};
 use apiary_core::http1::{Limits, Timeouts};
 use apiary_core::inflight::Limits as InflightLimits;
 use apiary_core::lifecycle::{Event, LifecycleConfig};
@@ -152,7 +152,9 @@ impl<S: Storage> Apiary<S> {
             authenticators: apiary_core::authn::Authenticators {
                 token_file: options.token_file.clone(),
                 anonymous: options.anonymous_auth,
+                ..Default::default()
             },
+            authorizer: apiary_core::authorization::Authorizer::new(options.authorization_modes.clone()),
             inflight: InflightLimits {
                 max_requests_inflight: options.max_requests_inflight,
                 max_mutating_requests_inflight: options.max_mutating_requests_inflight,
@@ -229,42 +231,33 @@ impl<S: Storage> Apiary<S> {
         &self.lifecycle
     }
 
-    /// Run the requests the server makes of itself at start (the default namespaces)
-    /// until each has succeeded (409: done on an earlier start), retrying failures as
-    /// kube-apiserver's post-start hooks do; then mark the hook's health check.
+    /// Write what the server writes of itself at start (the default namespaces, the
+    /// bootstrap RBAC policy) until all of it is written, retrying failures as
+    /// kube-apiserver's post-start hooks do; then mark the hooks' health checks.
     pub async fn bootstrap(&self) {
         let mut backoff = Duration::from_millis(100);
+        let mut bootstrap = self.server.bootstrap();
         loop {
-            let mut failed = 0;
-            for request in self.server.bootstrap_requests() {
-                let (method, uri) = (request.method().clone(), request.uri().clone());
+            while let Some(request) = bootstrap.next_request() {
                 let step = self
                     .server
                     .handle_as_system(request, inputs(self.lifecycle.now(), None, Vec::new()));
                 let response = match drive(&*self.storage, step).await {
                     Driven::Respond(response) => response,
-                    Driven::Watch(..) | Driven::Close => unreachable!("bootstrap requests are creates"),
+                    Driven::Watch(..) | Driven::Close => unreachable!("bootstrap requests are reads and writes"),
                 };
-                let status = response.status();
-                if status.is_success() || status == http::StatusCode::CONFLICT {
-                    tracing::debug!(%method, %uri, status = status.as_u16(), "bootstrap request done");
-                } else {
-                    failed += 1;
-                    tracing::warn!(
-                        %method,
-                        %uri,
-                        status = status.as_u16(),
-                        body = %String::from_utf8_lossy(response.body()),
-                        "bootstrap request failed; retrying in {backoff:?}"
-                    );
+                if let Err(e) = bootstrap.answered(&response) {
+                    tracing::warn!("bootstrap write failed; retrying in {backoff:?}: {e}");
                 }
             }
-            if failed == 0 {
+            if bootstrap.finished() {
                 self.server.health().set(BOOTSTRAP_HOOK, true);
+                self.server.health().set(RBAC_HOOK, true);
                 return;
             }
             Timer::after(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(5));
+            bootstrap.retry();
         }
     }
 
@@ -304,6 +297,8 @@ impl<S: Storage> Apiary<S> {
         }
         let this = self.clone();
         executor.spawn(async move { this.reflect().await }).detach();
+        let this = self.clone();
+        executor.spawn(async move { this.run_controllers().await }).detach();
         let this = self.clone();
         executor
             .spawn(async move { this.lifecycle.run().await })

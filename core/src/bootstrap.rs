@@ -1,0 +1,230 @@
+//! What the server writes of itself after it starts, as kube-apiserver's post-start
+//! hooks do: the default namespaces, then the bootstrap RBAC policy (upstream's
+//! `rbac/bootstrap-roles`), each object created when missing and reconciled when
+//! present.
+//!
+//! [`Bootstrap`] is a state machine over requests: the adapter (or the harness) runs
+//! each request it hands out as the privileged loopback user and gives back the
+//! answer. Objects that fail are tried again on the next pass.
+
+use crate::authorization::rbac::reconcile;
+use bytes::Bytes;
+use serde_json::Value;
+
+/// The bootstrap RBAC policy of kube-apiserver v1.33: every default ClusterRole,
+/// ClusterRoleBinding, and the Roles and RoleBindings of kube-system and kube-public,
+/// as upstream writes them (aggregated roles without rules: aggregation fills them).
+const RBAC_POLICY: &str = include_str!("authorization/rbac/bootstrap_policy.json");
+
+const NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// One object the server writes at start.
+#[derive(Debug)]
+struct Item {
+    /// The collection it is created in.
+    collection: String,
+    name: String,
+    object: Value,
+    /// Reconciled with the stored one when it exists (RBAC); otherwise an existing
+    /// one is left as it is (namespaces).
+    reconcile: bool,
+}
+
+/// Where the object at hand stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// POST it.
+    Create,
+    /// It exists: GET it to compare.
+    Read,
+    /// PUT the reconciled object (which carries the stored resourceVersion).
+    Update(Bytes),
+}
+
+/// The server's writes after start, one request at a time.
+#[derive(Debug)]
+pub struct Bootstrap {
+    items: Vec<Item>,
+    done: Vec<bool>,
+    at: usize,
+    step: Step,
+}
+
+impl Default for Bootstrap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Bootstrap {
+    pub fn new() -> Bootstrap {
+        let mut items: Vec<Item> = NAMESPACES
+            .iter()
+            .map(|ns| Item {
+                collection: "/api/v1/namespaces".to_owned(),
+                name: (*ns).to_owned(),
+                object: serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                reconcile: false,
+            })
+            .collect();
+        let policy: Vec<Value> = serde_json::from_str(RBAC_POLICY).expect("the bootstrap policy is JSON");
+        items.extend(policy.into_iter().map(|object| {
+            let plural = match object["kind"].as_str() {
+                Some("ClusterRole") => "clusterroles",
+                Some("ClusterRoleBinding") => "clusterrolebindings",
+                Some("Role") => "roles",
+                _ => "rolebindings",
+            };
+            let collection = match object.pointer("/metadata/namespace").and_then(Value::as_str) {
+                Some(ns) => format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/{plural}"),
+                None => format!("/apis/rbac.authorization.k8s.io/v1/{plural}"),
+            };
+            let name = object["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+            Item {
+                collection,
+                name,
+                object,
+                reconcile: true,
+            }
+        }));
+        let done = vec![false; items.len()];
+        Bootstrap {
+            items,
+            done,
+            at: 0,
+            step: Step::Create,
+        }
+    }
+
+    /// Whether every object is written.
+    pub fn finished(&self) -> bool {
+        self.done.iter().all(|d| *d)
+    }
+
+    /// Start another pass over the objects not yet written.
+    pub fn retry(&mut self) {
+        self.at = 0;
+        self.step = Step::Create;
+        self.skip_done();
+    }
+
+    fn skip_done(&mut self) {
+        while self.at < self.items.len() && self.done[self.at] {
+            self.at += 1;
+        }
+    }
+
+    /// The request to run now; `None` at the end of a pass.
+    pub fn next_request(&mut self) -> Option<http::Request<Bytes>> {
+        self.skip_done();
+        let item = self.items.get(self.at)?;
+        let object = format!("{}/{}", item.collection, item.name);
+        let request = match &self.step {
+            Step::Create => http::Request::post(&item.collection)
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .body(Bytes::from(item.object.to_string())),
+            Step::Read => http::Request::get(object).body(Bytes::new()),
+            Step::Update(body) => http::Request::put(object)
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .body(body.clone()),
+        };
+        Some(request.expect("a well-formed bootstrap request"))
+    }
+
+    /// The answer to the request [`Bootstrap::next_request`] handed out. `Err` says
+    /// what failed; the object is tried again on the next pass.
+    pub fn answered(&mut self, response: &http::Response<Bytes>) -> Result<(), String> {
+        let Some(item) = self.items.get(self.at) else {
+            return Ok(());
+        };
+        let code = response.status().as_u16();
+        let next = match (&self.step, code) {
+            (Step::Create, 200..=299) => None,
+            (Step::Create, 409) if !item.reconcile => None,
+            (Step::Create, 409) => Some(Step::Read),
+            (Step::Read, 200) => {
+                let stored: Value = serde_json::from_slice(response.body()).map_err(|e| e.to_string())?;
+                reconcile::reconcile(&stored, &item.object).map(|o| Step::Update(Bytes::from(o.to_string())))
+            }
+            // Someone wrote it in between: read it again.
+            (Step::Update(_), 409) => Some(Step::Read),
+            (Step::Update(_), 200..=299) => None,
+            (step, _) => {
+                let why = format!(
+                    "{step:?} {}/{}: {code} {}",
+                    item.collection,
+                    item.name,
+                    String::from_utf8_lossy(response.body())
+                );
+                self.at += 1;
+                self.step = Step::Create;
+                return Err(why);
+            }
+        };
+        match next {
+            Some(step) => self.step = step,
+            None => {
+                self.done[self.at] = true;
+                self.at += 1;
+                self.step = Step::Create;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(code: u16, body: &str) -> http::Response<Bytes> {
+        http::Response::builder()
+            .status(code)
+            .body(Bytes::from(body.to_owned()))
+            .unwrap()
+    }
+
+    #[test]
+    fn the_policy_has_upstreams_counts() {
+        let b = Bootstrap::new();
+        let count = |kind: &str| b.items.iter().filter(|i| i.object["kind"] == kind).count();
+        assert_eq!(
+            [count("ClusterRole"), count("ClusterRoleBinding"), count("Role"), count("RoleBinding")],
+            [66, 47, 7, 7]
+        );
+    }
+
+    #[test]
+    fn an_existing_role_is_read_then_updated_and_failures_come_back() {
+        let mut b = Bootstrap::new();
+        for _ in NAMESPACES {
+            let r = b.next_request().unwrap();
+            assert_eq!(r.method(), http::Method::POST);
+            b.answered(&answer(409, "{}")).unwrap();
+        }
+        let create = b.next_request().unwrap();
+        assert_eq!(create.uri().path(), "/apis/rbac.authorization.k8s.io/v1/clusterroles");
+        b.answered(&answer(409, "{}")).unwrap();
+        let read = b.next_request().unwrap();
+        assert_eq!(read.method(), http::Method::GET);
+        let stored = r#"{"metadata":{"name":"x","resourceVersion":"5"},"rules":[]}"#;
+        b.answered(&answer(200, stored)).unwrap();
+        let update = b.next_request().unwrap();
+        assert_eq!(update.method(), http::Method::PUT);
+        let body: Value = serde_json::from_slice(update.body()).unwrap();
+        assert_eq!(body["metadata"]["resourceVersion"], "5");
+        b.answered(&answer(200, "{}")).unwrap();
+        // The next object fails, the rest succeed: one more pass writes it.
+        assert!(b.next_request().is_some());
+        assert!(b.answered(&answer(500, "{}")).is_err());
+        while b.next_request().is_some() {
+            b.answered(&answer(201, "{}")).unwrap();
+        }
+        assert!(!b.finished());
+        b.retry();
+        assert!(b.next_request().is_some());
+        b.answered(&answer(201, "{}")).unwrap();
+        assert!(b.next_request().is_none());
+        assert!(b.finished());
+    }
+}

@@ -1,0 +1,77 @@
+//! Kinds that serve only `create` and are never stored (the access reviews): the body
+//! is decoded and admitted like any create's, then the kind's strategy answers it
+//! (`Strategy::answer_create`) and the answer is sent with 201 Created, as upstream's
+//! create handler sends what such a REST storage returns. Nothing is written, so a dry
+//! run is answered the same.
+
+use super::object::Object;
+use super::scope::Scope;
+use crate::admission::Operation;
+use crate::authn::{Authenticators, UserInfo};
+use crate::authorization::{Attributes, Decision, Rules};
+use crate::effect::Step;
+use crate::request_info::RequestInfo;
+use crate::resources::CreateRequest;
+use crate::status::ApiError;
+use serde_json::Value;
+
+/// Serve a request to a create-only kind: a POST to the collection. Upstream routes
+/// nothing else there: another method on the collection is 405, any path below it 404.
+pub(super) fn handle(info: &RequestInfo, scope: Scope) -> Step {
+    if !scope.name.is_empty() {
+        return scope.fail(ApiError::no_such_path());
+    }
+    if info.verb != "create" {
+        return scope.fail(ApiError::method_not_allowed());
+    }
+    if let Err(e) = super::dry_run::write_options(&scope, "CreateOptions") {
+        return scope.fail(e);
+    }
+    let (obj, warnings) = match scope.decode_body("CreateOptions") {
+        Ok(decoded) => decoded,
+        Err(e) => return scope.fail(e),
+    };
+    super::response::warned(answer(scope, obj), warnings)
+}
+
+/// Place, record and admit the object as a create does, then let the kind answer.
+fn answer(scope: Scope, mut obj: Object) -> Step {
+    let prepared = super::create::place_in_namespace(&scope, &mut obj).and_then(|()| {
+        scope.record_update(None, &mut obj);
+        scope.admit_mutating(Operation::Create, &mut obj)
+    });
+    if let Err(e) = prepared {
+        return scope.fail(e);
+    }
+    let strategy = scope.resource().strategy.clone();
+    match strategy.answer_create(&scope, obj) {
+        Ok(answer) => scope.respond(201, &Value::Object(answer)),
+        Err(e) => scope.fail(e),
+    }
+}
+
+impl CreateRequest for Scope {
+    fn user(&self) -> &UserInfo {
+        &self.user
+    }
+
+    fn now(&self) -> std::time::SystemTime {
+        self.inputs.now
+    }
+
+    fn authorize(&self, attributes: Attributes<'_>) -> Decision {
+        self.shared.authorize(attributes)
+    }
+
+    fn rules_for(&self, user: &UserInfo, namespace: &str) -> Rules {
+        self.shared.rules_for(user, namespace)
+    }
+
+    fn authenticators(&self) -> &Authenticators {
+        &self.shared.config.authenticators
+    }
+
+    fn admit(&self, object: &Object) -> Result<(), ApiError> {
+        self.admit_validating(Operation::Create, object)
+    }
+}
