@@ -69,7 +69,7 @@ pub struct Record {
     audit_id: String,
     request_uri: String,
     verb: String,
-    user: Option<(String, Vec<String>)>,
+    user: Option<UserInfo>,
     source_ips: Vec<String>,
     user_agent: Option<String>,
     object_ref: Option<ObjectRef>,
@@ -110,12 +110,17 @@ struct Event<'a> {
     annotations: Option<Annotations>,
 }
 
+/// upstream's authentication/v1 UserInfo, as the event's `user`.
 #[derive(Serialize)]
 struct User<'a> {
     #[serde(skip_serializing_if = "str::is_empty")]
     username: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    uid: &'a str,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     groups: &'a [String],
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    extra: &'a std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// The authorizer's decision, as upstream's authorization filter annotates it.
@@ -346,7 +351,7 @@ impl Record {
                 |p| p.as_str().to_owned(),
             ),
             verb: info.verb.clone(),
-            user: user.map(|u| (u.name.clone(), u.groups.clone())),
+            user: user.cloned(),
             source_ips: source_ips(headers, remote_addr),
             user_agent,
             object_ref,
@@ -381,10 +386,8 @@ impl Record {
         if !self.config.records(stage) {
             return None;
         }
-        let (username, groups) = match &self.user {
-            Some((name, groups)) => (name.as_str(), groups.as_slice()),
-            None => ("", &[][..]),
-        };
+        let nobody = UserInfo::default();
+        let user = self.user.as_ref().unwrap_or(&nobody);
         let event = Event {
             kind: "Event",
             api_version: "audit.k8s.io/v1",
@@ -393,7 +396,12 @@ impl Record {
             stage,
             request_uri: &self.request_uri,
             verb: &self.verb,
-            user: User { username, groups },
+            user: User {
+                username: &user.name,
+                uid: &user.uid,
+                groups: &user.groups,
+                extra: &user.extra,
+            },
             source_ips: &self.source_ips,
             user_agent: self.user_agent.as_deref(),
             object_ref: self.object_ref.as_ref(),

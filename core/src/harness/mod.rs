@@ -47,6 +47,9 @@ pub struct Harness<S: SyncStorage> {
     actions: RefCell<Vec<Action>>,
     /// The watch caches' reflector and its open backend watch.
     reflector: RefCell<(Reflector, Option<S::Watch>)>,
+    /// The audit events written so far (with an audit policy configured), one JSON
+    /// line each.
+    audit_lines: RefCell<Vec<String>>,
 }
 
 /// A request held at a storage operation, its connection with it.
@@ -88,6 +91,7 @@ impl<S: SyncStorage> Harness<S> {
             })),
             actions: RefCell::new(Vec::new()),
             reflector: RefCell::new((Reflector::new(&server), None)),
+            audit_lines: RefCell::new(Vec::new()),
             server,
         };
         h.lifecycle(Event::ListenerBound);
@@ -146,6 +150,11 @@ impl<S: SyncStorage> Harness<S> {
         self.clock.set(until);
         self.lifecycle(Event::Tick);
         self.reflect();
+    }
+
+    /// The audit events written since the last call, in order.
+    pub fn take_audit_lines(&self) -> Vec<String> {
+        std::mem::take(&mut *self.audit_lines.borrow_mut())
     }
 
     /// SIGTERM.
@@ -422,6 +431,7 @@ impl<S: SyncStorage> Harness<S> {
             }
             Stopped::Held(_) | Stopped::Closed => {}
         }
+        self.audit_lines.borrow_mut().extend(exchange.take_audit_lines());
         exchange.written(self.clock.get());
         self.carry_out_actions();
         self.reflect();

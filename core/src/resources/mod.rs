@@ -124,6 +124,23 @@ pub trait Strategy: Send + Sync + 'static {
         AfterDelete::Answer
     }
 
+    /// Another object a new one is completed from (see [`Strategy::complete_for_create`]):
+    /// its group, resource and name, in the new object's namespace.
+    fn create_reads(&self, _new: &Object) -> Option<(&'static str, &'static str, String)> {
+        None
+    }
+
+    /// Fill in, as the new object is stored, what a controller of upstream's would add
+    /// just after: from the object [`Strategy::create_reads`] names (`None` when there
+    /// is none) and the server's ServiceAccount token signer. Not on a dry run.
+    fn complete_for_create(
+        &self,
+        _new: &mut Object,
+        _read: Option<&Object>,
+        _tokens: Option<&crate::authn::ServiceAccountTokens>,
+    ) {
+    }
+
     /// Who serves the subresource `name` (one discovery lists for the resource); `None`
     /// when it is not served (404).
     fn subresource(&self, name: &str) -> Option<Handler> {
@@ -166,6 +183,8 @@ pub enum Handler {
     Binding,
     /// Evicting a pod, as its disruption budget allows (`pods/eviction`).
     Eviction,
+    /// Issuing a ServiceAccount token (`serviceaccounts/token`).
+    TokenRequest,
 }
 
 /// The subresources of a kind that has `status` and `scale`.

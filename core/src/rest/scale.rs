@@ -17,7 +17,7 @@ use crate::resources::{Handler, ScaleRules, SelectorShape};
 use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{StorageOp, StorageOutput};
-use crate::validation::{ErrorKind, FieldError};
+use crate::validation::FieldError;
 use serde_json::{json, Map, Value};
 
 /// The replicas a parent has when its spec does not say: the v1 defaulting of all four
@@ -91,7 +91,7 @@ pub(super) fn write_back(
         .unwrap_or(0);
     let name = meta_str(parent, "name");
     if replicas < 0 {
-        let errs = vec![unquoted_invalid(
+        let errs = vec![FieldError::invalid_unquoted(
             "spec.replicas",
             &replicas.to_string(),
             "must be greater than or equal to 0",
@@ -195,16 +195,6 @@ fn table(scope: &Scope, version: &str, scale: &Object, rv: &str) -> Value {
         ],
         "rows": [row],
     })
-}
-
-/// An Invalid field error whose value is shown as Go shows a number (unquoted).
-fn unquoted_invalid(field: &str, value: &str, detail: &str) -> FieldError {
-    FieldError {
-        field: field.to_owned(),
-        kind: ErrorKind::Invalid,
-        value: None,
-        detail: format!("{value}: {detail}"),
-    }
 }
 
 /// A label set as a selector string: `key=value` pairs sorted by key, comma-separated.

@@ -60,6 +60,16 @@ impl FieldError {
         }
     }
 
+    /// An Invalid error whose value is shown as Go shows a number: unquoted.
+    pub fn invalid_unquoted(field: &str, value: &str, detail: &str) -> FieldError {
+        FieldError {
+            field: field.to_owned(),
+            kind: ErrorKind::Invalid,
+            value: None,
+            detail: format!("{value}: {detail}"),
+        }
+    }
+
     pub fn required(field: &str, detail: impl Into<String>) -> FieldError {
         Self::without_value(field, ErrorKind::Required, detail)
     }
