@@ -148,6 +148,28 @@ impl Apiary {
             .expect("kubectl runs")
     }
 
+    /// A kubeconfig in `dir` for this server whose user `name` authenticates with the
+    /// bearer `token` (no client certificate).
+    pub fn token_kubeconfig(&self, dir: &Path, name: &str, token: &str) -> PathBuf {
+        let admin = std::fs::read_to_string(&self.kubeconfig).expect("admin kubeconfig");
+        let ca = admin
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("certificate-authority-data: "))
+            .expect("the admin kubeconfig names the CA");
+        let path = dir.join(format!("{name}.kubeconfig"));
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: apiary\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\n\
+                 users:\n- name: {name}\n  user:\n    token: {token}\ncontexts:\n- name: {name}\n  context:\n    cluster: apiary\n    user: {name}\n\
+                 current-context: {name}\n",
+                self.url
+            ),
+        )
+        .expect("kubeconfig written");
+        path
+    }
+
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

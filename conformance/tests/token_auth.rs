@@ -5,30 +5,7 @@
 //! credentials is refused even the health checks.
 
 use apiary_conformance::harness::{apiary_command, kubectl_command, ok, Apiary};
-use std::path::Path;
 use std::process::Stdio;
-
-/// A kubeconfig for `apiary` that authenticates with `token`.
-fn token_kubeconfig(apiary: &Apiary, dir: &Path, name: &str, token: &str) -> std::path::PathBuf {
-    let user = format!("\n    token: {token}");
-    let admin = std::fs::read_to_string(&apiary.kubeconfig).expect("admin kubeconfig");
-    let ca = admin
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("certificate-authority-data: "))
-        .expect("the admin kubeconfig names the CA");
-    let path = dir.join(format!("{name}.kubeconfig"));
-    std::fs::write(
-        &path,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: apiary\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\n\
-             users:\n- name: {name}\n  user: {user}\ncontexts:\n- name: {name}\n  context:\n    cluster: apiary\n    user: {name}\n\
-             current-context: {name}\n",
-            apiary.url
-        ),
-    )
-    .expect("kubeconfig written");
-    path
-}
 
 #[test]
 fn kubectl_with_a_token_from_the_file_is_served_and_others_are_refused() {
@@ -36,8 +13,8 @@ fn kubectl_with_a_token_from_the_file_is_served_and_others_are_refused() {
     let tokens = dir.path().join("tokens.csv");
     std::fs::write(&tokens, "0ff1ce-t0ken,alice,1001,\"dev,ops\"\n").expect("token file");
     let apiary = Apiary::start_with(&["--token-auth-file", tokens.to_str().unwrap()]);
-    let good = token_kubeconfig(&apiary, dir.path(), "alice", "0ff1ce-t0ken");
-    let bad = token_kubeconfig(&apiary, dir.path(), "mallory", "guessed");
+    let good = apiary.token_kubeconfig(dir.path(), "alice", "0ff1ce-t0ken");
+    let bad = apiary.token_kubeconfig(dir.path(), "mallory", "guessed");
     for version in ["1.33", "1.27"] {
         let served = kubectl_command(version, &good)
             .args(["get", "namespaces", "-o", "name"])

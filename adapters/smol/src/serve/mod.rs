@@ -121,6 +121,12 @@ impl<S: Storage> Apiary<S> {
         let kubeconfig = options.kubeconfig_path();
         pki::write_kubeconfig(&kubeconfig, &url, &pki).map_err(|e| StartError(e.to_string()))?;
 
+        let signing_key = options
+            .service_accounts
+            .signing_key(&options.cert_dir)
+            .map_err(|e| StartError(e.to_string()))?;
+        let service_accounts = options.service_accounts.tokens(signing_key, &pki.ca_cert_pem);
+
         let advertise = options
             .advertise_address
             .or(Some(options.bind_address).filter(|ip| !ip.is_unspecified()))
@@ -141,6 +147,7 @@ impl<S: Storage> Apiary<S> {
             },
             authenticators: apiary_core::authn::Authenticators {
                 token_file: options.token_file.clone(),
+                service_accounts: Some(Arc::new(service_accounts)),
                 anonymous: options.anonymous_auth,
             },
             inflight: InflightLimits {
