@@ -5,7 +5,7 @@
 
 use apiary_core::authn::keys::parse_private_key;
 use apiary_core::authn::{Authenticators, ServiceAccountTokens};
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{json_request as request, single_reply as one, Harness, Reply};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use base64::Engine as _;
@@ -45,20 +45,6 @@ fn harness_with(tokens: ServiceAccountTokens) -> Harness<MemoryStore> {
 
 fn harness() -> Harness<MemoryStore> {
     harness_with(tokens())
-}
-
-fn request(method: &str, path: &str, headers: &str, body: &str) -> Vec<u8> {
-    format!(
-        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{headers}\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
-
-fn one(bytes: &[u8]) -> Reply {
-    let mut replies = parse_responses(bytes).expect("well-formed HTTP/1.1");
-    assert_eq!(replies.len(), 1, "{}", String::from_utf8_lossy(bytes));
-    replies.remove(0)
 }
 
 /// As the admin (the harness's client certificate).

@@ -91,7 +91,7 @@ pub struct Options {
     /// `--token-auth-file`: static bearer tokens.
     pub token_file: Option<std::sync::Arc<apiary_core::authn::TokenFile>>,
     /// `--service-account-*` and `--api-audiences`: ServiceAccount tokens.
-    pub service_accounts: crate::service_accounts::ServiceAccountOptions,
+    pub service_accounts: apiary_core::authn::ServiceAccountTokens,
     /// `-v`/`--v`: log verbosity, as klog counts it.
     pub verbosity: u32,
 }
@@ -1018,7 +1018,7 @@ where
         }
     });
 
-    let service_accounts = crate::service_accounts::ServiceAccountOptions::from_flags(
+    let service_accounts = crate::service_accounts::from_flags(
         crate::service_accounts::Flags {
             issuers: get_all("service-account-issuer"),
             api_audiences: get("api-audiences"),
@@ -1130,7 +1130,8 @@ mod tests {
     fn service_account_flags() {
         let defaults = serve(&[]).service_accounts;
         assert_eq!(defaults.issuers, ["https://kubernetes.default.svc.cluster.local"]);
-        assert!(defaults.api_audiences.is_empty() && defaults.keys.is_empty() && defaults.signing_key.is_none());
+        assert_eq!(defaults.api_audiences, defaults.issuers);
+        assert!(defaults.keys.is_empty() && defaults.signing_key.is_none(), "made whole at start");
         assert_eq!((defaults.max_expiration, defaults.extend_expiration), (None, true));
         // Repeated issuers add up, as pflag's StringArray does; other flags' last wins.
         let o = serve(&[

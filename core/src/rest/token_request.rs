@@ -98,14 +98,7 @@ fn create(scope: Scope, tokens: Arc<ServiceAccountTokens>, mut request: Object) 
             Err(e) => return scope.fail(ApiError::internal(e)),
         };
         let spec = request.get("spec").and_then(Value::as_object).cloned().unwrap_or_default();
-        let mut audiences: Vec<String> = spec
-            .get("audiences")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect();
+        let mut audiences = object::strings(spec.get("audiences"));
         if audiences.is_empty() {
             audiences = tokens.api_audiences.clone();
         }

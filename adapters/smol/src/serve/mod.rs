@@ -121,11 +121,9 @@ impl<S: Storage> Apiary<S> {
         let kubeconfig = options.kubeconfig_path();
         pki::write_kubeconfig(&kubeconfig, &url, &pki).map_err(|e| StartError(e.to_string()))?;
 
-        let signing_key = options
-            .service_accounts
-            .signing_key(&options.cert_dir)
-            .map_err(|e| StartError(e.to_string()))?;
-        let service_accounts = options.service_accounts.tokens(signing_key, &pki.ca_cert_pem);
+        let service_accounts =
+            crate::service_accounts::complete(&options.service_accounts, &options.cert_dir, &pki.ca_cert_pem)
+                .map_err(|e| StartError(e.to_string()))?;
 
         let advertise = options
             .advertise_address
