@@ -47,6 +47,7 @@ impl Server {
                     config,
                     served,
                     openapi: Default::default(),
+                    token_cache: Default::default(),
                 }
             }),
         }
@@ -131,11 +132,7 @@ impl Server {
     pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
-        let authenticated = self
-            .shared
-            .config
-            .authenticators
-            .authenticate(&inputs.peer_certificates, inputs.peer_certificates_rejected, request.headers());
+        let authenticated = self.shared.authenticate(&inputs, request.headers());
         dispatch::authenticated(&self.shared, request, inputs, info, authenticated, None)
     }
 

@@ -3,6 +3,7 @@
 
 use crate::admission::AdmissionChain;
 use crate::config::Config;
+use crate::effect::Inputs;
 use crate::inflight::Limiter;
 use crate::lifecycle::LifecycleController;
 use crate::metrics::Tracked;
@@ -36,9 +37,31 @@ pub(crate) struct Shared {
     pub(crate) authorizers: crate::authorization::Authorizers,
     /// The latest monotonic time a request reported, in nanoseconds.
     pub(crate) latest: std::sync::atomic::AtomicU64,
+    /// Bearer tokens that authenticated in the last 10 s.
+    pub(crate) token_cache: crate::authn::TokenCache,
 }
 
 impl Shared {
+    /// Who sent a request: the one door authentication goes through (the client
+    /// certificate, then a bearer token against the token file and ServiceAccount
+    /// tokens, whose objects are read from the watch caches).
+    pub(crate) fn authenticate(&self, inputs: &Inputs, headers: &http::HeaderMap) -> crate::authn::Authenticated {
+        let context = self.authn_context(inputs);
+        self.config
+            .authenticators
+            .authenticate(&inputs.peer_certificates, inputs.peer_certificates_rejected, headers, &context)
+    }
+
+    /// What the authenticators consult for a request arriving with `inputs`.
+    pub(crate) fn authn_context(&self, inputs: &Inputs) -> crate::authn::Context<'_> {
+        crate::authn::Context {
+            now: inputs.now,
+            monotonic: inputs.monotonic,
+            live: self,
+            cache: Some(&self.token_cache),
+        }
+    }
+
     /// May this user do this? The configured authorizers decide (upstream's union
     /// authorizer); handlers that check other attributes (impersonation, access
     /// reviews, escalation) ask here too.
@@ -148,6 +171,27 @@ impl Shared {
                     self.metrics.storage_observed(operation, resource, elapsed);
                 }
             });
+        }
+    }
+}
+
+/// The objects ServiceAccount tokens name, as the watch caches hold them.
+impl crate::authn::LiveObjects for Shared {
+    fn get(
+        &self,
+        plural: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<crate::rest::object::Object>, crate::authn::NotKnown> {
+        let namespace = (!namespace.is_empty()).then_some(namespace);
+        let key = crate::storage::object_key(&self.config.storage_prefix, "", plural, namespace, name);
+        let held = self
+            .served
+            .with_caches(|caches| caches.of_key(&key).and_then(|cache| cache.get(&key)));
+        match held {
+            None => Err(crate::authn::NotKnown),
+            Some(None) => Ok(None),
+            Some(Some(kv)) => Ok(crate::rest::object::from_storage(&kv).ok()),
         }
     }
 }

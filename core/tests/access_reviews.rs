@@ -45,7 +45,16 @@ fn with_tokens(api_audiences: &[&str], authorizer: Authorizer) -> Harness<Memory
     harness(Config {
         authenticators: Authenticators {
             token_file: Some(Arc::new(tokens)),
-            api_audiences: api_audiences.iter().map(|a| a.to_string()).collect(),
+            // The API audiences, without keys of its own.
+            service_accounts: Some(Arc::new(apiary_core::authn::ServiceAccountTokens {
+                issuers: Vec::new(),
+                api_audiences: api_audiences.iter().map(|a| a.to_string()).collect(),
+                keys: Vec::new(),
+                signing_key: None,
+                max_expiration: None,
+                extend_expiration: true,
+                root_ca: None,
+            })),
             ..Authenticators::default()
         },
         authorizer,

@@ -5,7 +5,7 @@
 //! authenticates still wins, since upstream tries the next authenticator.
 
 use apiary_core::authn::{Authenticators, TokenFile};
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{single_reply as one, Harness};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use std::sync::Arc;
@@ -13,12 +13,6 @@ use std::sync::Arc;
 fn get(path: &str, token: Option<&str>) -> Vec<u8> {
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     format!("GET {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\n{auth}\r\n").into_bytes()
-}
-
-fn one(bytes: &[u8]) -> Reply {
-    let mut replies = parse_responses(bytes).expect("well-formed HTTP/1.1");
-    assert_eq!(replies.len(), 1, "{}", String::from_utf8_lossy(bytes));
-    replies.remove(0)
 }
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";

@@ -7,7 +7,7 @@
 #![no_main]
 
 use apiary_core::authn::UserInfo;
-use apiary_core::authorization::{Attributes, Authorizer};
+use apiary_core::authorization::{Attributes, Decision};
 use apiary_core::impersonation::{impersonate, requested, strip};
 use libfuzzer_sys::fuzz_target;
 
@@ -27,8 +27,8 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let requester = UserInfo::named("fuzzer", vec!["system:authenticated".to_owned()]);
-    let allow = |a: Attributes<'_>| Authorizer::AlwaysAllow.authorize(a);
-    let deny = |a: Attributes<'_>| Authorizer::AlwaysDeny.authorize(a);
+    let allow = |_: Attributes<'_>| Decision::Allow;
+    let deny = |_: Attributes<'_>| Decision::Deny("Everything is forbidden.".to_owned());
     let asked = requested(&headers);
     match impersonate(&requester, &headers, allow) {
         Ok(None) => assert_eq!(asked, Ok(Vec::new())),

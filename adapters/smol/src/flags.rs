@@ -95,6 +95,8 @@ pub struct Options {
     pub tls: crate::tls::TlsOptions,
     /// `--authorization-mode`: the authorizers, asked in order.
     pub authorization_modes: Vec<apiary_core::authorization::Mode>,
+    /// `--service-account-*` and `--api-audiences`: ServiceAccount tokens.
+    pub service_accounts: apiary_core::authn::ServiceAccountTokens,
     /// `-v`/`--v`: log verbosity, as klog counts it.
     pub verbosity: u32,
 }
@@ -475,6 +477,66 @@ const FLAGS: &[Flag] = &[
                 AlwaysAllow; Apiary's is RBAC. Node and Webhook are not implemented yet.)",
     },
     Flag {
+        name: "api-audiences",
+        short: None,
+        section: Section::Authentication,
+        kind: "strings",
+        default: None,
+        usage: "Identifiers of the API, comma separated. ServiceAccount tokens used against \
+                the API must be meant for at least one of them, and TokenRequests that ask \
+                for no audience get them. Defaults to the --service-account-issuer values.",
+    },
+    Flag {
+        name: "service-account-extend-token-expiration",
+        short: None,
+        section: Section::Authentication,
+        kind: "",
+        default: Some("true"),
+        usage: "Pod-bound tokens requested for 3607 seconds (what kubelets ask for) are \
+                issued for a year, and are marked stale after the requested time.",
+    },
+    Flag {
+        name: "service-account-issuer",
+        short: None,
+        section: Section::Authentication,
+        kind: "stringArray",
+        default: Some("https://kubernetes.default.svc.cluster.local"),
+        usage: "Identifier of the ServiceAccount token issuer: the iss claim of the tokens \
+                this server issues. May be repeated: tokens of every issuer given are \
+                accepted, and the first one issues new tokens. The default is kubeadm's.",
+    },
+    Flag {
+        name: "service-account-key-file",
+        short: None,
+        section: Section::Authentication,
+        kind: "stringArray",
+        default: None,
+        usage: "A PEM file of public or private keys (RSA or ECDSA, or certificates) that \
+                verify ServiceAccount tokens. May be repeated. Defaults to the public half \
+                of the signing key.",
+    },
+    Flag {
+        name: "service-account-max-token-expiration",
+        short: None,
+        section: Section::Authentication,
+        kind: "duration",
+        default: Some("0s"),
+        usage: "The longest validity of a token issued by TokenRequest; longer requests are \
+                shortened to it, with a warning. Between 1h and 2^32 seconds; 0 sets no \
+                maximum.",
+    },
+    Flag {
+        name: "service-account-signing-key-file",
+        short: None,
+        section: Section::Authentication,
+        kind: "string",
+        default: None,
+        usage: "The PEM private key (RSA, or ECDSA on P-256 or P-384) that signs \
+                ServiceAccount tokens. Without it, an ECDSA P-256 key is created in \
+                <cert-dir>/sa.key on first start (its public half in sa.pub) and used \
+                after.",
+    },
+    Flag {
         name: "audit-log-format",
         short: None,
         section: Section::Auditing,
@@ -771,7 +833,10 @@ where
                 }
             },
         };
-        values.retain(|(name, _)| *name != flag.name);
+        // A repeated stringArray flag adds a value, as pflag's StringArray does.
+        if flag.kind != "stringArray" {
+            values.retain(|(name, _)| *name != flag.name);
+        }
         values.push((flag.name, value));
     }
 
@@ -793,6 +858,24 @@ where
                     .find(|f| f.name == name)
                     .and_then(|f| f.default)
             })
+    };
+
+    // Every value of a repeatable flag, or its default.
+    let get_all = |name: &str| -> Vec<&str> {
+        let given: Vec<&str> = values
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        if !given.is_empty() {
+            return given;
+        }
+        FLAGS
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.default)
+            .into_iter()
+            .collect()
     };
 
     let ip = |name: &str, problems: &mut Vec<String>| -> Option<IpAddr> {
@@ -1050,6 +1133,17 @@ where
     );
 
     let authorization_modes = authorization_modes(get("authorization-mode").unwrap_or("RBAC"), &mut problems);
+    let service_accounts = crate::service_accounts::from_flags(
+        crate::service_accounts::Flags {
+            issuers: get_all("service-account-issuer"),
+            api_audiences: get("api-audiences"),
+            key_files: get_all("service-account-key-file"),
+            signing_key_file: get("service-account-signing-key-file"),
+            max_expiration: get("service-account-max-token-expiration").unwrap_or_default(),
+            extend_expiration: get("service-account-extend-token-expiration") != Some("false"),
+        },
+        &mut problems,
+    );
 
     let verbosity = {
         let value = get("v").unwrap_or_default();
@@ -1090,6 +1184,7 @@ where
         token_file,
         tls,
         authorization_modes,
+        service_accounts,
         audit,
         verbosity: verbosity.expect("validated"),
     }))
@@ -1211,6 +1306,34 @@ mod tests {
         let cert = text.find("--tls-cert-file string").unwrap();
         let ca = text.find("--client-ca-file string").unwrap();
         assert!(serving < cert && cert < authentication && authentication < ca);
+    }
+
+    #[test]
+    fn service_account_flags() {
+        let defaults = serve(&[]).service_accounts;
+        assert_eq!(defaults.issuers, ["https://kubernetes.default.svc.cluster.local"]);
+        assert_eq!(defaults.api_audiences, defaults.issuers);
+        assert!(defaults.keys.is_empty() && defaults.signing_key.is_none(), "made whole at start");
+        assert_eq!((defaults.max_expiration, defaults.extend_expiration), (None, true));
+        // Repeated issuers add up, as pflag's StringArray does; other flags' last wins.
+        let o = serve(&[
+            "--service-account-issuer=https://a",
+            "--service-account-issuer",
+            "https://b",
+            "--api-audiences=x,y",
+            "--service-account-max-token-expiration=24h",
+            "--service-account-extend-token-expiration=false",
+        ])
+        .service_accounts;
+        assert_eq!(o.issuers, ["https://a", "https://b"]);
+        assert_eq!(o.api_audiences, ["x", "y"]);
+        assert_eq!(o.max_expiration, Some(Duration::from_secs(86_400)));
+        assert!(!o.extend_expiration);
+        assert_eq!(
+            problems(&["--service-account-max-token-expiration=59m"]),
+            ["the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"]
+        );
+        assert!(help().contains("--service-account-issuer stringArray"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //!
 //! - [`flags`]: kube-apiserver-style flags, `--help` sections, validation.
 //! - [`pki`]: the CA, serving and admin certificates, and the admin kubeconfig.
+//! - [`service_accounts`]: the ServiceAccount token flags, read into the core's config.
 //! - [`tls`]: the rustls server configuration.
 //! - [`serve`]: the listener, TLS connections, the HTTP/1.1 codec and the driver loop
 //!   that runs the core's [`Step`](apiary_core::Step)s against a storage backend.
@@ -13,6 +14,7 @@ pub mod flags;
 pub mod memory;
 pub mod pki;
 pub mod serve;
+pub mod service_accounts;
 pub mod tls;
 
 pub use flags::{Command, Options, StorageKind};

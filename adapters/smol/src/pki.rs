@@ -487,6 +487,33 @@ pub fn write_kubeconfig(
     write_file(path, kubeconfig(server, server_ca_pem, pki).as_bytes(), 0o600)
 }
 
+// ServiceAccount token signing key.
+
+/// Where the default ServiceAccount signing key lives in the cert dir, as kubeadm names
+/// it (the public half beside it in `sa.pub`).
+pub const SERVICE_ACCOUNT_KEY: &str = "sa.key";
+const SERVICE_ACCOUNT_PUBLIC_KEY: &str = "sa.pub";
+
+/// The key that signs ServiceAccount tokens when `--service-account-signing-key-file` is
+/// not given: `<cert_dir>/sa.key`, an ECDSA P-256 key (PKCS#8) made on first start and
+/// read on every start after, so tokens outlive a restart.
+pub fn ensure_service_account_key(cert_dir: &Path) -> Result<apiary_core::authn::keys::SigningKey, PkiError> {
+    use apiary_core::authn::keys::parse_private_key;
+    let path = cert_dir.join(SERVICE_ACCOUNT_KEY);
+    if path.is_file() {
+        let text = fs::read_to_string(&path).map_err(|e| io_error("reading", &path, e))?;
+        return parse_private_key(&text).map_err(|e| PkiError(format!("{}: {e}", path.display())));
+    }
+    fs::create_dir_all(cert_dir).map_err(|e| io_error("creating", cert_dir, e))?;
+    let pair = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
+        .map_err(|e| rcgen_error("generating the ServiceAccount signing key", e))?;
+    let pem = pair.serialize_pem();
+    let key = parse_private_key(&pem).map_err(|e| PkiError(format!("the generated ServiceAccount key: {e}")))?;
+    write_file(&cert_dir.join(SERVICE_ACCOUNT_PUBLIC_KEY), key.public_key().to_pem().as_bytes(), 0o644)?;
+    write_file(&path, pem.as_bytes(), 0o600)?;
+    Ok(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,19 +1,29 @@
 //! Authentication: who is asking. A client certificate the adapter verified against
 //! the client CA names the user (CN) and groups (O), as kube-apiserver's x509
 //! authenticator reads it (one that did not verify fails authentication unless a
-//! bearer token succeeds); then a bearer token. Requests without credentials are
+//! bearer token succeeds); then a bearer token names a user of `--token-auth-file` or
+//! is a ServiceAccount token ([`service_account`]). Requests without credentials are
 //! anonymous.
 
+mod der;
+pub mod jwt;
+pub mod keys;
+mod pem;
+pub mod service_account;
+mod token_cache;
 pub mod serviceaccount_user;
 mod token_file;
 mod x509;
 
+pub use service_account::{LiveObjects, NotKnown, ServiceAccountTokens, TokenUser};
+pub use token_cache::TokenCache;
 pub use token_file::TokenFile;
 pub use x509::{subject_of, Subject};
 
 use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 /// An authenticated (or anonymous) user: upstream's `user.Info`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -70,36 +80,40 @@ pub enum Authenticated {
 }
 
 /// The server's authenticators, tried in upstream's order: the client certificate,
-/// then a bearer token.
+/// then a bearer token (the token file, then ServiceAccount tokens).
 #[derive(Clone, Debug)]
 pub struct Authenticators {
     /// `--token-auth-file`.
     pub token_file: Option<Arc<TokenFile>>,
+    /// `--service-account-*`: ServiceAccount tokens issued and accepted.
+    pub service_accounts: Option<Arc<ServiceAccountTokens>>,
     /// `--anonymous-auth`: requests without credentials act as `system:anonymous`;
     /// without it they get 401 on every path.
     pub anonymous: bool,
-    /// `--api-audiences`: the audiences a token must be meant for, unless a caller (a
-    /// TokenReview's `spec.audiences`) names others. Empty: any.
-    pub api_audiences: Vec<String>,
-}
-
-/// A bearer token's user, and the audiences the token was accepted for (upstream's
-/// `authenticator.Response`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TokenUser {
-    pub user: UserInfo,
-    pub audiences: Vec<String>,
 }
 
 impl Default for Authenticators {
-    /// kube-apiserver's defaults: anonymous requests allowed, no token file.
+    /// kube-apiserver's defaults: anonymous requests allowed, no token file, no
+    /// ServiceAccount tokens.
     fn default() -> Self {
         Authenticators {
             token_file: None,
+            service_accounts: None,
             anonymous: true,
-            api_audiences: Vec::new(),
         }
     }
+}
+
+/// What the authenticators consult besides the credentials.
+pub struct Context<'a> {
+    /// The wall-clock time: tokens expire on it.
+    pub now: SystemTime,
+    /// The monotonic time: cached answers expire on it.
+    pub monotonic: Duration,
+    /// The objects a ServiceAccount token must still name.
+    pub live: &'a dyn LiveObjects,
+    /// Answers of the last 10 s, when the caller keeps them.
+    pub cache: Option<&'a TokenCache>,
 }
 
 impl Authenticators {
@@ -110,6 +124,7 @@ impl Authenticators {
         peer_certificates: &[Bytes],
         certificate_rejected: bool,
         headers: &http::HeaderMap,
+        context: &Context<'_>,
     ) -> Authenticated {
         let user = authenticate(peer_certificates);
         if !user.is_anonymous() {
@@ -120,35 +135,68 @@ impl Authenticators {
             None if certificate_rejected => Authenticated::Refused,
             None if self.anonymous => Authenticated::Anonymous,
             None => Authenticated::Refused,
-            Some(token) => match self.authenticate_token(token, &self.api_audiences) {
+            Some(token) => match self.authenticate_token(token, None, context) {
                 Some(found) => Authenticated::User(found.user),
                 None => Authenticated::Refused,
             },
         }
     }
 
-    /// The one door for bearer tokens, the request chain's and a TokenReview's: who
-    /// `token` names when it is meant for one of `audiences` (none named: any), with
-    /// `system:authenticated` added, as upstream's authenticator chain adds it.
-    pub fn authenticate_token(&self, token: &str, audiences: &[String]) -> Option<TokenUser> {
-        let user = self.token_file.as_deref().and_then(|file| file.user(token))?;
-        // A token file's tokens carry no audience of their own: they are accepted for
-        // the API's audiences (upstream's audience-agnostic wrapper).
-        let accepted = intersect(&self.api_audiences, audiences);
-        if !audiences.is_empty() && accepted.is_empty() {
-            return None;
+    /// Who a bearer token names, when it is meant for `audiences` (the API audiences
+    /// when `None`, as for every request): a user of the token file, or a
+    /// ServiceAccount. The single way tokens are checked; TokenReview asks here too.
+    pub fn authenticate_token(
+        &self,
+        token: &str,
+        audiences: Option<&[String]>,
+        context: &Context<'_>,
+    ) -> Option<TokenUser> {
+        if let Some(hit) = context.cache.and_then(|c| c.get(token, audiences, context.monotonic)) {
+            return Some(hit);
         }
+        let found = self.token_file_user(token, audiences).or_else(|| {
+            let tokens = self.service_accounts.as_deref()?;
+            match tokens.authenticate(token, audiences, context.now, context.live) {
+                Ok(found) => Some(found),
+                Err(service_account::Refusal::NotMine) => None,
+                Err(service_account::Refusal::Invalid(why)) => {
+                    tracing::debug!("ServiceAccount token refused: {why}");
+                    None
+                }
+            }
+        })?;
+        if let Some(cache) = context.cache {
+            cache.put(token, audiences, &found, context.monotonic);
+        }
+        Some(found)
+    }
+
+    /// The API audiences: what tokens must be meant for (none without ServiceAccount
+    /// tokens).
+    pub fn api_audiences(&self) -> &[String] {
+        self.service_accounts.as_deref().map_or(&[], |s| s.api_audiences.as_slice())
+    }
+
+    /// A user of the token file, which knows nothing of audiences: it serves the API
+    /// audiences only, as upstream's audience-agnostic wrapper has it.
+    fn token_file_user(&self, token: &str, audiences: Option<&[String]>) -> Option<TokenUser> {
+        let user = self.token_file.as_deref()?.user(token)?;
+        let api = self.api_audiences();
+        let met = match audiences.or((!api.is_empty()).then_some(api)) {
+            None => Vec::new(),
+            Some(requested) => {
+                let met: Vec<String> = api.iter().filter(|a| requested.contains(a)).cloned().collect();
+                if met.is_empty() {
+                    return None;
+                }
+                met
+            }
+        };
         Some(TokenUser {
             user: authenticated(user.clone()),
-            audiences: accepted,
+            audiences: met,
         })
     }
-}
-
-/// The audiences of `ours` that `wanted` names, in `ours`' order; none when either is
-/// empty.
-fn intersect(ours: &[String], wanted: &[String]) -> Vec<String> {
-    ours.iter().filter(|a| wanted.contains(a)).cloned().collect()
 }
 
 /// The token of an `Authorization: Bearer <token>` header, if the request has one.

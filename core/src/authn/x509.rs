@@ -1,6 +1,8 @@
 //! Just enough DER to read the subject of an X.509 certificate that TLS already
 //! verified: its common name and organizations.
 
+use super::der::{expect, tlv, CONTEXT_0, OID, SEQUENCE, SET};
+
 /// The parts of a certificate subject that name a Kubernetes user.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Subject {
@@ -8,39 +10,8 @@ pub struct Subject {
     pub organizations: Vec<String>,
 }
 
-const SEQUENCE: u8 = 0x30;
-const SET: u8 = 0x31;
-const OID: u8 = 0x06;
 const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
 const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
-
-/// Split one TLV off the front of `input`: (tag, contents, rest).
-fn tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
-    let (&tag, rest) = input.split_first()?;
-    if tag & 0x1f == 0x1f {
-        return None; // multi-byte tags never appear where we look
-    }
-    let (&first, rest) = rest.split_first()?;
-    let (len, rest) = if first < 0x80 {
-        (first as usize, rest)
-    } else {
-        let n = (first & 0x7f) as usize;
-        if n == 0 || n > 4 || rest.len() < n {
-            return None;
-        }
-        let len = rest[..n].iter().fold(0usize, |acc, &b| (acc << 8) | b as usize);
-        (len, &rest[n..])
-    };
-    if rest.len() < len {
-        return None;
-    }
-    Some((tag, &rest[..len], &rest[len..]))
-}
-
-fn expect(input: &[u8], want: u8) -> Option<(&[u8], &[u8])> {
-    let (tag, body, rest) = tlv(input)?;
-    (tag == want).then_some((body, rest))
-}
 
 /// Read the subject of a DER certificate; `None` when it does not parse.
 pub fn subject_of(der: &[u8]) -> Option<Subject> {
@@ -48,7 +19,7 @@ pub fn subject_of(der: &[u8]) -> Option<Subject> {
     let (tbs, _) = expect(cert, SEQUENCE)?;
     let mut fields = tbs;
     // [0] EXPLICIT version, present in v2/v3 certificates.
-    if fields.first() == Some(&0xa0) {
+    if fields.first() == Some(&CONTEXT_0) {
         fields = tlv(fields)?.2;
     }
     // serialNumber, signature, issuer, validity, then subject.
@@ -84,16 +55,7 @@ pub fn subject_of(der: &[u8]) -> Option<Subject> {
 mod tests {
     use super::*;
 
-    fn der(tag: u8, body: &[u8]) -> Vec<u8> {
-        let mut out = vec![tag];
-        if body.len() < 0x80 {
-            out.push(body.len() as u8);
-        } else {
-            out.extend([0x82, (body.len() >> 8) as u8, body.len() as u8]);
-        }
-        out.extend_from_slice(body);
-        out
-    }
+    use crate::authn::der::write as der;
 
     fn attr(oid: &[u8], value: &str) -> Vec<u8> {
         der(SET, &der(SEQUENCE, &[der(OID, oid), der(0x0c, value.as_bytes())].concat()))

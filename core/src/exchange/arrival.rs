@@ -68,10 +68,7 @@ impl Exchange {
         let audit_id = audit::audit_id(request.headers(), audit_random);
         let audit_id = http::HeaderValue::from_str(&audit_id)
             .unwrap_or_else(|_| http::HeaderValue::from_static(""));
-        let authenticated = shared
-            .config
-            .authenticators
-            .authenticate(&inputs.peer_certificates, inputs.peer_certificates_rejected, request.headers());
+        let authenticated = shared.authenticate(&inputs, request.headers());
         // Borrowed: the user moves on with the request; only an anonymous one is made.
         let anonymous;
         let user = match &authenticated {

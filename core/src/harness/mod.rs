@@ -14,7 +14,7 @@ mod reply;
 mod storage;
 
 pub use identity::client_certificate;
-pub use reply::{parse_responses, Reply};
+pub use reply::{parse_responses, single_reply, Reply};
 pub use storage::{SyncStorage, SyncWatch};
 
 use crate::effect::{CallError, CallOutcome, Inputs, Outbound, WatchResponse};
@@ -27,6 +27,16 @@ use crate::{Config, Server, WatchSource};
 use bytes::Bytes;
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The bytes of an HTTP/1.1 request with a JSON body (`""` for none) that accepts JSON;
+/// `headers` are more header lines, each ending in `\r\n`.
+pub fn json_request(method: &str, path: &str, headers: &str, body: &str) -> Vec<u8> {
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{headers}\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
 
 /// Answers the harness gives outbound requests.
 type CallHandler = Box<dyn Fn(&Outbound) -> CallOutcome>;

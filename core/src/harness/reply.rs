@@ -26,6 +26,15 @@ impl Reply {
     }
 }
 
+/// The one response in `bytes`, for tests: panics, showing the bytes, when there is not
+/// exactly one well-formed response.
+pub fn single_reply(bytes: &[u8]) -> Reply {
+    match parse_responses(bytes) {
+        Ok(mut replies) if replies.len() == 1 => replies.remove(0),
+        other => panic!("expected one response, got {other:?}: {}", String::from_utf8_lossy(bytes)),
+    }
+}
+
 /// Every whole response in `bytes`, in order; `Err` names the first thing that is not
 /// well-formed HTTP/1.1 (a truncated last response included).
 pub fn parse_responses(mut bytes: &[u8]) -> Result<Vec<Reply>, String> {

@@ -711,8 +711,13 @@ impl<'a> PathBuilder<'a> {
         );
         self.add(item.clone(), ops);
 
-        // Subresources: status and scale.
+        // Subresources: status and scale; and those that only act (a pod's binding and
+        // eviction, a ServiceAccount's token), each a POST of its own kind.
         for sub in &r.subresources {
+            if sub.verbs == ["create"] {
+                self.create_subresource(r, sub, &ctx, &item, kind);
+                continue;
+            }
             let (sub_ctx, sub_object, name_kind) = match sub.name.as_str() {
                 "status" => (
                     OpContext {
@@ -839,6 +844,47 @@ impl<'a> PathBuilder<'a> {
                 self.add(format!("{prefix}/watch/{}", r.plural), vec![op]);
             }
         }
+    }
+
+    /// The POST of a subresource that only acts (`pods/{name}/eviction`,
+    /// `serviceaccounts/{name}/token`), taking and answering its own kind.
+    fn create_subresource(&mut self, r: &Resource, sub: &crate::registry::Subresource, ctx: &OpContext<'_>, item: &str, kind: &str) {
+        let defs = self.defs;
+        let group = sub.group.as_deref().unwrap_or(&r.group);
+        let version = sub.version.as_deref().unwrap_or(&r.version);
+        let Some(body) = defs.of_kind(group, version, &sub.kind).and_then(|n| defs.reference(n)) else {
+            return;
+        };
+        let sub_ctx = OpContext {
+            group: &r.group,
+            version: &r.version,
+            tag: ctx.tag.clone(),
+            gvk: gvk_value(group, version, &sub.kind),
+        };
+        let mut ps = params(WRITE_PARAMS);
+        ps.push(OpParam::body(body.clone(), true, false));
+        ps.push(OpParam::name_of(&sub.kind));
+        if r.namespaced {
+            ps.push(OpParam::of(&NAMESPACE));
+        }
+        ps.push(OpParam::of(&PRETTY));
+        let scope = if r.namespaced { "Namespaced" } else { "" };
+        let op = sub_ctx.operation(
+            "post",
+            "create",
+            &format!("{scope}{kind}{}", operation_id_part(&sub.name, true)),
+            format!("create {} of {}{kind}", sub.name, article(kind)),
+            &["*/*"],
+            PRODUCES,
+            vec![
+                ("200", response("OK", Some(&body))),
+                ("201", response("Created", Some(&body))),
+                ("202", response("Accepted", Some(&body))),
+            ],
+            "post",
+            ps,
+        );
+        self.add(format!("{item}/{}", sub.name), vec![op]);
     }
 
     /// read, replace and patch of an item or of one of its subresources.

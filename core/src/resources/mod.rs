@@ -57,7 +57,7 @@ mod tests;
 
 pub use columns::Column;
 
-use crate::authn::{Authenticators, UserInfo};
+use crate::authn::{TokenUser, UserInfo};
 use crate::authorization::escalation::Grants;
 use crate::authorization::{Attributes, Decision, Rules};
 use crate::rest::object::{meta_mut, spec_changed, Object};
@@ -146,6 +146,23 @@ pub trait Strategy: Send + Sync + 'static {
         AfterDelete::Answer
     }
 
+    /// Another object a new one is completed from (see [`Strategy::complete_for_create`]):
+    /// its group, resource and name, in the new object's namespace.
+    fn create_reads(&self, _new: &Object) -> Option<(&'static str, &'static str, String)> {
+        None
+    }
+
+    /// Fill in, as the new object is stored, what a controller of upstream's would add
+    /// just after: from the object [`Strategy::create_reads`] names (`None` when there
+    /// is none) and the server's ServiceAccount token signer. Not on a dry run.
+    fn complete_for_create(
+        &self,
+        _new: &mut Object,
+        _read: Option<&Object>,
+        _tokens: Option<&crate::authn::ServiceAccountTokens>,
+    ) {
+    }
+
     /// Who serves the subresource `name` (one discovery lists for the resource); `None`
     /// when it is not served (404).
     fn subresource(&self, name: &str) -> Option<Handler> {
@@ -200,6 +217,8 @@ pub enum Handler {
     /// Only `create`, answered by the strategy's [`Strategy::answer_create`] and never
     /// stored (the access reviews).
     CreateOnly,
+    /// Issuing a ServiceAccount token (`serviceaccounts/token`).
+    TokenRequest,
 }
 
 /// What a kind that answers its creates without storage ([`Handler::CreateOnly`]) may
@@ -213,8 +232,11 @@ pub trait CreateRequest {
     fn authorize(&self, attributes: Attributes<'_>) -> Decision;
     /// What `user` may do in `namespace`, as far as the authorizers can list it.
     fn rules_for(&self, user: &UserInfo, namespace: &str) -> Rules;
-    /// The bearer token authenticators (`--api-audiences` among them).
-    fn authenticators(&self) -> &Authenticators;
+    /// Who a bearer token names, when meant for `audiences` (the API audiences when
+    /// `None`): the server's one door for tokens.
+    fn authenticate_token(&self, token: &str, audiences: Option<&[String]>) -> Option<TokenUser>;
+    /// `--api-audiences`.
+    fn api_audiences(&self) -> Vec<String>;
     /// Validating admission of the object to answer with.
     fn admit(&self, object: &Object) -> Result<(), ApiError>;
 }

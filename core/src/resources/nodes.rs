@@ -4,6 +4,9 @@
 use super::Strategy;
 use crate::selection::table::{Rejection, SelectableFields, NAME};
 
+/// The resource of nodes, which tokens may be bound to.
+pub const RESOURCE: &str = "nodes";
+
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
     rejection: Rejection::NotSupported,
     fields: &[NAME, ("spec.unschedulable", "spec.unschedulable")],
@@ -13,7 +16,7 @@ pub struct Nodes;
 
 impl Strategy for Nodes {
     fn name(&self) -> &'static str {
-        "nodes"
+        RESOURCE
     }
 
     fn selectable_fields(&self) -> &'static SelectableFields {

@@ -270,7 +270,6 @@ mod tests {
 #[cfg(test)]
 mod answers {
     use super::*;
-    use crate::authn::Authenticators;
     use crate::authorization::{Mode, Rules};
     use crate::resources::{CreateRequest, Strategy};
 
@@ -296,8 +295,11 @@ mod answers {
                 _ => Rules::default(),
             }
         }
-        fn authenticators(&self) -> &Authenticators {
+        fn authenticate_token(&self, _: &str, _: Option<&[String]>) -> Option<crate::authn::TokenUser> {
             unreachable!("access reviews authenticate no one")
+        }
+        fn api_audiences(&self) -> Vec<String> {
+            Vec::new()
         }
         fn admit(&self, _object: &Object) -> Result<(), ApiError> {
             Ok(())

@@ -29,7 +29,6 @@ impl Strategy for TokenReviews {
             return Err(ApiError::bad_request("token is required for TokenReview in authentication"));
         }
         request.admit(&review)?;
-        let authenticators = request.authenticators();
         let asked: Vec<String> = spec
             .get("audiences")
             .and_then(Value::as_array)
@@ -38,11 +37,12 @@ impl Strategy for TokenReviews {
             .filter_map(Value::as_str)
             .map(str::to_owned)
             .collect();
-        let audiences = match asked.is_empty() {
-            true => authenticators.api_audiences.clone(),
-            false => asked,
+        let named = (!asked.is_empty()).then_some(asked.as_slice());
+        let audiences = match named {
+            Some(asked) => asked.to_vec(),
+            None => request.api_audiences(),
         };
-        let status = match authenticators.authenticate_token(token, &audiences) {
+        let status = match request.authenticate_token(token, named) {
             Some(found) => {
                 // A token accepted for none of the audiences asked is the server's fault.
                 if !audiences.is_empty() && !found.audiences.iter().any(|a| audiences.contains(a)) {

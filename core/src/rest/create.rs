@@ -124,6 +124,37 @@ fn store(scope: Scope, obj: Object) -> Step {
     if scope.dry_run() {
         return dry_run_store(scope, obj, name);
     }
+    complete(scope, obj, store_completed)
+}
+
+/// The kind's completion of a new object from another one (a token Secret's
+/// ServiceAccount), then `next`. The other object is taken from the watch cache when it
+/// holds it, and read from storage otherwise: it may be too new for the cache.
+fn complete(scope: Scope, mut obj: Object, next: fn(Scope, Object) -> Step) -> Step {
+    let strategy = scope.resource.strategy.clone();
+    let Some((group, resource, name)) = strategy.create_reads(&obj) else {
+        return next(scope, obj);
+    };
+    let tokens = scope.shared.config.authenticators.service_accounts.clone();
+    let prefix = &scope.shared.config.storage_prefix;
+    let key = crate::storage::object_key(prefix, group, resource, scope.namespace.as_deref(), &name);
+    if let Some(Some(kv)) = scope.cached(&key) {
+        let read = object::from_storage(&kv).ok();
+        strategy.complete_for_create(&mut obj, read.as_ref(), tokens.as_deref());
+        return next(scope, obj);
+    }
+    scope.then(StorageOp::Get { key }, move |scope, done| match done {
+        Ok(StorageOutput::Got { kv, .. }) => {
+            let read = kv.and_then(|kv| object::from_storage(&kv).ok());
+            strategy.complete_for_create(&mut obj, read.as_ref(), tokens.as_deref());
+            next(scope, obj)
+        }
+        other => scope.fail_storage(&name, other),
+    })
+}
+
+fn store_completed(scope: Scope, obj: Object) -> Step {
+    let name = meta_str(&obj, "name").to_owned();
     let op = StorageOp::Create {
         key: scope.key(&name),
         value: object::into_storage(obj),

@@ -7,7 +7,7 @@
 use super::object::Object;
 use super::scope::Scope;
 use crate::admission::Operation;
-use crate::authn::{Authenticators, UserInfo};
+use crate::authn::{TokenUser, UserInfo};
 use crate::authorization::{Attributes, Decision, Rules};
 use crate::effect::Step;
 use crate::request_info::RequestInfo;
@@ -67,8 +67,13 @@ impl CreateRequest for Scope {
         self.shared.rules_for(user, namespace)
     }
 
-    fn authenticators(&self) -> &Authenticators {
-        &self.shared.config.authenticators
+    fn authenticate_token(&self, token: &str, audiences: Option<&[String]>) -> Option<TokenUser> {
+        let context = self.shared.authn_context(&self.inputs);
+        self.shared.config.authenticators.authenticate_token(token, audiences, &context)
+    }
+
+    fn api_audiences(&self) -> Vec<String> {
+        self.shared.config.authenticators.api_audiences().to_vec()
     }
 
     fn admit(&self, object: &Object) -> Result<(), ApiError> {

@@ -141,17 +141,9 @@ fn evict_decoded(scope: Scope, eviction: Object) -> Step {
 /// The Eviction's DeleteOptions, with the dryRun of the query carried into them; the
 /// two must agree when both are given.
 fn options(scope: &Scope, eviction: &Object) -> Result<Options, ApiError> {
-    let strings = |v: Option<&Value>| -> Vec<String> {
-        v.and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
-    };
     let query: Vec<String> = scope.query.all("dryRun").map(str::to_owned).collect();
     let delete_options = eviction.get("deleteOptions").and_then(Value::as_object);
-    let dry_run = match delete_options.map(|o| strings(o.get("dryRun"))) {
+    let dry_run = match delete_options.map(|o| object::strings(o.get("dryRun"))) {
         Some(body) if !body.is_empty() => {
             if !query.is_empty() && query != body {
                 // A plain error upstream: a 500 of reason Unknown.

@@ -23,6 +23,7 @@ mod response;
 mod scale;
 mod scope;
 pub(crate) mod table;
+mod token_request;
 mod update;
 mod watch;
 mod watch_stream;
@@ -60,6 +61,7 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         Some(Handler::Binding) => return binding::handle(info, scope),
         Some(Handler::Eviction) => return eviction::handle(info, scope),
         Some(Handler::CreateOnly) => return create_only::handle(info, scope),
+        Some(Handler::TokenRequest) => return token_request::handle(info, scope),
         Some(Handler::Scale(_)) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
             return scope.fail(e);

@@ -26,6 +26,16 @@ pub fn meta_str<'a>(obj: &'a Object, field: &str) -> &'a str {
 
 pub use crate::time::{parse_rfc3339, rfc3339};
 
+/// The strings of a JSON list (what is not a string is skipped); none for anything else.
+pub fn strings(list: Option<&Value>) -> Vec<String> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
 /// A version-4 UUID from 16 random bytes.
 pub fn uuid_v4(bytes: &[u8; 16]) -> String {
     let mut b = *bytes;

@@ -121,6 +121,12 @@ impl Scope {
         self.shared.served.with_caches(|caches| caches.of_key(key)?.contains(key))
     }
 
+    /// The object at `key` as the watch cache of its resource holds it (`Some(None)`:
+    /// none); `None` when no fed cache can tell.
+    pub fn cached(&self, key: &str) -> Option<Option<KeyValue>> {
+        self.shared.served.with_caches(|caches| caches.of_key(key)?.get(key))
+    }
+
     /// The group, version and kind of the objects this request reads and writes: the
     /// resource's own, or its subresource's where that has a kind of its own (`Scale` of
     /// `autoscaling/v1` on `deployments/{name}/scale`).

@@ -223,6 +223,13 @@ impl WatchCache {
         inner.synced.then(|| inner.objects.contains_key(key))
     }
 
+    /// The object stored at `key` (`Some(None)`: there is none); `None` while the cache
+    /// is not fed, when only storage can tell.
+    pub fn get(&self, key: &str) -> Option<Option<KeyValue>> {
+        let inner = self.lock();
+        inner.synced.then(|| inner.objects.get(key).cloned())
+    }
+
     /// How many client watches this cache serves.
     pub fn subscribers(&self) -> usize {
         self.lock().subscribers.len()

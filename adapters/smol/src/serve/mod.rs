@@ -131,6 +131,10 @@ impl<S: Storage> Apiary<S> {
         pki::write_kubeconfig(&kubeconfig, &url, &server_ca_pem, &pki)
             .map_err(|e| StartError(e.to_string()))?;
 
+        let service_accounts =
+            crate::service_accounts::complete(&options.service_accounts, &options.cert_dir, &pki.ca_cert_pem)
+                .map_err(|e| StartError(e.to_string()))?;
+
         let advertise = options
             .advertise_address
             .or(Some(options.bind_address).filter(|ip| !ip.is_unspecified()))
@@ -151,6 +155,7 @@ impl<S: Storage> Apiary<S> {
             },
             authenticators: apiary_core::authn::Authenticators {
                 token_file: options.token_file.clone(),
+                service_accounts: Some(Arc::new(service_accounts)),
                 anonymous: options.anonymous_auth,
                 ..Default::default()
             },

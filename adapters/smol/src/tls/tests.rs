@@ -32,7 +32,8 @@ fn leaf(ca: &Ca, name: &str) -> (String, String, Bytes) {
     (cert.pem(), key.serialize_pem(), Bytes::copy_from_slice(cert.der()))
 }
 
-fn tempdir(name: &str) -> PathBuf {
+/// A fresh directory under the system's temp dir.
+pub(super) fn tempdir(name: &str) -> PathBuf {
     let nanos = SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -45,7 +45,7 @@ mod tests {
 
     #[test]
     fn only_a_change_is_reported_and_a_symlink_swap_is_one() {
-        let dir = tempdir();
+        let dir = crate::tls::tests::tempdir("watched");
         let (a, b) = (dir.join("a"), dir.join("b"));
         std::fs::write(&a, "one").unwrap();
         std::fs::write(&b, "two").unwrap();
@@ -66,15 +66,5 @@ mod tests {
         std::fs::write(&link, "three").unwrap();
         assert_eq!(watched.changed(), Some(Ok(vec![b"three".to_vec()])));
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    fn tempdir() -> PathBuf {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!("apiary-watched-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
     }
 }
