@@ -301,6 +301,25 @@ fn byo_certificates_are_served_and_replaced_on_disk_without_dropping_connections
         assert!(admin.contains(LOGGED_IN), "{v}: {admin}");
     }
     assert!(apiary.wait_for_log("does not verify against --client-ca-file", RELOAD_WAIT));
+    // Pods verify the serving certificate with a legacy token Secret's ca.crt: what was
+    // served at start, as the admin kubeconfig trusts it.
+    let k = |args: &[&str]| ok(&kubectl_command("1.33", &alice_kc).args(args).output().expect("kubectl runs"));
+    k(&["create", "serviceaccount", "robot"]);
+    let secret = file(
+        dir.path(),
+        "robot-token.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: robot-token\n  annotations:\n    \
+         kubernetes.io/service-account.name: robot\ntype: kubernetes.io/service-account-token\n",
+    );
+    k(&["create", "-f", &secret.display().to_string()]);
+    let ca_crt = k(&[
+        "get",
+        "secret",
+        "robot-token",
+        "-o",
+        "go-template={{index .data \"ca.crt\" | base64decode}}",
+    ]);
+    assert_eq!(ca_crt, format!("{}{}", serving_a.cert, ca_a.pem()));
 
     // Connections opened before the files change: a watch and a raw connection.
     let watch = Watching::start(&alice_kc);

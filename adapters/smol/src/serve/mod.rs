@@ -131,8 +131,10 @@ impl<S: Storage> Apiary<S> {
         pki::write_kubeconfig(&kubeconfig, &url, &server_ca_pem, &pki)
             .map_err(|e| StartError(e.to_string()))?;
 
+        // Legacy token Secrets' ca.crt lets pods verify the serving certificate: the same
+        // trust as the admin kubeconfig's.
         let service_accounts =
-            crate::service_accounts::complete(&options.service_accounts, &options.cert_dir, &pki.ca_cert_pem)
+            crate::service_accounts::complete(&options.service_accounts, &options.cert_dir, &server_ca_pem)
                 .map_err(|e| StartError(e.to_string()))?;
 
         let advertise = options
