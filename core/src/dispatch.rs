@@ -35,7 +35,9 @@ pub(crate) fn authenticated(
         // Anonymous requests go on to authorization, which allows what
         // `system:unauthenticated` may do (with RBAC: the public info paths).
         Authenticated::Anonymous => UserInfo::anonymous(),
-        Authenticated::Refused => {
+        // The token webhook is asked by the exchange before it comes here; a request
+        // handled without an exchange (`Server::handle`) is not waited for.
+        Authenticated::Refused | Authenticated::Ask(_) => {
             return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON))
         }
     };

@@ -107,3 +107,60 @@ fn a_denial_carries_the_webhooks_reason_and_a_failure_is_a_500() {
         "Internal Server Error: \"/api/v1/namespaces/default/pods\": connection refused\n"
     );
 }
+
+/// A server whose bearer tokens are asked of the token webhook; every review it got.
+fn token_server(answer: Value) -> (Harness<MemoryStore>, Rc<RefCell<Vec<Value>>>, Rc<RefCell<Value>>) {
+    use apiary_core::authn::webhook::{TokenWebhook, TokenWebhookConfig};
+    let h = Harness::new(
+        Config {
+            authenticators: apiary_core::authn::Authenticators {
+                token_webhook: Some(Arc::new(TokenWebhook::new(TokenWebhookConfig::new(webhook())))),
+                ..Default::default()
+            },
+            ..Config::default()
+        },
+        MemoryStore::new(),
+    );
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let status = Rc::new(RefCell::new(answer));
+    let (log, reply) = (asked.clone(), status.clone());
+    h.answer_calls(move |call: &Outbound| {
+        log.borrow_mut().push(serde_json::from_slice(call.request.body()).unwrap());
+        let body = json!({"apiVersion": "authentication.k8s.io/v1beta1", "kind": "TokenReview", "status": *reply.borrow()});
+        Ok(http::Response::builder().status(200).body(bytes::Bytes::from(body.to_string())).unwrap())
+    });
+    h.act_as(None, &[]);
+    (h, asked, status)
+}
+
+fn get_with_token(h: &Harness<MemoryStore>, path: &str, token: &str) -> Reply {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nAuthorization: Bearer {token}\r\n\r\n");
+    parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+}
+
+#[test]
+fn the_token_webhook_names_the_user_of_a_token_nobody_else_knows() {
+    let (h, asked, status) = token_server(json!({"authenticated": true, "user": {"username": "jane", "uid": "7", "groups": ["dev"]}}));
+    // jane is who the webhook says: RBAC lets system:authenticated discover, not list.
+    assert_eq!(get_with_token(&h, "/api", "opaque-1").status, 200);
+    assert_eq!(
+        asked.borrow()[0],
+        json!({"apiVersion": "authentication.k8s.io/v1beta1", "kind": "TokenReview", "metadata": {"creationTimestamp": null},
+               "spec": {"token": "opaque-1"}, "status": {"user": {}}})
+    );
+    let refused = get_with_token(&h, "/api/v1/namespaces/default/secrets", "opaque-1");
+    assert_eq!(refused.status, 403);
+    assert!(refused.json()["message"].as_str().unwrap().contains("User \"jane\" cannot list"));
+    assert_eq!(asked.borrow().len(), 1, "the answer is kept");
+    // A token the webhook does not know: 401, and the no is kept too.
+    *status.borrow_mut() = json!({"authenticated": false, "error": "unknown token"});
+    for _ in 0..2 {
+        let unknown = get_with_token(&h, "/api", "opaque-2");
+        assert_eq!((unknown.status, unknown.json()["reason"].clone()), (401, json!("Unauthorized")));
+    }
+    assert_eq!(asked.borrow().len(), 2);
+    // After the 2 minutes the first token is asked about again.
+    h.advance(Duration::from_secs(121));
+    assert_eq!(get_with_token(&h, "/api", "opaque-1").status, 401);
+    assert_eq!(asked.borrow().len(), 3);
+}

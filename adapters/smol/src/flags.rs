@@ -95,6 +95,10 @@ pub struct Options {
     pub tls: crate::tls::TlsOptions,
     /// `--authorization-mode`: the authorizers, asked in order.
     pub authorization_modes: Vec<apiary_core::authorization::Mode>,
+    /// `--authorization-webhook-*`: the Webhook mode's service.
+    pub authorization_webhook: Option<apiary_core::authorization::webhook::WebhookAuthorizerConfig>,
+    /// `--authentication-token-webhook-*`: the token webhook.
+    pub token_webhook: Option<apiary_core::authn::webhook::TokenWebhookConfig>,
     /// `--service-account-*` and `--api-audiences`: ServiceAccount tokens.
     pub service_accounts: apiary_core::authn::ServiceAccountTokens,
     /// `-v`/`--v`: log verbosity, as klog counts it.
@@ -472,9 +476,71 @@ const FLAGS: &[Flag] = &[
         kind: "strings",
         default: Some("RBAC"),
         usage: "Ordered list of plug-ins to do authorization on the secure port: a comma list \
-                of AlwaysAllow, AlwaysDeny and RBAC. The first to allow or deny a request \
-                decides; system:masters is always allowed. (kube-apiserver's default is \
-                AlwaysAllow; Apiary's is RBAC. Node and Webhook are not implemented yet.)",
+                of AlwaysAllow, AlwaysDeny, RBAC and Webhook. The first to allow or deny a \
+                request decides; system:masters is always allowed. (kube-apiserver's default \
+                is AlwaysAllow; Apiary's is RBAC. Node is not implemented yet.)",
+    },
+    Flag {
+        name: "authorization-webhook-config-file",
+        short: None,
+        section: Section::Authorization,
+        kind: "string",
+        default: None,
+        usage: "File with webhook configuration in kubeconfig format, used with \
+                --authorization-mode=Webhook. The API server will query the remote service \
+                to determine access on the API server's secure port.",
+    },
+    Flag {
+        name: "authorization-webhook-version",
+        short: None,
+        section: Section::Authorization,
+        kind: "string",
+        default: Some("v1beta1"),
+        usage: "The API version of the authorization.k8s.io SubjectAccessReview to send to \
+                and expect from the webhook.",
+    },
+    Flag {
+        name: "authorization-webhook-cache-authorized-ttl",
+        short: None,
+        section: Section::Authorization,
+        kind: "duration",
+        default: Some("5m0s"),
+        usage: "The duration to cache 'authorized' responses from the webhook authorizer.",
+    },
+    Flag {
+        name: "authorization-webhook-cache-unauthorized-ttl",
+        short: None,
+        section: Section::Authorization,
+        kind: "duration",
+        default: Some("30s"),
+        usage: "The duration to cache 'unauthorized' responses from the webhook authorizer.",
+    },
+    Flag {
+        name: "authentication-token-webhook-config-file",
+        short: None,
+        section: Section::Authentication,
+        kind: "string",
+        default: None,
+        usage: "File with webhook configuration for token authentication in kubeconfig \
+                format. The API server will query the remote service to determine \
+                authentication for bearer tokens no other authenticator accepts.",
+    },
+    Flag {
+        name: "authentication-token-webhook-version",
+        short: None,
+        section: Section::Authentication,
+        kind: "string",
+        default: Some("v1beta1"),
+        usage: "The API version of the authentication.k8s.io TokenReview to send to and \
+                expect from the webhook.",
+    },
+    Flag {
+        name: "authentication-token-webhook-cache-ttl",
+        short: None,
+        section: Section::Authentication,
+        kind: "duration",
+        default: Some("2m0s"),
+        usage: "The duration to cache responses from the webhook token authenticator.",
     },
     Flag {
         name: "api-audiences",
@@ -630,7 +696,7 @@ fn authorization_modes(value: &str, problems: &mut Vec<String>) -> Vec<apiary_co
         seen.push(name);
         match Mode::parse(name) {
             Some(mode) => modes.push(mode),
-            None if ["Node", "Webhook", "ABAC"].contains(&name) => {
+            None if ["Node", "ABAC"].contains(&name) => {
                 problems.push(format!("authorization-mode {name:?} is not implemented by apiary yet"))
             }
             None => problems.push(format!(
@@ -1133,6 +1199,20 @@ where
     );
 
     let authorization_modes = authorization_modes(get("authorization-mode").unwrap_or("RBAC"), &mut problems);
+    let authorization_webhook = crate::webhooks::authorization_webhook(
+        authorization_modes.contains(&apiary_core::authorization::Mode::Webhook),
+        get("authorization-webhook-config-file"),
+        get("authorization-webhook-version"),
+        get("authorization-webhook-cache-authorized-ttl"),
+        get("authorization-webhook-cache-unauthorized-ttl"),
+        &mut problems,
+    );
+    let token_webhook = crate::webhooks::token_webhook(
+        get("authentication-token-webhook-config-file"),
+        get("authentication-token-webhook-version"),
+        get("authentication-token-webhook-cache-ttl"),
+        &mut problems,
+    );
     let service_accounts = crate::service_accounts::from_flags(
         crate::service_accounts::Flags {
             issuers: get_all("service-account-issuer"),
@@ -1184,6 +1264,8 @@ where
         token_file,
         tls,
         authorization_modes,
+        authorization_webhook,
+        token_webhook,
         service_accounts,
         audit,
         verbosity: verbosity.expect("validated"),
@@ -1240,13 +1322,42 @@ mod tests {
             [Mode::AlwaysDeny, Mode::Rbac, Mode::AlwaysAllow]
         );
         assert_eq!(
-            problems(&["--authorization-mode=RBAC,RBAC,Magic,Node"]),
+            problems(&["--authorization-mode=RBAC,RBAC,Magic,Node,Webhook"]),
             [
                 "authorization-mode \"RBAC\" has mode specified more than once",
                 "authorization-mode \"Magic\" is not a valid mode (valid: AlwaysAllow, AlwaysDeny, RBAC)",
                 "authorization-mode \"Node\" is not implemented by apiary yet",
+                "authorization-mode Webhook's authorization config file not passed",
             ]
         );
+        assert_eq!(
+            problems(&["--authorization-webhook-config-file=/x", "--authentication-token-webhook-version=v2"]),
+            [
+                "cannot specify --authorization-webhook-config-file without mode Webhook",
+                "invalid value \"v2\" for --authentication-token-webhook-version: must be one of v1beta1, v1",
+            ]
+        );
+        let dir = std::env::temp_dir().join(format!("apiary-webhook-flags-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("ca.pem"), "CA").unwrap();
+        let kubeconfig = dir.join("authz.kubeconfig");
+        std::fs::write(&kubeconfig, "clusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:9443/authz', certificate-authority: ca.pem}\n").unwrap();
+        let kubeconfig = kubeconfig.to_str().unwrap();
+        let o = serve(&[
+            "--authorization-mode=RBAC,Webhook",
+            &format!("--authorization-webhook-config-file={kubeconfig}"),
+            "--authorization-webhook-version=v1",
+            "--authorization-webhook-cache-authorized-ttl=1m",
+            &format!("--authentication-token-webhook-config-file={kubeconfig}"),
+        ]);
+        let authz = o.authorization_webhook.expect("the webhook");
+        assert_eq!(authz.webhook.url, "https://127.0.0.1:9443/authz");
+        assert_eq!(authz.webhook.tls.ca_pem, b"CA", "a file named relative to the kubeconfig");
+        assert_eq!(authz.version, apiary_core::webhook::Version::V1);
+        assert_eq!(authz.authorized_ttl, std::time::Duration::from_secs(60));
+        assert_eq!(authz.unauthorized_ttl, std::time::Duration::from_secs(30));
+        assert_eq!(o.token_webhook.expect("the token webhook").cache_ttl, std::time::Duration::from_secs(120));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

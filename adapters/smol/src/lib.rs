@@ -5,6 +5,7 @@
 //! - [`pki`]: the CA, serving and admin certificates, and the admin kubeconfig.
 //! - [`service_accounts`]: the ServiceAccount token flags, read into the core's config.
 //! - [`tls`]: the rustls server configuration.
+//! - [`webhooks`]: the token and authorization webhook flags, read into the core's config.
 //! - [`serve`]: the listener, TLS connections, the HTTP/1.1 codec and the driver loop
 //!   that runs the core's [`Step`](apiary_core::Step)s against a storage backend.
 //! - [`main`]: what the binary does, from the command line to the exit code.
@@ -16,6 +17,7 @@ pub mod pki;
 pub mod serve;
 pub mod service_accounts;
 pub mod tls;
+pub mod webhooks;
 
 pub use flags::{Command, Options, StorageKind};
 pub use serve::{drive, Apiary, StartError};

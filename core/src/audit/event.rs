@@ -387,6 +387,11 @@ impl Record {
 
     /// The request acts as `user` (upstream's `LogImpersonatedUser`): the events from
     /// now on name it beside the authenticated user.
+    /// The user became known after the record began (the token webhook answered).
+    pub fn authenticated(&mut self, user: &UserInfo) {
+        self.user = Some(user.clone());
+    }
+
     pub fn impersonated(&mut self, user: &UserInfo) {
         self.impersonated = Some(user.clone());
     }

@@ -11,6 +11,7 @@ pub mod keys;
 mod pem;
 pub mod service_account;
 mod token_cache;
+pub mod webhook;
 pub mod serviceaccount_user;
 mod token_file;
 mod x509;
@@ -77,6 +78,8 @@ pub enum Authenticated {
     /// Credentials nobody accepts (an unknown bearer token, an untrusted client
     /// certificate), or none where anonymous requests are off: 401 whatever the path.
     Refused,
+    /// A bearer token only the token webhook can tell about: ask it.
+    Ask(String),
 }
 
 /// The server's authenticators, tried in upstream's order: the client certificate,
@@ -90,6 +93,9 @@ pub struct Authenticators {
     /// `--anonymous-auth`: requests without credentials act as `system:anonymous`;
     /// without it they get 401 on every path.
     pub anonymous: bool,
+    /// `--authentication-token-webhook-config-file`: a remote service asked about the
+    /// bearer tokens no other authenticator knows.
+    pub token_webhook: Option<Arc<webhook::TokenWebhook>>,
 }
 
 impl Default for Authenticators {
@@ -100,6 +106,7 @@ impl Default for Authenticators {
             token_file: None,
             service_accounts: None,
             anonymous: true,
+            token_webhook: None,
         }
     }
 }
@@ -137,7 +144,14 @@ impl Authenticators {
             None => Authenticated::Refused,
             Some(token) => match self.authenticate_token(token, None, context) {
                 Some(found) => Authenticated::User(found.user),
-                None => Authenticated::Refused,
+                None => match &self.token_webhook {
+                    Some(webhook) => match webhook.cached(token, self.api_audiences(), context.monotonic) {
+                        Some(Some(found)) => Authenticated::User(found.user),
+                        Some(None) => Authenticated::Refused,
+                        None => Authenticated::Ask(token.to_owned()),
+                    },
+                    None => Authenticated::Refused,
+                },
             },
         }
     }

@@ -81,7 +81,7 @@ impl Exchange {
         let mut audit_lines = Vec::new();
         let record = match (&shared.config.audit_policy, &turned) {
             (Some(policy), None) => {
-                let known = !matches!(authenticated, authn::Authenticated::Refused);
+                let known = matches!(authenticated, authn::Authenticated::User(_) | authn::Authenticated::Anonymous);
                 audit::Record::new(
                     policy,
                     audit::Arrival {

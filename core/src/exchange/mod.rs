@@ -61,6 +61,8 @@ pub enum Next {
 enum Stage {
     /// Admitted past the limits; handled after one yield.
     Admitted(Admitted),
+    /// Waiting for the token webhook to say who sent it.
+    Authenticating(Admitted),
     /// Handling: the next step of the handler to take.
     Handling(Step),
     /// Waiting for a storage operation.
@@ -78,6 +80,7 @@ impl std::fmt::Debug for Stage {
         f.write_str(match self {
             Stage::Admitted(a) if a.yielded => "Admitted (yielded)",
             Stage::Admitted(_) => "Admitted",
+            Stage::Authenticating(_) => "Authenticating",
             Stage::Handling(_) => "Handling",
             Stage::AwaitingStorage(_) => "AwaitingStorage",
             Stage::AwaitingCall(_) => "AwaitingCall",
@@ -144,11 +147,20 @@ impl Exchange {
                 self.stage = Stage::Admitted(admitted);
                 return Next::Yield;
             }
-            Stage::Admitted(admitted) => self.handle(admitted),
+            Stage::Admitted(admitted) => {
+                if let (Authenticated::Ask(token), Some(webhook)) =
+                    (&admitted.authenticated, &self.shared.config.authenticators.token_webhook)
+                {
+                    let outbound = webhook.ask(token, self.shared.config.authenticators.api_audiences());
+                    self.stage = Stage::Authenticating(admitted);
+                    return Next::Call(outbound);
+                }
+                self.handle(admitted)
+            }
             Stage::Handling(step) => step,
             // Polled again before the outcome came: an adapter's mistake; the request
             // stays where it was, and its connection is closed.
-            waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_)) => {
+            waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_) | Stage::Authenticating(_)) => {
                 self.stage = waiting;
                 return Next::Close;
             }
@@ -195,7 +207,28 @@ impl Exchange {
         self.at(now);
         match std::mem::replace(&mut self.stage, Stage::Finished) {
             Stage::AwaitingCall(pending) => self.stage = Stage::Handling(pending.resume(outcome)),
+            Stage::Authenticating(mut admitted) => {
+                admitted.authenticated = self.webhook_answered(&admitted.authenticated, outcome, now);
+                self.stage = Stage::Admitted(admitted);
+            }
             other => self.stage = other,
+        }
+    }
+
+    /// Who the token webhook says sent the request; the audit record learns it too.
+    fn webhook_answered(&mut self, asked: &Authenticated, outcome: CallOutcome, now: Duration) -> Authenticated {
+        let authenticators = &self.shared.config.authenticators;
+        let (Authenticated::Ask(token), Some(webhook)) = (asked, &authenticators.token_webhook) else {
+            return Authenticated::Refused;
+        };
+        match webhook.answered(token, authenticators.api_audiences(), outcome, now) {
+            Some(found) => {
+                if let Some(record) = self.audit.as_mut() {
+                    record.authenticated(&found.user);
+                }
+                Authenticated::User(found.user)
+            }
+            None => Authenticated::Refused,
         }
     }
 

@@ -96,13 +96,30 @@ pub fn memory_kib(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-pub fn tls_config(pki: &Path) -> Arc<ClientConfig> {
+fn roots(pki: &Path) -> RootCertStore {
     let mut roots = RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(pki.join("ca.crt")).expect("ca.crt") {
         roots
             .add(cert.expect("CA certificate"))
             .expect("CA is usable");
     }
+    roots
+}
+
+/// A client that trusts the server's CA and presents no certificate (it brings a
+/// bearer token instead).
+pub fn tls_config_without_certificate(pki: &Path) -> Arc<ClientConfig> {
+    let provider = Arc::new(futures_rustls::rustls::crypto::ring::default_provider());
+    let config = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("protocol versions")
+        .with_root_certificates(roots(pki))
+        .with_no_client_auth();
+    Arc::new(config)
+}
+
+pub fn tls_config(pki: &Path) -> Arc<ClientConfig> {
+    let roots = roots(pki);
     let certs: Vec<_> = CertificateDer::pem_file_iter(pki.join("admin.crt"))
         .expect("admin.crt")
         .map(|c| c.expect("admin certificate"))

@@ -159,9 +159,15 @@ impl<S: Storage> Apiary<S> {
                 token_file: options.token_file.clone(),
                 service_accounts: Some(Arc::new(service_accounts)),
                 anonymous: options.anonymous_auth,
-                ..Default::default()
+                token_webhook: options
+                    .token_webhook
+                    .clone()
+                    .map(|config| Arc::new(apiary_core::authn::webhook::TokenWebhook::new(config))),
             },
-            authorizer: apiary_core::authorization::Authorizer::new(options.authorization_modes.clone()),
+            authorizer: apiary_core::authorization::Authorizer {
+                modes: options.authorization_modes.clone(),
+                webhook: options.authorization_webhook.clone(),
+            },
             inflight: InflightLimits {
                 max_requests_inflight: options.max_requests_inflight,
                 max_mutating_requests_inflight: options.max_mutating_requests_inflight,
