@@ -4,6 +4,8 @@
 //! - [`flags`]: kube-apiserver-style flags, `--help` sections, validation.
 //! - [`pki`]: the CA, serving and admin certificates, and the admin kubeconfig.
 //! - [`tls`]: the rustls server configuration.
+//! - [`outbound`]: the HTTP(S) client for the core's outbound calls (aggregated APIs,
+//!   webhooks).
 //! - [`serve`]: the listener, TLS connections, the HTTP/1.1 codec and the driver loop
 //!   that runs the core's [`Step`](apiary_core::Step)s against a storage backend.
 //! - [`main`]: what the binary does, from the command line to the exit code.
@@ -11,6 +13,7 @@
 pub mod audit_log;
 pub mod flags;
 pub mod memory;
+pub mod outbound;
 pub mod pki;
 pub mod serve;
 pub mod tls;
