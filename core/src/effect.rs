@@ -99,6 +99,14 @@ pub struct Outbound {
     pub tls: Option<std::sync::Arc<ClientTls>>,
 }
 
+/// In an outbound request's `extensions`: sending the request twice does no harm (a
+/// TokenReview or SubjectAccessReview POST asks and changes nothing). When a reused
+/// keep-alive connection breaks before any byte of the answer arrived, the adapter
+/// sends such a request again on a fresh connection, as it does GET, HEAD, OPTIONS and
+/// TRACE (Go's rule); any other request gets the failure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Replayable;
+
 /// The TLS side of an outbound request, as a kubeconfig's cluster and user name it
 /// (a webhook's `--authentication-token-webhook-config-file`, an APIService's
 /// `caBundle`). Plain data: the adapter builds (and may cache, per `Arc`) its TLS

@@ -6,6 +6,8 @@
 //! - [`service_accounts`]: the ServiceAccount token flags, read into the core's config.
 //! - [`tls`]: the rustls server configuration.
 //! - [`webhooks`]: the token and authorization webhook flags, read into the core's config.
+//! - [`outbound`]: the HTTP(S) client for the core's outbound calls (aggregated APIs,
+//!   webhooks).
 //! - [`serve`]: the listener, TLS connections, the HTTP/1.1 codec and the driver loop
 //!   that runs the core's [`Step`](apiary_core::Step)s against a storage backend.
 //! - [`main`]: what the binary does, from the command line to the exit code.
@@ -13,6 +15,7 @@
 pub mod audit_log;
 pub mod flags;
 pub mod memory;
+pub mod outbound;
 pub mod pki;
 pub mod serve;
 pub mod service_accounts;

@@ -52,8 +52,9 @@ enum Framing {
 }
 
 /// A chunked body being decoded: the raw framing is consumed as it arrives, the data
-/// copied once into `body`.
-struct Chunked {
+/// copied once into `body`. Requests and (in [`super::client`]) responses share it.
+#[derive(Debug, Default)]
+pub(super) struct Chunked {
     state: ChunkState,
     body: BytesMut,
     /// Framing overhead not covered by the allowance (see [`MAX_CHUNK_EXCESS`]).
@@ -64,9 +65,10 @@ struct Chunked {
     scanned: usize,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, Default)]
 enum ChunkState {
     /// Expecting `<hex size>[;extensions]\r\n`.
+    #[default]
     Size,
     /// This many data bytes of the current chunk still to come.
     Data(u64),
@@ -167,73 +169,32 @@ fn interpret(
         return Err(Failure::BadRequest);
     }
 
-    let (mut close, mut keep_alive, mut upgrade) = (false, false, false);
-    for value in headers.get_all(header::CONNECTION) {
-        for token in tokens(value.as_bytes()) {
-            close |= token.eq_ignore_ascii_case(b"close");
-            keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
-            upgrade |= token.eq_ignore_ascii_case(b"upgrade");
-        }
-    }
+    let options = ConnectionOptions::of(&headers);
     let http10 = version == Version::HTTP_10;
-    let mut keep_alive = !close && (!http10 || keep_alive);
-    let upgrade = upgrade && !http10 && headers.contains_key(header::UPGRADE);
+    let mut keep_alive = options.persistent(version);
+    let upgrade = options.upgrade && !http10 && headers.contains_key(header::UPGRADE);
 
     let framing = if headers.contains_key(header::TRANSFER_ENCODING) {
         // RFC 9112 §6.1: Transfer-Encoding in HTTP/1.0 means faulty framing.
         if http10 {
             return Err(Failure::BadRequest);
         }
-        let mut codings = 0usize;
-        let mut chunked = 0usize;
-        for value in headers.get_all(header::TRANSFER_ENCODING) {
-            for coding in value.as_bytes().split(|&b| b == b',') {
-                let coding = trim(coding);
-                if coding.is_empty() {
-                    return Err(Failure::BadRequest);
-                }
-                codings += 1;
-                if coding.eq_ignore_ascii_case(b"chunked") {
-                    chunked += 1;
-                }
-            }
-        }
-        if chunked > 1 {
-            return Err(Failure::BadRequest);
-        }
-        if codings != 1 || chunked != 1 {
-            // gzip, deflate, …: Go answers 501 too and so do we (the body could not be
-            // handed on decoded).
-            return Err(Failure::UnsupportedTransferEncoding);
-        }
+        // gzip, deflate, …: Go answers 501 too and so do we (the body could not be
+        // handed on decoded).
+        only_chunked(&headers)?;
         // RFC 9112 §6.3: chunked wins over Content-Length; such a message may be an
         // attempt at request smuggling, so the connection closes after the response.
         if headers.remove(header::CONTENT_LENGTH).is_some() {
             keep_alive = false;
         }
         headers.remove(header::TRANSFER_ENCODING);
-        Framing::Chunked(Box::new(Chunked {
-            state: ChunkState::Size,
-            body: BytesMut::new(),
-            excess: 0,
-            trailer_bytes: 0,
-            scanned: 0,
-        }))
+        Framing::Chunked(Box::default())
     } else {
-        let mut length: Option<(&[u8], u64)> = None;
-        for value in headers.get_all(header::CONTENT_LENGTH) {
-            let text = trim(value.as_bytes());
-            match length {
-                None => length = Some((text, parse_content_length(text)?)),
-                Some((first, _)) if first == text => {}
-                Some(_) => return Err(Failure::BadRequest),
-            }
-        }
-        match length {
-            Some((_, length)) if length > limits.max_body_bytes as u64 => {
+        match content_length(&headers)? {
+            Some(length) if length > limits.max_body_bytes as u64 => {
                 return Err(Failure::BodyTooLarge)
             }
-            Some((_, length)) => Framing::Length(length as usize),
+            Some(length) => Framing::Length(length as usize),
             None => Framing::Length(0),
         }
     };
@@ -300,7 +261,10 @@ impl PartialRequest {
 }
 
 impl Chunked {
-    fn decode(&mut self, buf: &mut BytesMut, limits: &Limits) -> Result<Option<Bytes>, Failure> {
+    /// Consume the framing buffered in `buf`: the whole body once its last chunk and
+    /// trailers are in, `None` while more is to come. Trailers count against
+    /// `limits.max_header_bytes`, the data against `limits.max_body_bytes`.
+    pub(super) fn decode(&mut self, buf: &mut BytesMut, limits: &Limits) -> Result<Option<Bytes>, Failure> {
         loop {
             match self.state {
                 ChunkState::Size => {
@@ -445,6 +409,74 @@ fn check_trailer(line: &[u8]) -> Result<(), Failure> {
     }
 }
 
+/// What a message's `Connection` header asks for.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ConnectionOptions {
+    pub(super) close: bool,
+    pub(super) keep_alive: bool,
+    pub(super) upgrade: bool,
+}
+
+impl ConnectionOptions {
+    pub(super) fn of(headers: &HeaderMap) -> ConnectionOptions {
+        let mut options = ConnectionOptions::default();
+        for value in headers.get_all(header::CONNECTION) {
+            for token in tokens(value.as_bytes()) {
+                options.close |= token.eq_ignore_ascii_case(b"close");
+                options.keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
+                options.upgrade |= token.eq_ignore_ascii_case(b"upgrade");
+            }
+        }
+        options
+    }
+
+    /// Whether the connection carries another message after this one: HTTP/1.1 unless
+    /// `close`, HTTP/1.0 only with `keep-alive`.
+    pub(super) fn persistent(&self, version: Version) -> bool {
+        !self.close && (version != Version::HTTP_10 || self.keep_alive)
+    }
+}
+
+/// The `Transfer-Encoding` header names `chunked` and nothing else: an empty or repeated
+/// coding is malformed, any other coding unsupported.
+pub(super) fn only_chunked(headers: &HeaderMap) -> Result<(), Failure> {
+    let mut codings = 0usize;
+    let mut chunked = 0usize;
+    for value in headers.get_all(header::TRANSFER_ENCODING) {
+        for coding in value.as_bytes().split(|&b| b == b',') {
+            let coding = trim(coding);
+            if coding.is_empty() {
+                return Err(Failure::BadRequest);
+            }
+            codings += 1;
+            if coding.eq_ignore_ascii_case(b"chunked") {
+                chunked += 1;
+            }
+        }
+    }
+    if chunked > 1 {
+        return Err(Failure::BadRequest);
+    }
+    if codings != 1 || chunked != 1 {
+        return Err(Failure::UnsupportedTransferEncoding);
+    }
+    Ok(())
+}
+
+/// The body length the `Content-Length` headers give, if any: repeated fields must agree.
+pub(super) fn content_length(headers: &HeaderMap) -> Result<Option<u64>, Failure> {
+    let mut length: Option<(&[u8], u64)> = None;
+    for value in headers.get_all(header::CONTENT_LENGTH) {
+        let text = trim(value.as_bytes());
+        match length {
+            None => length = Some((text, parse_content_length(text)?)),
+            Some((first, _)) if first == text => {}
+            Some(_) => return Err(Failure::BadRequest),
+        }
+    }
+    Ok(length.map(|(_, length)| length))
+}
+
 /// A Content-Length: one decimal number, nothing else.
 fn parse_content_length(text: &[u8]) -> Result<u64, Failure> {
     if text.is_empty() {
@@ -520,7 +552,7 @@ fn well_formed_version(head: &[u8]) -> bool {
 
 /// Where the head ends (just after the empty line), searching from about `from`; and
 /// whether any line feed was seen in the searched part.
-fn find_head_end(buf: &[u8], from: usize) -> (Option<usize>, bool) {
+pub(super) fn find_head_end(buf: &[u8], from: usize) -> (Option<usize>, bool) {
     let mut at = from.min(buf.len());
     let mut saw_newline = false;
     while let Some(offset) = buf[at..].iter().position(|&b| b == b'\n') {

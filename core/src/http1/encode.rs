@@ -73,7 +73,7 @@ pub(super) fn headers(out: &mut BytesMut, headers: &HeaderMap, close: bool, keep
 }
 
 /// A header name in canonical case (`content-type` → `Content-Type`), as Go writes them.
-fn field_name(out: &mut BytesMut, name: &HeaderName) {
+pub(super) fn field_name(out: &mut BytesMut, name: &HeaderName) {
     let mut upper = true;
     for &b in name.as_str().as_bytes() {
         out.put_u8(if upper { b.to_ascii_uppercase() } else { b });

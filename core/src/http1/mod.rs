@@ -58,6 +58,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 
+pub mod client;
 mod decode;
 mod encode;
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Running a request's effects — storage operations, outbound calls, yields — until it
 //! answers or becomes a watch.
 
-use apiary_core::effect::{CallError, CallOutcome, Outbound, WatchResponse};
+use apiary_core::effect::{CallOutcome, Outbound, WatchResponse};
 use apiary_core::exchange::{Exchange, Next};
 use apiary_core::storage::Storage;
 use apiary_core::{Inputs, Step, WatchSource};
@@ -78,14 +78,9 @@ async fn within<T>(
     }
 }
 
-/// Send an outbound request. This adapter has no outbound client yet: nothing it
-/// configures asks for one (no aggregated APIs, no webhooks), and a request that did
-/// would get a 503 naming the reason.
+/// Send an outbound request with the process's client (see [`crate::outbound`]).
 async fn call(outbound: Outbound) -> CallOutcome {
-    tracing::warn!(uri = %outbound.request.uri(), "outbound requests are not supported yet");
-    Err(CallError::Unreachable(
-        "outbound requests are not supported by this server yet".to_owned(),
-    ))
+    crate::outbound::shared().call(outbound).await
 }
 
 /// The inputs of a request arriving now; `monotonic` is the lifecycle's clock.

@@ -1,0 +1,119 @@
+//! Fuzz the client side of the HTTP/1.1 codec (`apiary_core::http1::client`): the
+//! reader of responses from servers apiary calls (aggregated APIs, webhooks).
+//!
+//! The first input byte is a control byte: its low 5 bits choose how the rest is split
+//! into feeds (0: one feed, n: feeds of n bytes), bit 5 selects tiny limits (so the
+//! size refusals are reached), bit 6 makes the request a `HEAD`, bit 7 leaves out the
+//! final `feed_eof`. The reader is polled after every feed.
+//!
+//! Checked: no panic; a body never passes the body limit; a response whose connection
+//! may be reused came with no EOF; a `HEAD` response has no body; nothing comes after
+//! the response; "closed before a response" only when no byte came; and the outcome
+//! does not depend on how the input was split (fed whole, it reads the same).
+
+#![no_main]
+
+use apiary_core::http1::client::{ResponseError, ResponseReader};
+use apiary_core::http1::Limits;
+use bytes::Bytes;
+use http::Method;
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Response {
+        status: u16,
+        headers: Vec<(String, Vec<u8>)>,
+        body: Bytes,
+        reusable: bool,
+    },
+    Failed(ResponseError),
+    /// Still waiting for bytes (no EOF was fed).
+    Open,
+}
+
+fn run(input: &[u8], step: usize, limits: Limits, method: &Method, eof: bool) -> Outcome {
+    let mut reader = ResponseReader::new(method, limits);
+    let mut feeds = input.chunks(step.max(1));
+    let mut eof_fed = false;
+    loop {
+        match reader.poll() {
+            Ok(Some(received)) => {
+                let body = received.response.body().clone();
+                assert!(body.len() <= limits.max_body_bytes, "a body over the limit");
+                if method == Method::HEAD {
+                    assert!(body.is_empty(), "a body after HEAD");
+                }
+                if received.reusable {
+                    assert!(!eof_fed, "reusable after the peer closed");
+                }
+                assert!(received.response.headers().get("transfer-encoding").is_none());
+                // Final: nothing more comes out.
+                reader.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+                assert!(matches!(reader.poll(), Ok(None)));
+                return Outcome::Response {
+                    status: received.response.status().as_u16(),
+                    headers: received
+                        .response
+                        .headers()
+                        .iter()
+                        .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
+                        .collect(),
+                    body,
+                    // Bytes not fed yet follow the response as those fed do.
+                    reusable: received.reusable && feeds.next().is_none(),
+                };
+            }
+            Err(e) => {
+                if e == ResponseError::ClosedBeforeResponse {
+                    assert!(!reader.received_any() && input.is_empty());
+                }
+                return Outcome::Failed(e);
+            }
+            Ok(None) => {
+                assert!(!eof_fed, "more wanted after EOF");
+                match feeds.next() {
+                    Some(bytes) => reader.feed(bytes),
+                    None if eof => {
+                        reader.feed_eof();
+                        eof_fed = true;
+                    }
+                    None => return Outcome::Open,
+                }
+            }
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&control, input)) = data.split_first() else {
+        return;
+    };
+    let step = (control & 0x1f) as usize;
+    let limits = if control & 0x20 != 0 {
+        Limits {
+            max_header_bytes: 64,
+            max_body_bytes: 16,
+        }
+    } else {
+        Limits {
+            max_header_bytes: 1 << 20,
+            max_body_bytes: 1 << 20,
+        }
+    };
+    let method = if control & 0x40 != 0 {
+        Method::HEAD
+    } else {
+        Method::GET
+    };
+    let eof = control & 0x80 == 0;
+    let split = run(input, if step == 0 { input.len() } else { step }, limits, &method, eof);
+    let whole = run(input, input.len(), limits, &method, eof);
+    // Bytes beyond the limits may be refused sooner when they arrive at once; what
+    // reads either way reads the same.
+    match (&split, &whole) {
+        (Outcome::Failed(ResponseError::HeadTooLarge(_) | ResponseError::BodyTooLarge(_)), _)
+        | (_, Outcome::Failed(ResponseError::HeadTooLarge(_) | ResponseError::BodyTooLarge(_))) => {}
+        _ => assert_eq!(split, whole, "the outcome depends on how the input was split"),
+    }
+});
