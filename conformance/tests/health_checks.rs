@@ -12,16 +12,18 @@ fn readyz_livez_and_healthz_list_their_checks() {
     assert_eq!(
         raw("/readyz?verbose"),
         "[+]ping ok\n[+]log ok\n[+]informer-sync ok\n\
-         [+]poststarthook/apiary-bootstrap-namespaces ok\n[+]shutdown ok\nreadyz check passed\n"
+         [+]poststarthook/apiary-bootstrap-namespaces ok\n[+]poststarthook/rbac/bootstrap-roles ok\n\
+         [+]shutdown ok\nreadyz check passed\n"
     );
     assert_eq!(
         raw("/livez?verbose"),
         "[+]ping ok\n[+]log ok\n[+]poststarthook/apiary-bootstrap-namespaces ok\n\
-         livez check passed\n"
+         [+]poststarthook/rbac/bootstrap-roles ok\nlivez check passed\n"
     );
     for path in [
         "/healthz/poststarthook/apiary-bootstrap-namespaces",
         "/livez/poststarthook/apiary-bootstrap-namespaces",
+        "/readyz/poststarthook/rbac/bootstrap-roles",
         "/readyz/informer-sync",
         "/readyz/shutdown",
     ] {

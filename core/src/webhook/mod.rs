@@ -35,9 +35,11 @@ impl Webhook {
         if let Some(token) = &self.token {
             request = request.header(http::header::AUTHORIZATION, format!("Bearer {token}"));
         }
-        let request = request
+        let mut request = request
             .body(Bytes::from(body))
             .unwrap_or_else(|_| http::Request::new(Bytes::new()));
+        // A review changes nothing: sending it twice is harmless.
+        request.extensions_mut().insert(crate::effect::Replayable);
         Outbound {
             request,
             timeout: TIMEOUT,

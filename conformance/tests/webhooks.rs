@@ -1,0 +1,163 @@
+//! The token webhook and the webhook authorizer on the real binary, driven by kubectl
+//! 1.33 and 1.27: a loopback HTTPS service (its own CA, named by the kubeconfigs the
+//! flags point at) says who a bearer token belongs to and what that user may do.
+
+use apiary_conformance::harness::{kubectl_command, ok, Apiary};
+use base64::Engine;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::ServerConfig;
+
+/// What the webhook service answers: TokenReviews at /authn, SubjectAccessReviews at
+/// /authz.
+fn answer(path: &str, review: &Value) -> Value {
+    let status = match path {
+        "/authn" => match review["spec"]["token"].as_str() {
+            Some("webhook-jane") => json!({"authenticated": true, "user": {"username": "jane", "uid": "j-1", "groups": ["dev"]}}),
+            _ => json!({"authenticated": false, "error": "unknown token"}),
+        },
+        _ => {
+            let attrs = &review["spec"]["resourceAttributes"];
+            let jane = review["spec"]["user"] == "jane";
+            match attrs["resource"].as_str() {
+                Some("configmaps") if jane => json!({"allowed": true}),
+                Some("secrets") if jane => json!({"allowed": false, "denied": true, "reason": "secrets are not for jane"}),
+                _ => json!({"allowed": false}),
+            }
+        }
+    };
+    json!({"apiVersion": review["apiVersion"], "kind": review["kind"], "status": status})
+}
+
+/// The webhook service on a loopback port: its address, the CA that signed it, and how
+/// many reviews it answered.
+fn serve_webhooks() -> (String, String, Arc<AtomicUsize>) {
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params.distinguished_name.push(rcgen::DnType::CommonName, "webhook-ca");
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+    let config = ServerConfig::builder_with_provider(Arc::new(tokio_rustls::rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![CertificateDer::from_pem_slice(cert.pem().as_bytes()).unwrap()],
+            PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
+        )
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let answered = Arc::new(AtomicUsize::new(0));
+    let count = answered.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else { continue };
+                let (acceptor, count) = (acceptor.clone(), count.clone());
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                    let mut buf = Vec::new();
+                    loop {
+                        // One request: the head, then Content-Length bytes of body.
+                        let head_end = loop {
+                            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                                break i + 4;
+                            }
+                            let mut chunk = [0u8; 8192];
+                            match tls.read(&mut chunk).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                            }
+                        };
+                        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+                        let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0)))
+                            .unwrap_or(0);
+                        while buf.len() < head_end + length {
+                            let mut chunk = [0u8; 8192];
+                            match tls.read(&mut chunk).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                            }
+                        }
+                        let review: Value = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
+                        buf.drain(..head_end + length);
+                        count.fetch_add(1, Ordering::SeqCst);
+                        let body = answer(&path, &review).to_string();
+                        let response = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                            body.len()
+                        );
+                        if tls.write_all(response.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+    });
+    (addr, ca.pem(), answered)
+}
+
+fn kubeconfig(dir: &std::path::Path, name: &str, server: &str, ca_pem: &str) -> String {
+    let ca = base64::engine::general_purpose::STANDARD.encode(ca_pem);
+    let path = dir.join(format!("{name}.kubeconfig"));
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: hook\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\n\
+             users:\n- name: apiserver\n  user: {{}}\ncontexts:\n- name: hook\n  context: {{cluster: hook, user: apiserver}}\ncurrent-context: hook\n"
+        ),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_token_the_webhook_knows_is_its_user_and_the_webhook_authorizer_decides_what_rbac_does_not() {
+    let (addr, ca_pem, answered) = serve_webhooks();
+    let dir = tempfile::tempdir().unwrap();
+    let authn = kubeconfig(dir.path(), "authn", &format!("https://{addr}/authn"), &ca_pem);
+    let authz = kubeconfig(dir.path(), "authz", &format!("https://{addr}/authz"), &ca_pem);
+    let apiary = Apiary::start_with(&[
+        "--authentication-token-webhook-config-file",
+        &authn,
+        "--authorization-mode=RBAC,Webhook",
+        "--authorization-webhook-config-file",
+        &authz,
+    ]);
+    let jane = apiary.token_kubeconfig("jane", "webhook-jane");
+    let stranger = apiary.token_kubeconfig("stranger", "who-knows");
+    for version in ["1.33", "1.27"] {
+        // RBAC lets jane (system:authenticated) discover; the webhook lets her read
+        // ConfigMaps and denies Secrets with its reason.
+        ok(&kubectl_command(version, &jane).args(["get", "configmaps", "-n", "default"]).output().unwrap());
+        let secrets = kubectl_command(version, &jane).args(["get", "secrets", "-n", "default"]).output().unwrap();
+        let why = String::from_utf8_lossy(&secrets.stderr);
+        assert!(
+            why.contains("secrets is forbidden: User \"jane\" cannot list resource \"secrets\" in API group \"\" in the namespace \"default\": secrets are not for jane"),
+            "{version}: {why}"
+        );
+        let unknown = kubectl_command(version, &stranger).args(["get", "configmaps"]).output().unwrap();
+        assert!(String::from_utf8_lossy(&unknown.stderr).contains("Unauthorized"), "{version}");
+    }
+    let whoami = ok(&kubectl_command("1.33", &jane).args(["auth", "whoami"]).output().unwrap());
+    assert!(whoami.contains("jane") && whoami.contains("[dev system:authenticated]"), "{whoami}");
+    // Answers are kept: far fewer reviews than requests (each kubectl run makes several).
+    let asked = answered.load(Ordering::SeqCst);
+    assert!((3..=12).contains(&asked), "{asked} reviews");
+}
