@@ -28,7 +28,7 @@ pub(crate) fn authenticated(
     inputs: Inputs,
     info: RequestInfo,
     authenticated: Authenticated,
-    audit: Option<&mut audit::Record>,
+    mut audit: Option<&mut audit::Record>,
 ) -> Step {
     let user = match authenticated {
         Authenticated::User(user) => user,
@@ -45,14 +45,20 @@ pub(crate) fn authenticated(
         Ok(None) => user,
         Ok(Some(impersonated)) => {
             impersonation::strip(request.headers_mut());
-            if let Some(record) = audit {
+            if let Some(record) = audit.as_deref_mut() {
                 record.impersonated(&impersonated);
             }
             impersonated
         }
         Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
     };
-    let verdict = shared.authorize_request(&authorization::Attributes::of_request(&user, &info), inputs.monotonic);
+    let attributes = authorization::Attributes::of_request(&user, &info);
+    let verdict = shared.authorize_request(&attributes, inputs.monotonic);
+    if let Some(record) = audit {
+        if let Some((decision, reason)) = shared.audit_annotation(&verdict, &attributes) {
+            record.authorized(decision, reason);
+        }
+    }
     authorized(shared, verdict, request, inputs, info, user)
 }
 
@@ -67,8 +73,8 @@ fn authorized(
     user: UserInfo,
 ) -> Step {
     match verdict {
-        Verdict::Decided(Decision::Allow) => route(shared, request, inputs, info, user),
-        Verdict::Decided(Decision::Deny(reason)) => {
+        Verdict::Decided(Decision::Allow, _) => route(shared, request, inputs, info, user),
+        Verdict::Decided(Decision::Deny(reason), _) => {
             let e = authorization::forbidden(authorization::Attributes::of_request(&user, &info), &reason);
             Step::Respond(rest::error_response(&e, Output::JSON))
         }

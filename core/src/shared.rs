@@ -77,6 +77,16 @@ impl Shared {
             .begin(&self.served, &self.config.storage_prefix, attributes, now)
     }
 
+    /// The audit annotations of a request's authorization.
+    pub(crate) fn audit_annotation(
+        &self,
+        verdict: &Verdict,
+        attributes: &crate::authorization::Attributes<'_>,
+    ) -> Option<(&'static str, String)> {
+        self.authorizers
+            .audit_annotation(&self.served, &self.config.storage_prefix, verdict, attributes)
+    }
+
     /// Go on with a request's authorization once the webhook answered.
     pub(crate) fn resume_authorization(
         &self,

@@ -298,3 +298,31 @@ fn a_role_may_grant_only_what_its_author_holds_or_with_the_escalate_verb() {
     h.act_as(Some("jane"), &[]);
     assert_eq!(send(&h, "POST", &path, Some(&more)).status, 201);
 }
+
+#[test]
+fn the_audit_names_the_decision_and_the_binding_that_allowed() {
+    let policy = apiary_core::audit::Policy::parse(b"apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  omitStages: [RequestReceived]\n").unwrap();
+    let h = Harness::new(Config { audit_policy: Some(std::sync::Arc::new(policy)), ..Config::default() }, MemoryStore::new());
+    namespace(&h, "team");
+    create(&h, role("team", "reader", json!([{"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"]}])));
+    create(&h, binding(Some("team"), "readers", "Role", "reader",
+        json!([{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"},
+               {"kind": "Group", "name": "dev", "apiGroup": "rbac.authorization.k8s.io"}])));
+    h.take_audit_lines();
+    h.act_as(Some("jane"), &["dev"]);
+    send(&h, "GET", "/api/v1/namespaces/team/configmaps/x", None);
+    send(&h, "GET", "/api/v1/namespaces/team/secrets/x", None);
+    let annotations: Vec<Value> = h
+        .take_audit_lines()
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["annotations"].clone())
+        .collect();
+    assert_eq!(
+        annotations,
+        [
+            json!({"authorization.k8s.io/decision": "allow",
+                   "authorization.k8s.io/reason": "RBAC: allowed by RoleBinding \"readers/team\" of Role \"reader\" to Group \"dev\""}),
+            json!({"authorization.k8s.io/decision": "forbid", "authorization.k8s.io/reason": ""}),
+        ]
+    );
+}

@@ -74,6 +74,8 @@ pub struct Record {
     user: Option<UserInfo>,
     /// Who it acts as, when it impersonates another user.
     impersonated: Option<UserInfo>,
+    /// What authorization decided and why (`allow`/`forbid`), once it has.
+    authorization: Option<(&'static str, String)>,
     source_ips: Vec<String>,
     user_agent: Option<String>,
     object_ref: Option<ObjectRef>,
@@ -113,7 +115,7 @@ struct Event<'a> {
     request_received_timestamp: String,
     stage_timestamp: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    annotations: Option<Annotations>,
+    annotations: Option<Annotations<'a>>,
 }
 
 /// `authentication.k8s.io/v1` `UserInfo`, as an event names a user.
@@ -142,11 +144,11 @@ impl<'a> User<'a> {
 
 /// The authorizer's decision, as upstream's authorization filter annotates it.
 #[derive(Serialize)]
-struct Annotations {
+struct Annotations<'a> {
     #[serde(rename = "authorization.k8s.io/decision")]
     decision: &'static str,
     #[serde(rename = "authorization.k8s.io/reason")]
-    reason: &'static str,
+    reason: &'a str,
 }
 
 /// `metav1.Status` as an event's `responseStatus`: the code, and for a `Status` body
@@ -370,6 +372,7 @@ impl Record {
             verb: info.verb.clone(),
             user: user.cloned(),
             impersonated: None,
+            authorization: None,
             source_ips: source_ips(headers, remote_addr),
             user_agent,
             object_ref,
@@ -390,6 +393,11 @@ impl Record {
     /// The user became known after the record began (the token webhook answered).
     pub fn authenticated(&mut self, user: &UserInfo) {
         self.user = Some(user.clone());
+    }
+
+    /// What authorization decided, for the events' annotations.
+    pub fn authorized(&mut self, decision: &'static str, reason: String) {
+        self.authorization = Some((decision, reason));
     }
 
     pub fn impersonated(&mut self, user: &UserInfo) {
@@ -433,10 +441,9 @@ impl Record {
             response_object,
             request_received_timestamp: micro_time(self.received),
             stage_timestamp: micro_time(now),
-            // Every authenticated request is allowed.
-            annotations: self.user.is_some().then_some(Annotations {
-                decision: "allow",
-                reason: "",
+            annotations: self.authorization.as_ref().map(|(decision, reason)| Annotations {
+                decision,
+                reason,
             }),
         };
         let mut line = serde_json::to_string(&event).expect("events serialize");

@@ -131,7 +131,8 @@ pub(crate) struct Union {
 /// What the union makes of a request so far.
 #[derive(Debug)]
 pub(crate) enum Verdict {
-    Decided(Decision),
+    /// Decided, and by which mode (`None`: `system:masters`, or no mode at all).
+    Decided(Decision, Option<Mode>),
     /// No authorizer allowed it and one failed: upstream answers 500 with the errors.
     Failed(String),
     /// The webhook must be asked first; resume with its answer.
@@ -160,7 +161,7 @@ impl Authorizers {
     /// through its kept answers only, and has no opinion otherwise.
     pub(crate) fn authorize(&self, served: &Served, storage_prefix: &str, a: Attributes<'_>, now: std::time::Duration) -> Decision {
         match self.run(served, storage_prefix, &a, Union::default(), now, false) {
-            Verdict::Decided(decision) => decision,
+            Verdict::Decided(decision, _) => decision,
             Verdict::Failed(e) => Decision::Deny(e),
             Verdict::Ask(..) => Decision::Deny(String::new()),
         }
@@ -192,7 +193,7 @@ impl Authorizers {
         };
         union.next += 1;
         match Self::weigh(opinion, &mut union) {
-            Some(decided) => Verdict::Decided(decided),
+            Some(decided) => Verdict::Decided(decided, Some(Mode::Webhook)),
             None => self.run(served, storage_prefix, a, union, now, true),
         }
     }
@@ -200,7 +201,7 @@ impl Authorizers {
     /// Ask the modes from `union.next` on.
     fn run(&self, served: &Served, storage_prefix: &str, a: &Attributes<'_>, mut union: Union, now: std::time::Duration, may_ask: bool) -> Verdict {
         if a.user.in_group(PRIVILEGED_GROUP) {
-            return Verdict::Decided(Decision::Allow);
+            return Verdict::Decided(Decision::Allow, None);
         }
         while let Some(mode) = self.modes.get(union.next) {
             let opinion = match mode {
@@ -221,11 +222,11 @@ impl Authorizers {
             };
             union.next += 1;
             if let Some(decided) = Self::weigh(opinion, &mut union) {
-                return Verdict::Decided(decided);
+                return Verdict::Decided(decided, Some(*mode));
             }
         }
         if union.errors.is_empty() {
-            Verdict::Decided(Decision::Deny(union.reasons.join("\n")))
+            Verdict::Decided(Decision::Deny(union.reasons.join("\n")), None)
         } else {
             Verdict::Failed(match union.errors.as_slice() {
                 [one] => one.clone(),
@@ -245,6 +246,22 @@ impl Authorizers {
                 }
                 None
             }
+        }
+    }
+
+    /// The audit annotations of a decision (`authorization.k8s.io/decision` and
+    /// `reason`), as upstream's authorization filter writes them: an allow says which
+    /// binding allowed it when RBAC did.
+    pub(crate) fn audit_annotation(&self, served: &Served, storage_prefix: &str, verdict: &Verdict, a: &Attributes<'_>) -> Option<(&'static str, String)> {
+        match verdict {
+            Verdict::Decided(Decision::Allow, Some(Mode::Rbac)) => {
+                let reason = rbac::allowed_by(&self.rbac.index(served, storage_prefix), a).unwrap_or_default();
+                Some(("allow", reason))
+            }
+            Verdict::Decided(Decision::Allow, _) => Some(("allow", String::new())),
+            Verdict::Decided(Decision::Deny(reason), _) => Some(("forbid", reason.clone())),
+            Verdict::Failed(error) => Some(("forbid", error.clone())),
+            Verdict::Ask(..) => None,
         }
     }
 

@@ -15,6 +15,33 @@ pub struct Grant {
     /// The rules of the referenced role; the error upstream's rule resolver reports
     /// when it does not exist.
     pub rules: Result<Arc<[PolicyRule]>, String>,
+    /// The binding and its role as upstream names them in an allow reason:
+    /// `RoleBinding "name/namespace" of Role "role"`.
+    pub source: String,
+    /// Its subjects, in order: whom each names, and how upstream describes it.
+    pub subjects: Vec<Named>,
+}
+
+/// A subject of a binding.
+#[derive(Debug)]
+pub struct Named {
+    pub group: bool,
+    /// The user or group name (a ServiceAccount's user name).
+    pub name: String,
+    /// `User "jane"`, `Group "dev"`, `ServiceAccount "robot/ns"`.
+    pub described: String,
+}
+
+impl Grant {
+    /// Upstream's allow reason when this grant allowed `user`'s request.
+    pub fn allowed_by(&self, user: &crate::authn::UserInfo) -> String {
+        let subject = self
+            .subjects
+            .iter()
+            .find(|s| if s.group { user.in_group(&s.name) } else { user.name == s.name })
+            .map_or("", |s| s.described.as_str());
+        format!("RBAC: allowed by {} to {subject}", self.source)
+    }
 }
 
 /// The bindings of one scope (the cluster, or one namespace), by subject.
@@ -46,9 +73,9 @@ impl Bindings {
         found.into_iter().map(|i| &self.grants[i])
     }
 
-    fn add(&mut self, subjects: &[Subject], default_namespace: &str, rules: Result<Arc<[PolicyRule]>, String>) {
+    fn add(&mut self, subjects: &[Subject], default_namespace: &str, rules: Result<Arc<[PolicyRule]>, String>, source: String) {
         let id = self.grants.len();
-        let mut named = false;
+        let mut named = Vec::new();
         for s in subjects {
             let (map, key) = match s.kind.as_str() {
                 "User" => (&mut self.by_user, s.name.clone()),
@@ -64,14 +91,29 @@ impl Bindings {
                 }
                 _ => continue,
             };
-            let ids = map.entry(key).or_default();
+            let ids = map.entry(key.clone()).or_default();
             if ids.last() != Some(&id) {
                 ids.push(id);
             }
-            named = true;
+            let described = match s.kind.as_str() {
+                "ServiceAccount" => {
+                    let ns = if s.namespace.is_empty() { default_namespace } else { &s.namespace };
+                    format!("ServiceAccount {:?}", format!("{}/{ns}", s.name))
+                }
+                kind => format!("{kind} {:?}", s.name),
+            };
+            named.push(Named {
+                group: s.kind == "Group",
+                name: key,
+                described,
+            });
         }
-        if named {
-            self.grants.push(Grant { rules });
+        if !named.is_empty() {
+            self.grants.push(Grant {
+                rules,
+                source,
+                subjects: named,
+            });
         }
     }
 }
@@ -167,13 +209,20 @@ impl Index {
         let mut namespaces: HashMap<String, Bindings> = HashMap::new();
         for b in parse::<Binding>(objects.cluster_role_bindings) {
             let rules = resolve(&b.role_ref, "");
-            cluster.add(b.subjects.as_deref().unwrap_or_default(), "", rules);
+            let source = format!("ClusterRoleBinding {:?} of {} {:?}", b.metadata.name, b.role_ref.kind, b.role_ref.name);
+            cluster.add(b.subjects.as_deref().unwrap_or_default(), "", rules, source);
         }
         for b in parse::<Binding>(objects.role_bindings) {
             let ns = b.metadata.namespace;
             let rules = resolve(&b.role_ref, &ns);
+            let source = format!(
+                "RoleBinding {:?} of {} {:?}",
+                format!("{}/{ns}", b.metadata.name),
+                b.role_ref.kind,
+                b.role_ref.name
+            );
             let scope = namespaces.entry(ns.clone()).or_default();
-            scope.add(b.subjects.as_deref().unwrap_or_default(), &ns, rules);
+            scope.add(b.subjects.as_deref().unwrap_or_default(), &ns, rules, source);
         }
         index.cluster = cluster;
         index.namespaces = namespaces;

@@ -122,6 +122,27 @@ pub fn authorize(index: &Index, a: &Attributes<'_>) -> Opinion {
     Opinion::NoOpinion(reason)
 }
 
+/// Upstream's reason for allowing `a`: the first binding whose role allows it, and the
+/// subject through which it applies (`RBAC: allowed by ClusterRoleBinding "x" of
+/// ClusterRole "y" to Group "z"`); `None` when RBAC does not allow it.
+pub fn allowed_by(index: &Index, a: &Attributes<'_>) -> Option<String> {
+    let scopes = std::iter::once(&index.cluster).chain(if a.namespace.is_empty() {
+        None
+    } else {
+        index.namespaces.get(a.namespace)
+    });
+    for scope in scopes {
+        for grant in scope.applying_to(&a.user.name, &a.user.groups) {
+            if let Ok(rules) = &grant.rules {
+                if rules.iter().any(|r| r.allows(a)) {
+                    return Some(grant.allowed_by(a.user));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Every rule bound to `user` at the cluster scope and in `namespace`, in binding
 /// order, with the errors of bindings whose role is missing: upstream's `RulesFor`.
 pub fn policy_rules_for(index: &Index, user: &crate::authn::UserInfo, namespace: &str) -> (Vec<PolicyRule>, Vec<String>) {
