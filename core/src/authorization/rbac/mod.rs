@@ -96,24 +96,24 @@ fn resolve_caches(served: &Served, storage_prefix: &str) -> Option<[Arc<WatchCac
 /// RBAC's opinion of a request: allowed, or no opinion with the errors met on the way
 /// (roles that bindings refer to but do not exist), as upstream words its reason.
 pub fn authorize(index: &Index, a: &Attributes<'_>) -> Opinion {
-    let mut errors: Vec<&str> = Vec::new();
-    let scopes = std::iter::once(&index.cluster).chain(if a.namespace.is_empty() {
-        None
-    } else {
-        index.namespaces.get(a.namespace)
-    });
-    for scope in scopes {
-        for grant in scope.applying_to(&a.user.name, &a.user.groups) {
+    // The namespace's bindings are looked at first: a namespaced grant is the common
+    // case and the cluster's bootstrap bindings (for every authenticated user) are many.
+    // Which allows makes no difference; the errors are still reported cluster first.
+    let namespace = (!a.namespace.is_empty()).then(|| index.namespaces.get(a.namespace)).flatten();
+    let mut errors: [Vec<&str>; 2] = Default::default();
+    for (slot, scope) in [(1, namespace), (0, Some(&index.cluster))] {
+        for grant in scope.into_iter().flat_map(|s| s.applying_to(&a.user.name, &a.user.groups)) {
             match &grant.rules {
                 Ok(rules) => {
                     if rules.iter().any(|r| r.allows(a)) {
                         return Opinion::Allow;
                     }
                 }
-                Err(e) => errors.push(e),
+                Err(e) => errors[slot].push(e),
             }
         }
     }
+    let errors = errors.concat();
     let reason = match errors.as_slice() {
         [] => String::new(),
         [one] => format!("RBAC: {one}"),
