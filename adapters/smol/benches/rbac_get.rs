@@ -101,7 +101,13 @@ fn main() {
         let mut setup = connect(&server.addr, &admin_tls).await;
         let token = set_up(&mut setup).await;
         let get = "GET /api/v1/namespaces/bench/configmaps/bench HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nUser-Agent: apiary-bench\r\n";
-        let admin = Arc::new(format!("{get}\r\n").into_bytes());
+        // APIARY_BENCH_PAD_ADMIN=1 gives the admin's GET a header as long as the token's
+        // Authorization header, to tell the cost of the bytes from that of the checks.
+        let admin = match std::env::var_os("APIARY_BENCH_PAD_ADMIN") {
+            Some(_) => format!("{get}X-Padding: {}\r\n\r\n", "p".repeat(token.len() + 7)),
+            None => format!("{get}\r\n"),
+        };
+        let admin = Arc::new(admin.into_bytes());
         let account = Arc::new(format!("{get}Authorization: Bearer {token}\r\n\r\n").into_bytes());
         // The token is the ServiceAccount's, and RBAC lets it read only in bench.
         let mut probe = connect(&server.addr, &token_tls).await;
