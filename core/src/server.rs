@@ -43,6 +43,7 @@ impl Server {
                     admission: AdmissionChain::default(),
                     authorizers: crate::authorization::Authorizers::new(&config.authorizer),
                     latest: Default::default(),
+                    crd_resources: Default::default(),
                     metrics,
                     config,
                     served,
@@ -149,10 +150,12 @@ impl Server {
         crate::controllers::changes(&self.shared)
     }
 
-    /// The writes the built-in controllers want now (ClusterRole aggregation). Run
-    /// each with [`Server::handle_as_system`]; ask again after the caches change.
-    pub fn controller_writes(&self) -> Vec<http::Request<Bytes>> {
-        crate::controllers::writes(&self.shared)
+    /// The writes the built-in controllers want at `now` (ClusterRole aggregation, the
+    /// status of CustomResourceDefinitions; their resources join or leave the registry
+    /// on the way). Run each with [`Server::handle_as_system`]; ask again after the
+    /// caches change.
+    pub fn controller_writes(&self, now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
+        crate::controllers::writes(&self.shared, now)
     }
 
     /// Handle a request the server makes of itself, as the privileged loopback user.

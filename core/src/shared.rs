@@ -37,6 +37,8 @@ pub(crate) struct Shared {
     pub(crate) authorizers: crate::authorization::Authorizers,
     /// The latest monotonic time a request reported, in nanoseconds.
     pub(crate) latest: std::sync::atomic::AtomicU64,
+    /// The resources served for CustomResourceDefinitions (group, version, plural).
+    pub(crate) crd_resources: std::sync::Mutex<Vec<(String, String, String)>>,
     /// Bearer tokens that authenticated in the last 10 s.
     pub(crate) token_cache: crate::authn::TokenCache,
 }

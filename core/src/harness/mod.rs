@@ -228,7 +228,7 @@ impl<S: SyncStorage> Harness<S> {
     pub fn reflect(&self) {
         loop {
             self.feed_caches();
-            let writes = self.server.controller_writes();
+            let writes = self.server.controller_writes(self.epoch + self.clock.get());
             if writes.is_empty() {
                 return;
             }

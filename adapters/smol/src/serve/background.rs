@@ -113,7 +113,7 @@ impl<S: Storage> Apiary<S> {
                 continue;
             }
             seen = Some(now);
-            for request in self.server.controller_writes() {
+            for request in self.server.controller_writes(std::time::SystemTime::now()) {
                 let uri = request.uri().clone();
                 let step = self
                     .server
