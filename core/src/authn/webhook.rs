@@ -5,6 +5,7 @@
 
 use super::{authenticated, TokenUser, UserInfo};
 use crate::effect::{CallOutcome, Outbound};
+use crate::rest::object::strings;
 use crate::webhook::{self, cache::TtlCache, Version, Webhook};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -127,14 +128,6 @@ fn user_of(review: &Value, audiences: &[String]) -> Option<TokenUser> {
     })
 }
 
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect()
-}
 
 #[cfg(test)]
 mod tests {

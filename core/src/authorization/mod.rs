@@ -35,6 +35,22 @@ pub struct Attributes<'a> {
 }
 
 impl<'a> Attributes<'a> {
+    /// The attributes of a request for a non-resource `path`.
+    pub fn of_path(user: &'a UserInfo, verb: &'a str, path: &'a str) -> Attributes<'a> {
+        Attributes {
+            user,
+            verb,
+            resource_request: false,
+            namespace: "",
+            api_group: "",
+            api_version: "",
+            resource: "",
+            subresource: "",
+            name: "",
+            path,
+        }
+    }
+
     /// The attributes of a request as its info resolved it.
     pub fn of_request(user: &'a UserInfo, info: &'a RequestInfo) -> Attributes<'a> {
         Attributes {
@@ -228,10 +244,7 @@ impl Authorizers {
         if union.errors.is_empty() {
             Verdict::Decided(Decision::Deny(union.reasons.join("\n")), None)
         } else {
-            Verdict::Failed(match union.errors.as_slice() {
-                [one] => one.clone(),
-                many => format!("[{}]", many.join(", ")),
-            })
+            Verdict::Failed(aggregate(&union.errors))
         }
     }
 
@@ -293,12 +306,18 @@ impl Authorizers {
                 errors.push(rules.evaluation_error);
             }
         }
-        all.evaluation_error = match errors.as_slice() {
-            [] => String::new(),
-            [one] => one.clone(),
-            many => format!("[{}]", many.join(", ")),
-        };
+        all.evaluation_error = aggregate(&errors);
         all
+    }
+}
+
+/// Errors as one, as Go's `utilerrors.NewAggregate` words them: none is empty, one is
+/// itself, more are `[a, b]`.
+pub fn aggregate(errors: &[impl AsRef<str>]) -> String {
+    match errors {
+        [] => String::new(),
+        [one] => one.as_ref().to_owned(),
+        many => format!("[{}]", many.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ")),
     }
 }
 

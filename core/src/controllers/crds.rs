@@ -17,13 +17,7 @@ fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
 }
 
 fn strings(v: &Value, pointer: &str) -> Vec<String> {
-    v.pointer(pointer)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect()
+    crate::rest::object::strings(v.pointer(pointer))
 }
 
 /// The names a CRD's resources go by, with upstream's defaults: the singular is the

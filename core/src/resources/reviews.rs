@@ -31,8 +31,7 @@ pub fn text<'a>(map: &'a Map<String, Value>, field: &str) -> &'a str {
 
 /// The strings at `field` of `map`.
 fn strings(map: &Map<String, Value>, field: &str) -> Vec<String> {
-    let items = map.get(field).and_then(Value::as_array).into_iter().flatten();
-    items.filter_map(Value::as_str).map(str::to_owned).collect()
+    crate::rest::object::strings(map.get(field))
 }
 
 /// The user a SubjectAccessReview's spec names: its user, groups, uid and extra, as
@@ -80,18 +79,7 @@ pub fn attributes<'a>(user: &'a UserInfo, spec: &'a Map<String, Value>) -> Attri
     }
     let n = spec.get("nonResourceAttributes").and_then(Value::as_object);
     let field = |f: &str| n.map_or("", |n| text(n, f));
-    Attributes {
-        user,
-        verb: field("verb"),
-        resource_request: false,
-        namespace: "",
-        api_group: "",
-        api_version: "",
-        resource: "",
-        subresource: "",
-        name: "",
-        path: field("path"),
-    }
+    Attributes::of_path(user, field("verb"), field("path"))
 }
 
 /// Upstream's checks of a (Self)SubjectAccessReview spec: exactly one kind of

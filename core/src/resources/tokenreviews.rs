@@ -9,7 +9,7 @@ use super::reviews::{spec_of, text, user_info};
 use super::{CreateRequest, Handler, Strategy};
 use crate::rest::object::Object;
 use crate::status::ApiError;
-use serde_json::{json, Value};
+use serde_json::json;
 
 pub struct TokenReviews;
 
@@ -29,14 +29,7 @@ impl Strategy for TokenReviews {
             return Err(ApiError::bad_request("token is required for TokenReview in authentication"));
         }
         request.admit(&review)?;
-        let asked: Vec<String> = spec
-            .get("audiences")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect();
+        let asked = crate::rest::object::strings(spec.get("audiences"));
         let named = (!asked.is_empty()).then_some(asked.as_slice());
         let audiences = match named {
             Some(asked) => asked.to_vec(),

@@ -156,10 +156,9 @@ pub fn authorize(index: &Index, a: &Attributes<'_>) -> Opinion {
         }
     }
     let errors = errors.concat();
-    let reason = match errors.as_slice() {
-        [] => String::new(),
-        [one] => format!("RBAC: {one}"),
-        many => format!("RBAC: [{}]", many.join(", ")),
+    let reason = match errors.is_empty() {
+        true => String::new(),
+        false => format!("RBAC: {}", super::aggregate(&errors)),
     };
     Opinion::NoOpinion(reason)
 }
@@ -227,11 +226,7 @@ pub fn rules_for(index: &Index, user: &crate::authn::UserInfo, namespace: &str) 
         }
     }
     // RBAC lists every rule it has, so the list is complete even with errors.
-    rules.evaluation_error = match errors.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    };
+    rules.evaluation_error = super::aggregate(&errors);
     rules
 }
 

@@ -149,18 +149,7 @@ mod tests {
             non_resource_urls: vec!["/healthz".into(), "/apis/*".into()],
             ..PolicyRule::default()
         };
-        let path = |p: &'static str| Attributes {
-            user: &u,
-            verb: "get",
-            resource_request: false,
-            namespace: "",
-            api_group: "",
-            api_version: "",
-            resource: "",
-            subresource: "",
-            name: "",
-            path: p,
-        };
+        let path = |p: &'static str| Attributes::of_path(&u, "get", p);
         assert!(r.allows(&path("/healthz")));
         assert!(!r.allows(&path("/healthz/etcd")));
         assert!(r.allows(&path("/apis/apps/v1")));
