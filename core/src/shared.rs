@@ -109,14 +109,9 @@ impl Shared {
         Duration::from_nanos(self.latest.load(std::sync::atomic::Ordering::Relaxed))
     }
 
-    /// Note `now`, to the millisecond: writing the shared clock on every request would
-    /// make the threads fight over it.
     fn saw(&self, now: Duration) {
-        use std::sync::atomic::Ordering;
         let nanos = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
-        if nanos >= self.latest.load(Ordering::Relaxed).saturating_add(1_000_000) {
-            self.latest.fetch_max(nanos, Ordering::Relaxed);
-        }
+        self.latest.fetch_max(nanos, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The RBAC roles and bindings as the caches hold them now.

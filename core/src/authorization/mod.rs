@@ -223,7 +223,7 @@ impl Authorizers {
             let opinion = match mode {
                 Mode::AlwaysAllow => Opinion::Allow,
                 Mode::AlwaysDeny => Opinion::NoOpinion("Everything is forbidden.".to_owned()),
-                Mode::Rbac => self.rbac.with_index(served, storage_prefix, |index| rbac::authorize(index, a)),
+                Mode::Rbac => rbac::authorize(&self.rbac.index(served, storage_prefix), a),
                 Mode::Webhook => match &self.webhook {
                     None => Opinion::NoOpinion(String::new()),
                     Some(webhook) => {

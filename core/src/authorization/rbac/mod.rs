@@ -32,23 +32,10 @@ struct Built {
 }
 
 /// The RBAC authorizer of one server.
+#[derive(Default)]
 pub struct Rbac {
-    /// Unique in the process: what a thread's copy of the index is keyed by (an
-    /// address could be reused by the next server).
-    id: u64,
     caches: OnceLock<Option<[Arc<WatchCache>; 4]>>,
     built: RwLock<Option<Built>>,
-}
-
-impl Default for Rbac {
-    fn default() -> Self {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        Rbac {
-            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            caches: OnceLock::new(),
-            built: RwLock::new(None),
-        }
-    }
 }
 
 impl std::fmt::Debug for Rbac {
@@ -57,36 +44,7 @@ impl std::fmt::Debug for Rbac {
     }
 }
 
-thread_local! {
-    /// The index this thread used last, with the authorizer and cache changes it was
-    /// built for: a decision then reads it without touching a count or a lock that the
-    /// other threads share.
-    static RECENT: std::cell::RefCell<Option<(u64, [u64; 4], Arc<Index>)>> = const { std::cell::RefCell::new(None) };
-}
-
 impl Rbac {
-    /// `f` of the index as of the caches now, from this thread's copy when the caches
-    /// have not changed since it was taken (the hot path of every decision).
-    pub(crate) fn with_index<R>(&self, served: &Served, storage_prefix: &str, f: impl FnOnce(&Index) -> R) -> R {
-        let me = self.id;
-        let changes = match self.caches.get().and_then(Option::as_ref) {
-            Some(caches) => caches.each_ref().map(|c| c.changes()),
-            None => return f(&self.index(served, storage_prefix)),
-        };
-        RECENT.with(|recent| {
-            let mut recent = recent.borrow_mut();
-            match &*recent {
-                Some((id, seen, index)) if *id == me && *seen == changes => f(index),
-                _ => {
-                    let index = self.index(served, storage_prefix);
-                    let out = f(&index);
-                    *recent = Some((me, changes, index));
-                    out
-                }
-            }
-        })
-    }
-
     /// The index as of the caches now, rebuilt first when they changed since.
     pub(crate) fn index(&self, served: &Served, storage_prefix: &str) -> Arc<Index> {
         let Some(caches) = self
