@@ -142,10 +142,13 @@ impl Bootstrap {
             (Step::Create, 200..=299) => None,
             (Step::Create, 409) if !item.reconcile => None,
             (Step::Create, 409) => Some(Step::Read),
-            (Step::Read, 200) => {
-                let stored: Value = serde_json::from_slice(response.body()).map_err(|e| e.to_string())?;
-                reconcile::reconcile(&stored, &item.object).map(|o| Step::Update(Bytes::from(o.to_string())))
-            }
+            (Step::Read, 200) => match serde_json::from_slice::<Value>(response.body()) {
+                Ok(stored) => reconcile::reconcile(&stored, &item.object).map(|o| Step::Update(Bytes::from(o.to_string()))),
+                Err(e) => {
+                    let why = format!("{}/{}: the stored object does not parse: {e}", item.collection, item.name);
+                    return self.failed(why);
+                }
+            },
             // Someone wrote it in between: read it again.
             (Step::Update(_), 409) => Some(Step::Read),
             (Step::Update(_), 200..=299) => None,
@@ -156,9 +159,7 @@ impl Bootstrap {
                     item.name,
                     String::from_utf8_lossy(response.body())
                 );
-                self.at += 1;
-                self.step = Step::Create;
-                return Err(why);
+                return self.failed(why);
             }
         };
         match next {
@@ -170,6 +171,13 @@ impl Bootstrap {
             }
         }
         Ok(())
+    }
+
+    /// The object at hand failed: go on with the next, and try it on the next pass.
+    fn failed(&mut self, why: String) -> Result<(), String> {
+        self.at += 1;
+        self.step = Step::Create;
+        Err(why)
     }
 }
 
@@ -214,7 +222,14 @@ mod tests {
         let body: Value = serde_json::from_slice(update.body()).unwrap();
         assert_eq!(body["metadata"]["resourceVersion"], "5");
         b.answered(&answer(200, "{}")).unwrap();
-        // The next object fails, the rest succeed: one more pass writes it.
+        // A stored object that does not parse fails that object, not the whole pass.
+        assert!(b.next_request().is_some());
+        b.answered(&answer(409, "{}")).unwrap();
+        assert_eq!(b.next_request().unwrap().method(), http::Method::GET);
+        assert!(b.answered(&answer(200, "not json")).is_err());
+        assert_eq!(b.next_request().unwrap().method(), http::Method::POST, "on to the next object");
+        b.answered(&answer(201, "{}")).unwrap();
+        // The next object fails, the rest succeed: one more pass writes both.
         assert!(b.next_request().is_some());
         assert!(b.answered(&answer(500, "{}")).is_err());
         while b.next_request().is_some() {
@@ -222,8 +237,10 @@ mod tests {
         }
         assert!(!b.finished());
         b.retry();
-        assert!(b.next_request().is_some());
-        b.answered(&answer(201, "{}")).unwrap();
+        for _ in 0..2 {
+            assert!(b.next_request().is_some());
+            b.answered(&answer(201, "{}")).unwrap();
+        }
         assert!(b.next_request().is_none());
         assert!(b.finished());
     }

@@ -89,13 +89,9 @@ fn serve_custom_resources(shared: &Shared, definitions: &[serde_json::Value]) {
 
 /// ClusterRole aggregation: the rules aggregated roles must be given.
 fn cluster_role_aggregation(shared: &Shared) -> Vec<http::Request<Bytes>> {
-    let Some((stored, _)) = cache(shared, rbac::GROUP, "clusterroles").and_then(|c| c.snapshot("", 0)) else {
+    let Some(roles) = objects(cache(shared, rbac::GROUP, "clusterroles")) else {
         return Vec::new();
     };
-    let roles: Vec<serde_json::Value> = stored
-        .iter()
-        .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
-        .collect();
     aggregation::stale(&roles)
         .into_iter()
         .map(|stale| {
