@@ -51,3 +51,76 @@ fn a_crd_is_established_and_its_resources_served_until_it_is_deleted() {
     assert_eq!(send(&h, "DELETE", &format!("{CRDS}/widgets.example.com"), None).status, 200);
     assert_eq!(send(&h, "GET", WIDGETS, None).status, 404);
 }
+
+fn with_subresources() -> Value {
+    let mut crd = crd();
+    crd["spec"]["versions"][0]["subresources"] = json!({
+        "status": {},
+        "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+                  "labelSelectorPath": ".status.selector"}});
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"size": {"type": "integer"}, "replicas": {"type": "integer"}}},
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"}, "selector": {"type": "string"}}}}});
+    crd
+}
+
+#[test]
+fn status_writes_change_only_status_and_spec_writes_count_generations() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&with_subresources())).status, 201);
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"},
+                        "spec": {"size": 3}, "status": {"replicas": 9}});
+    let created = send(&h, "POST", WIDGETS, Some(&widget)).json();
+    assert_eq!(created["metadata"]["generation"], 1);
+    assert_eq!(created.get("status"), None, "the status subresource owns status: {created}");
+
+    let status = json!({"status": {"replicas": 2, "selector": "app=w"}, "spec": {"size": 100}});
+    let patched = send_patch(&h, &format!("{WIDGETS}/w1/status"), &status);
+    assert_eq!(patched["status"]["replicas"], 2);
+    assert_eq!(patched["spec"]["size"], 3, "a status write leaves spec alone");
+    assert_eq!(patched["metadata"]["generation"], 1);
+
+    let spec = send_patch(&h, &format!("{WIDGETS}/w1"), &json!({"spec": {"size": 4}, "status": {"replicas": 7}}));
+    assert_eq!(spec["spec"]["size"], 4);
+    assert_eq!(spec["status"]["replicas"], 2, "a main-resource write leaves status alone");
+    assert_eq!(spec["metadata"]["generation"], 2);
+    let labels = send_patch(&h, &format!("{WIDGETS}/w1"), &json!({"metadata": {"labels": {"a": "b"}}}));
+    assert_eq!(labels["metadata"]["generation"], 2, "metadata changes are not counted");
+}
+
+#[test]
+fn the_scale_subresource_reads_and_writes_the_declared_paths() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&with_subresources())).status, 201);
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"replicas": 2}});
+    assert_eq!(send(&h, "POST", WIDGETS, Some(&widget)).status, 201);
+    send_patch(&h, &format!("{WIDGETS}/w1/status"), &json!({"status": {"replicas": 1, "selector": "app=w"}}));
+
+    let scale = send(&h, "GET", &format!("{WIDGETS}/w1/scale"), None).json();
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["apiVersion"], "autoscaling/v1");
+    assert_eq!(scale["spec"]["replicas"], 2);
+    assert_eq!(scale["status"], json!({"replicas": 1, "selector": "app=w"}));
+
+    let scaled = send_patch(&h, &format!("{WIDGETS}/w1/scale"), &json!({"spec": {"replicas": 5}}));
+    assert_eq!(scaled["spec"]["replicas"], 5);
+    let widget = send(&h, "GET", &format!("{WIDGETS}/w1"), None).json();
+    assert_eq!(widget["spec"]["replicas"], 5);
+    assert_eq!(widget["metadata"]["generation"], 2);
+
+    let discovery = send(&h, "GET", "/apis/example.com/v1", None).json();
+    let names: Vec<&str> = discovery["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["widgets", "widgets/scale", "widgets/status"]);
+    assert_eq!(send(&h, "GET", &format!("{WIDGETS}/w1/log"), None).status, 404);
+}
+
+fn send_patch(h: &Harness<MemoryStore>, path: &str, patch: &Value) -> Value {
+    let body = patch.to_string();
+    let request = format!(
+        "PATCH {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let reply = parse_responses(&h.send(request.as_bytes())).unwrap().remove(0);
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+    reply.json()
+}

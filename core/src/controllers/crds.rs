@@ -5,7 +5,8 @@
 //! conditions. Not yet: validation of the CRD itself, name conflicts, subresources,
 //! printer columns, conversion and the cleanup finalizer (issue 16).
 
-use crate::registry::{NameRule, Resource};
+use crate::registry::{NameRule, Resource, Subresource};
+use crate::resources::customresources::CustomResources;
 use crate::resources::SharedStrategy;
 use crate::schema::ResourceSchema;
 use serde_json::{json, Value};
@@ -58,15 +59,36 @@ pub(crate) fn resources_of(crd: &Value) -> Vec<Resource> {
             verbs: VERBS.iter().map(|s| s.to_string()).collect(),
             short_names: strings(crd, "/spec/names/shortNames"),
             categories: strings(crd, "/spec/names/categories"),
-            subresources: Vec::new(),
+            subresources: subresources(v, kind),
             name_rule: NameRule::Dns1123Subdomain,
             storage_version_hash: None,
-            strategy: SharedStrategy::plain(),
+            strategy: SharedStrategy::new(CustomResources::new(v)),
             schema: ResourceSchema::custom(
                 v.pointer("/schema/openAPIV3Schema").cloned().unwrap_or_else(|| json!({"type": "object"})),
             ),
         })
         .collect()
+}
+
+/// The subresources a version serves, as discovery lists them (sorted by name).
+fn subresources(version: &Value, kind: &str) -> Vec<Subresource> {
+    let declared = |name: &str| version.pointer(&format!("/subresources/{name}")).is_some();
+    let verbs = || ["get", "patch", "update"].map(String::from).to_vec();
+    let mut subresources = Vec::new();
+    if declared("scale") {
+        subresources.push(Subresource {
+            name: "scale".into(),
+            kind: "Scale".into(),
+            group: Some("autoscaling".into()),
+            version: Some("v1".into()),
+            verbs: verbs(),
+        });
+    }
+    if declared("status") {
+        let kind = kind.to_owned();
+        subresources.push(Subresource { name: "status".into(), kind, group: None, version: None, verbs: verbs() });
+    }
+    subresources
 }
 
 /// The status a CRD should have, when it differs from the one it has (timestamps of

@@ -20,6 +20,7 @@ pub mod certificatesigningrequests;
 pub mod configmaps;
 pub mod cronjobs;
 pub mod customresourcedefinitions;
+pub mod customresources;
 pub mod daemonsets;
 pub mod deployments;
 pub mod events;
@@ -73,6 +74,12 @@ pub trait Strategy: Send + Sync + 'static {
     /// A name for the strategy (the resource it was written for): registry entries
     /// compare and print their strategies by it.
     fn name(&self) -> &'static str;
+
+    /// What a strategy made at run time was made from (a CRD version's declaration):
+    /// strategies of one name compare by it.
+    fn definition(&self) -> Option<&Value> {
+        None
+    }
 
     /// Whether `metadata.generation` starts at 1 and counts spec changes.
     fn tracks_generation(&self) -> bool {
@@ -169,6 +176,12 @@ pub trait Strategy: Send + Sync + 'static {
         (name == "status").then_some(Handler::Status)
     }
 
+    /// Where a custom resource's `scale` subresource ([`Handler::CustomScale`]) reads
+    /// and writes its object.
+    fn scale_paths(&self) -> Option<&customresources::ScalePaths> {
+        None
+    }
+
     /// Who serves the resource itself, when not the generic verbs over stored objects.
     fn handler(&self) -> Option<Handler> {
         None
@@ -210,6 +223,9 @@ pub enum Handler {
     Status,
     /// An `autoscaling/v1` Scale made from the object (get, update, patch).
     Scale(ScaleRules),
+    /// An `autoscaling/v1` Scale made from a custom resource by the paths its CRD
+    /// declares ([`Strategy::scale_paths`]).
+    CustomScale,
     /// Binding a pod to a node (`pods/binding`, and the `bindings` collection).
     Binding,
     /// Evicting a pod, as its disruption budget allows (`pods/eviction`).
@@ -337,7 +353,7 @@ impl std::fmt::Debug for SharedStrategy {
 
 impl PartialEq for SharedStrategy {
     fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
+        self.name() == other.name() && self.definition() == other.definition()
     }
 }
 

@@ -3,14 +3,13 @@
 use super::scope::Scope;
 use super::{object, table};
 use crate::negotiation::Shape;
-use crate::resources::Handler;
 use crate::status::ApiError;
 use crate::effect::Step;
 use serde_json::Value;
 
 pub(super) fn get(scope: Scope) -> Step {
-    if let Some(Handler::Scale(rules)) = scope.subresource_handler() {
-        return super::scale::get(scope, rules);
+    if let Some(source) = super::scale::source(&scope) {
+        return super::scale::get(scope, source);
     }
     let read_at = match super::read_at::for_get(&scope.query) {
         Ok(r) => r,

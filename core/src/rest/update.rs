@@ -97,7 +97,7 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
     scope.admit_mutating(Operation::Update, &mut new)?;
     let mut new = match scope.subresource_handler() {
         Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
-        Some(Handler::Scale(_)) => super::scale::write_back(scope, old, &new)?,
+        Some(Handler::Scale(_) | Handler::CustomScale) => super::scale::write_back(scope, old, &new)?,
         _ => {
             scope.resource().strategy.check_grants(&scope.grants(), &new, Some(old))?;
             main_update(scope, old, new)?
