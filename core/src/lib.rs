@@ -26,6 +26,7 @@ pub mod controllers;
 pub mod deadline;
 pub mod discovery;
 pub(crate) mod dispatch;
+pub(crate) mod gofmt;
 pub mod duration;
 pub mod effect;
 pub mod exchange;

@@ -151,9 +151,12 @@ impl ApiError {
 
     /// 422 Invalid, listing every field error.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: Vec<crate::validation::FieldError>) -> ApiError {
-        let listed = match errors.as_slice() {
-            [one] => one.to_string(),
-            many => format!("[{}]", many.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")),
+        // Each message once, as apimachinery's aggregate error lists them.
+        let mut seen = std::collections::HashSet::new();
+        let messages: Vec<String> = errors.iter().map(|e| e.to_string()).filter(|m| seen.insert(m.clone())).collect();
+        let listed = match messages.as_slice() {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
         };
         let causes = errors
             .iter()

@@ -49,7 +49,8 @@ pub(crate) fn resources_of(crd: &Value) -> Vec<Resource> {
     versions
         .iter()
         .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(false))
-        .map(|v| Resource {
+        .map(|v| (v, CustomResources::new(v)))
+        .map(|(v, strategy)| Resource {
             group: group.to_owned(),
             version: text(v, "/name").to_owned(),
             kind: kind.to_owned(),
@@ -62,10 +63,9 @@ pub(crate) fn resources_of(crd: &Value) -> Vec<Resource> {
             subresources: subresources(v, kind),
             name_rule: NameRule::Dns1123Subdomain,
             storage_version_hash: None,
-            strategy: SharedStrategy::new(CustomResources::new(v)),
-            schema: ResourceSchema::custom(
-                v.pointer("/schema/openAPIV3Schema").cloned().unwrap_or_else(|| json!({"type": "object"})),
-            ),
+            // The strategy validates with the schema that decodes the bodies: compiled once.
+            schema: ResourceSchema::compiled(CustomResources::openapi_v3(v), strategy.schema().clone()),
+            strategy: SharedStrategy::new(strategy),
         })
         .collect()
 }

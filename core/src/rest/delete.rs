@@ -56,7 +56,7 @@ pub(super) fn delete(scope: Scope) -> Step {
 }
 
 fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: bool) -> Step {
-    let obj = match object::from_storage(&current) {
+    let obj = match scope.stored(&current) {
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
@@ -207,7 +207,7 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
             let mut items = Vec::with_capacity(page.items.len());
             let mut keys = Vec::with_capacity(page.items.len());
             for kv in page.items {
-                match object::from_storage(&kv) {
+                match scope.stored(&kv) {
                     Ok(obj) if !selection.matches(&obj) => {}
                     Ok(mut obj) => {
                         obj.remove("kind");

@@ -95,7 +95,8 @@ where
         current: KeyValue,
         finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
     ) -> Step {
-        let changed = object::from_storage(&current)
+        let changed = scope
+            .stored(&current)
             .map_err(ApiError::internal)
             .and_then(|old| (self.change)(&scope, &old, &current));
         let changed = match changed {

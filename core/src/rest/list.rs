@@ -1,6 +1,6 @@
 //! LIST of a collection, with limit and continue, filtered by label and field selectors.
 
-use super::object::{self, Object};
+use super::object::Object;
 use super::scope::Scope;
 use super::table;
 use crate::negotiation::Shape;
@@ -125,7 +125,7 @@ pub(super) fn list(scope: Scope) -> Step {
         continued: start_after.is_some(),
         start_after,
         items: Vec::new(),
-        spliced: scope.output == crate::negotiation::Output::JSON && selection_is_everything,
+        spliced: scope.splices_stored() && selection_is_everything,
     };
     match from_cache(scope, listing) {
         Ok(step) => step,
@@ -177,7 +177,7 @@ fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Li
         return Err(Box::new((scope, listing)));
     };
     for kv in &items {
-        if let Err(e) = keep(&mut listing, kv) {
+        if let Err(e) = keep(&scope, &mut listing, kv) {
             return Ok(scope.fail(e));
         }
     }
@@ -186,14 +186,14 @@ fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Li
 
 /// Add `kv` to the list if the selection matches it: as its stored bytes spliced, or
 /// parsed.
-fn keep(listing: &mut Listing, kv: &crate::storage::KeyValue) -> Result<(), ApiError> {
+fn keep(scope: &Scope, listing: &mut Listing, kv: &crate::storage::KeyValue) -> Result<(), ApiError> {
     if listing.spliced {
         if let Some(item) = crate::stored_json::serve(&kv.value, kv.mod_revision, true) {
             listing.items.push(Item::Encoded(item));
             return Ok(());
         }
     }
-    let obj = object::from_storage(kv).map_err(ApiError::internal)?;
+    let obj = scope.stored(kv).map_err(ApiError::internal)?;
     if listing.selection.matches(&obj) {
         listing.items.push(Item::Parsed(obj));
     }
@@ -233,7 +233,7 @@ fn read_page(scope: Scope, mut listing: Listing) -> Step {
             }
             read += 1;
             listing.start_after = Some(kv.key.clone());
-            if let Err(e) = keep(&mut listing, kv) {
+            if let Err(e) = keep(&scope, &mut listing, kv) {
                 return scope.fail(e);
             }
         }

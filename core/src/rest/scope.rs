@@ -155,10 +155,24 @@ impl Scope {
         Step::Respond(encoded(self.output, code, value))
     }
 
+    /// A stored object of this request's resource, as the resource serves it now (a
+    /// custom resource shaped by its current schema: pruned and defaulted).
+    pub fn stored(&self, kv: &KeyValue) -> Result<object::Object, String> {
+        let mut obj = object::from_storage(kv)?;
+        self.resource.schema.shape_stored(&mut obj);
+        Ok(obj)
+    }
+
+    /// Whether stored objects may be answered with their stored bytes: plain JSON
+    /// asked for, and a resource that serves objects as stored.
+    pub fn splices_stored(&self) -> bool {
+        self.output == negotiation::Output::JSON && self.resource.schema.serves_stored_as_is()
+    }
+
     /// Answer `code` with a stored object: for plain JSON its stored bytes with the
     /// resourceVersion spliced in (no parse and re-encode), otherwise decoded.
     pub fn respond_stored(&self, code: u16, kv: &KeyValue) -> Step {
-        if self.output == negotiation::Output::JSON {
+        if self.splices_stored() {
             if let Some(body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
                 let response = http::Response::builder()
                     .status(code)
@@ -168,7 +182,7 @@ impl Scope {
                 return Step::Respond(response);
             }
         }
-        match object::from_storage(kv) {
+        match self.stored(kv) {
             Ok(stored) => self.respond(code, &Value::Object(stored)),
             Err(e) => self.fail(ApiError::internal(e)),
         }

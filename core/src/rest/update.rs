@@ -6,7 +6,7 @@
 //! not is retried on a concurrent write. PATCH (rest/patch.rs) goes the same way.
 
 use super::guaranteed_update::{GuaranteedUpdate, Outcome};
-use super::object::{self, meta_mut, meta_str, Object};
+use super::object::{meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
 use crate::effect::Step;
@@ -95,9 +95,19 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 /// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
 pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
     scope.admit_mutating(Operation::Update, &mut new)?;
+    let r = scope.resource();
     let mut new = match scope.subresource_handler() {
-        Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
-        Some(Handler::Scale(_) | Handler::CustomScale) => super::scale::write_back(scope, old, &new)?,
+        Some(Handler::Status) => {
+            let new = r.strategy.prepare_for_status_update(&new, old.clone());
+            checked(scope, r.strategy.validate_status_update(&new, old), new)?
+        }
+        Some(Handler::CustomScale) => {
+            // Upstream writes a custom resource's scale through the resource's own
+            // update, so its validation applies.
+            let new = super::scale::write_back(scope, old, &new)?;
+            checked(scope, r.strategy.validate_update(&new, old), new)?
+        }
+        Some(Handler::Scale(_)) => super::scale::write_back(scope, old, &new)?,
         _ => {
             scope.resource().strategy.check_grants(&scope.grants(), &new, Some(old))?;
             main_update(scope, old, new)?
@@ -108,9 +118,18 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
     Ok(new)
 }
 
+/// `new`, unless the kind's checks found errors: then 422 with them.
+fn checked(scope: &Scope, errors: Vec<crate::validation::FieldError>, new: Object) -> Result<Object, ApiError> {
+    if errors.is_empty() {
+        return Ok(new);
+    }
+    let r = scope.resource();
+    Err(ApiError::invalid(&r.group, &r.kind, &scope.name, errors))
+}
+
 fn answer(scope: Scope, outcome: Outcome) -> Step {
     match outcome {
-        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match object::from_storage(&kv) {
+        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match scope.stored(&kv) {
             Ok(stored) => respond_viewed(scope, stored),
             Err(e) => scope.fail(ApiError::internal(e)),
         },

@@ -78,6 +78,7 @@ impl WatchStream {
     fn takes_spliced_frames(&self) -> bool {
         self.scope.output.shape == Shape::Object
             && !self.scope.output.pretty
+            && self.scope.resource().schema.serves_stored_as_is()
             && self.selection.is_everything()
     }
 
@@ -178,6 +179,7 @@ impl WatchResponse for WatchStream {
         }
         // The object as of this event, and (for an update) as it was before, both at
         // this event's revision.
+        let decode = |kv: &KeyValue, revision: Revision| decode(&self.scope, kv, revision);
         let decoded = match &event {
             WatchEvent::Put { kv, prev } => decode(kv, kv.mod_revision).and_then(|new| {
                 let old = match prev {
@@ -249,9 +251,10 @@ impl WatchResponse for WatchStream {
     }
 }
 
-/// The object of an event, with the resourceVersion of the event's write.
-fn decode(kv: &KeyValue, revision: Revision) -> Result<Object, String> {
-    let mut obj = object::from_storage(kv)?;
+/// The object of an event as the resource serves it, with the resourceVersion of the
+/// event's write.
+fn decode(scope: &Scope, kv: &KeyValue, revision: Revision) -> Result<Object, String> {
+    let mut obj = scope.stored(kv)?;
     object::meta_mut(&mut obj).insert(
         "resourceVersion".into(),
         Value::String(revision.to_string()),

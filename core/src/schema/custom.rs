@@ -6,10 +6,15 @@
 //! A custom resource carries its schema in an `Arc`, so a request borrows it through
 //! the resource it was routed to and never copies the tree.
 //!
-//! Decoding against a custom schema prunes what the schema does not declare, as
-//! kube-apiserver prunes custom resources: unknown fields are dropped and reported
-//! (`unknown field "spec.foo"`) under the request's `fieldValidation`.
+//! Decoding against a custom schema does what kube-apiserver's apiextensions codec does
+//! to a custom resource: `metadata` is read as an ObjectMeta, then the compiled schema
+//! ([`super::structural`]) prunes, drops disallowed nulls, coerces embedded resources
+//! and defaults. Unknown fields are dropped and reported (`unknown field "spec.foo"`)
+//! under the request's `fieldValidation`. Objects read back from storage are shaped by
+//! the schema as it is now ([`ResourceSchema::shape_stored`]), so a default added to
+//! the CRD shows on objects stored before it.
 
+use super::structural::StructuralSchema;
 use super::{DecodeError, Decoded, FieldValidation};
 use crate::negotiation::Format;
 use serde_json::{json, Map, Value};
@@ -30,7 +35,28 @@ impl ResourceSchema {
     /// A resource's own schema: `openapi_v3` is an OpenAPI v3 schema of one object, as
     /// a CRD's `openAPIV3Schema`.
     pub fn custom(openapi_v3: Value) -> ResourceSchema {
-        ResourceSchema::Custom(Arc::new(CustomSchema { openapi_v3 }))
+        let structural = Arc::new(StructuralSchema::compile(&openapi_v3));
+        ResourceSchema::compiled(openapi_v3, structural)
+    }
+
+    /// [`ResourceSchema::custom`] with its schema compiled already (by the resource's
+    /// strategy, which validates with it).
+    pub fn compiled(openapi_v3: Value, structural: Arc<StructuralSchema>) -> ResourceSchema {
+        ResourceSchema::Custom(Arc::new(CustomSchema { openapi_v3, structural }))
+    }
+
+    /// Make an object read from storage what the resource's schema makes it now (a
+    /// custom resource: pruned and defaulted); built-in objects are served as stored.
+    pub fn shape_stored(&self, object: &mut Map<String, Value>) {
+        if let ResourceSchema::Custom(custom) = self {
+            custom.structural.shape_stored(object);
+        }
+    }
+
+    /// Whether stored objects are served exactly as stored (so their bytes may be sent
+    /// without being read).
+    pub fn serves_stored_as_is(&self) -> bool {
+        matches!(self, ResourceSchema::Builtin)
     }
 
     /// Decode a body as an object of the resource: against its own schema when it
@@ -50,20 +76,31 @@ impl ResourceSchema {
     }
 }
 
-/// An OpenAPI v3 schema of one object, brought by its resource.
-#[derive(Debug, PartialEq, Eq)]
+/// An OpenAPI v3 schema of one object, brought by its resource, and its compiled form.
+#[derive(Debug)]
 pub struct CustomSchema {
     openapi_v3: Value,
+    structural: Arc<StructuralSchema>,
 }
 
-/// Fields every object has whatever its schema declares: type meta and object meta
-/// (kube-apiserver checks `metadata` against ObjectMeta, not the CRD's schema).
-const ALWAYS_KEPT: &[&str] = &["apiVersion", "kind", "metadata"];
+/// Schemas are the same when written the same (the compiled form follows).
+impl PartialEq for CustomSchema {
+    fn eq(&self, other: &Self) -> bool {
+        self.openapi_v3 == other.openapi_v3
+    }
+}
+
+impl Eq for CustomSchema {}
 
 impl CustomSchema {
     /// The schema as given.
     pub fn openapi_v3(&self) -> &Value {
         &self.openapi_v3
+    }
+
+    /// The schema compiled.
+    pub fn structural(&self) -> &Arc<StructuralSchema> {
+        &self.structural
     }
 
     /// Decode a JSON or YAML body as an object of this schema under `validation`.
@@ -77,12 +114,15 @@ impl CustomSchema {
         let Value::Object(mut object) = value else {
             return Err(DecodeError::NotAnObject);
         };
+        let report = validation != FieldValidation::Ignore;
         let mut unknown = Vec::new();
-        prune_object(&self.openapi_v3, &mut object, "", true, &mut unknown);
-        let unknown: Vec<String> = unknown
-            .into_iter()
-            .map(|path| format!("unknown field {}", super::go_quote(&path)))
-            .collect();
+        if let Some(metadata) = object.get("metadata").filter(|m| !m.is_null()) {
+            let meta = super::object_meta::decode(metadata, "metadata", report).map_err(DecodeError::Type)?;
+            unknown = meta.unknown;
+            object.insert("metadata".into(), meta.value);
+        }
+        let shaped = self.structural.shape_request(&mut object, report).map_err(|e| DecodeError::Type(e.to_string()))?;
+        unknown.extend(shaped.unknown);
         match validation {
             FieldValidation::Strict if !unknown.is_empty() => Err(DecodeError::Strict(unknown)),
             FieldValidation::Warn => Ok(Decoded { object, warnings: unknown }),
@@ -128,61 +168,5 @@ impl CustomSchema {
             "x-kubernetes-group-version-kind": gvk(&list_kind),
         });
         vec![(format!("{name}List"), list), (name, Value::Object(object))]
-    }
-}
-
-/// Drop from `object` the fields `schema` does not declare, recording each one's path.
-fn prune_object(
-    schema: &Value,
-    object: &mut Map<String, Value>,
-    path: &str,
-    root: bool,
-    unknown: &mut Vec<String>,
-) {
-    let preserves = schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let additional = schema.get("additionalProperties").filter(|a| a.is_object());
-    let declared = |name: &str| {
-        (root && ALWAYS_KEPT.contains(&name))
-            || properties.is_some_and(|p| p.contains_key(name))
-            || additional.is_some()
-            || preserves
-    };
-    let dropped: Vec<String> = object.keys().filter(|k| !declared(k)).cloned().collect();
-    for name in dropped {
-        object.remove(&name);
-        unknown.push(join(path, &name));
-    }
-    for (name, value) in object.iter_mut() {
-        if root && ALWAYS_KEPT.contains(&name.as_str()) {
-            continue;
-        }
-        let field_schema = properties.and_then(|p| p.get(name)).or(additional);
-        if let Some(field_schema) = field_schema {
-            prune_value(field_schema, value, &join(path, name), unknown);
-        }
-    }
-}
-
-/// Prune one value: an object by its properties, each item of an array by `items`.
-fn prune_value(schema: &Value, value: &mut Value, path: &str, unknown: &mut Vec<String>) {
-    match value {
-        Value::Object(object) => prune_object(schema, object, path, false, unknown),
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
-                for (i, item) in items.iter_mut().enumerate() {
-                    prune_value(item_schema, item, &format!("{path}[{i}]"), unknown);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
     }
 }

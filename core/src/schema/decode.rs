@@ -58,6 +58,13 @@ impl<'s> Cx<'s> {
         }
     }
 
+    /// Name strict errors as under `path` (`metadata`): for a value decoded on its own
+    /// that sits inside a larger object.
+    pub fn at(mut self, path: &str) -> Cx<'s> {
+        self.path = path.to_owned();
+        self
+    }
+
     /// Decode one value of definition `root` from `de`.
     pub fn decode<'de, D: de::Deserializer<'de>>(
         &mut self,

@@ -20,6 +20,8 @@ mod decode;
 pub mod enums;
 pub mod list_extensions;
 mod node;
+pub(crate) mod object_meta;
+pub mod structural;
 mod structure;
 mod yaml;
 

@@ -96,6 +96,11 @@ impl Schemas {
         &self.types[id as usize]
     }
 
+    /// The definition called `name` (`io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`).
+    pub fn named(&self, name: &str) -> Option<TypeId> {
+        self.types.iter().position(|t| t.name == name).map(|i| i as TypeId)
+    }
+
     /// The definition of `kind` in `group`/`version` (`""` for the core group).
     pub fn kind(&self, group: &str, version: &str, kind: &str) -> Option<TypeId> {
         self.by_gvk.get(&(group, version, kind)).copied()

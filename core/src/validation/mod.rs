@@ -13,6 +13,10 @@ pub enum ErrorKind {
     TooLong,
     Duplicate,
     NotSupported,
+    /// A list (or object) with more items than allowed.
+    TooMany,
+    /// A value of the wrong type for its schema (printed as an invalid value).
+    TypeInvalid,
 }
 
 impl ErrorKind {
@@ -24,6 +28,8 @@ impl ErrorKind {
             Self::TooLong => "Too long",
             Self::Duplicate => "Duplicate value",
             Self::NotSupported => "Unsupported value",
+            Self::TooMany => "Too many",
+            Self::TypeInvalid => "Invalid value",
         }
     }
 
@@ -36,6 +42,8 @@ impl ErrorKind {
             Self::TooLong => "FieldValueTooLong",
             Self::Duplicate => "FieldValueDuplicate",
             Self::NotSupported => "FieldValueNotSupported",
+            Self::TooMany => "FieldValueTooMany",
+            Self::TypeInvalid => "FieldValueTypeInvalid",
         }
     }
 }
@@ -76,6 +84,17 @@ impl FieldError {
 
     pub fn forbidden(field: &str, detail: impl Into<String>) -> FieldError {
         Self::without_value(field, ErrorKind::Forbidden, detail)
+    }
+
+    /// An error whose bad value is printed already, as Go's field errors print it
+    /// (`"text"`, `5`, `map[string]interface {}{…}`); `None` for none shown.
+    pub fn shown(field: &str, kind: ErrorKind, value: Option<&str>, detail: &str) -> FieldError {
+        let detail = match (value, detail) {
+            (Some(value), "") => value.to_owned(),
+            (Some(value), detail) => format!("{value}: {detail}"),
+            (None, detail) => detail.to_owned(),
+        };
+        Self::without_value(field, kind, detail)
     }
 
     fn without_value(field: &str, kind: ErrorKind, detail: impl Into<String>) -> FieldError {

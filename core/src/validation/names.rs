@@ -110,28 +110,42 @@ pub fn validate_object_meta(
     namespace: Option<&str>,
     namespaced: bool,
 ) -> Vec<FieldError> {
+    validate_object_meta_at("metadata", rule, name, generate_name, namespace, namespaced)
+}
+
+/// [`validate_object_meta`] of the metadata at `path` (an embedded resource's,
+/// `spec.template.metadata`).
+pub fn validate_object_meta_at(
+    path: &str,
+    rule: NameRule,
+    name: &str,
+    generate_name: &str,
+    namespace: Option<&str>,
+    namespaced: bool,
+) -> Vec<FieldError> {
+    let field = |child: &str| format!("{path}.{child}");
     let mut errs = Vec::new();
     if !generate_name.is_empty() {
         for msg in rule.check(generate_name, true) {
-            errs.push(FieldError::invalid("metadata.generateName", generate_name, msg));
+            errs.push(FieldError::invalid(&field("generateName"), generate_name, msg));
         }
     }
     if name.is_empty() {
-        errs.push(FieldError::required("metadata.name", "name or generateName is required"));
+        errs.push(FieldError::required(&field("name"), "name or generateName is required"));
     } else {
         for msg in rule.check(name, false) {
-            errs.push(FieldError::invalid("metadata.name", name, msg));
+            errs.push(FieldError::invalid(&field("name"), name, msg));
         }
     }
     match (namespaced, namespace.unwrap_or("")) {
-        (true, "") => errs.push(FieldError::required("metadata.namespace", "")),
+        (true, "") => errs.push(FieldError::required(&field("namespace"), "")),
         (true, ns) => {
             for msg in dns1123_label(ns) {
-                errs.push(FieldError::invalid("metadata.namespace", ns, msg));
+                errs.push(FieldError::invalid(&field("namespace"), ns, msg));
             }
         }
         (false, "") => {}
-        (false, _) => errs.push(FieldError::forbidden("metadata.namespace", "not allowed on this type")),
+        (false, _) => errs.push(FieldError::forbidden(&field("namespace"), "not allowed on this type")),
     }
     errs
 }

@@ -1,12 +1,14 @@
 //! Values printed as Go prints the decoded JSON (`map[string]interface{}` and friends)
-//! with `%v`, `%s` and `reflect.TypeOf`: kube-apiserver words strategic merge patch
-//! errors that way, and clients show those messages as they are.
+//! with `%v`, `%#v`, `%s`, `reflect.TypeOf` and `json.Marshal`: kube-apiserver words
+//! strategic merge patch errors and custom resource validation errors that way, and
+//! clients show those messages as they are.
 
+use crate::schema::go_quote;
 use serde_json::Value;
 
 /// The Go type a decoded JSON value has (integers are kept as `int64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum GoType {
+pub(crate) enum GoType {
     Map,
     Slice,
     String,
@@ -17,7 +19,7 @@ pub(super) enum GoType {
 }
 
 impl GoType {
-    pub(super) fn of(value: &Value) -> GoType {
+    pub(crate) fn of(value: &Value) -> GoType {
         match value {
             Value::Object(_) => GoType::Map,
             Value::Array(_) => GoType::Slice,
@@ -30,7 +32,7 @@ impl GoType {
     }
 
     /// As `reflect.Type.String()` prints it.
-    pub(super) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             GoType::Map => "map[string]interface {}",
             GoType::Slice => "[]interface {}",
@@ -43,27 +45,27 @@ impl GoType {
     }
 
     /// Maps and slices cannot be compared or hashed in Go.
-    pub(super) fn comparable(self) -> bool {
+    pub(crate) fn comparable(self) -> bool {
         !matches!(self, GoType::Map | GoType::Slice)
     }
 }
 
 /// `fmt.Sprintf("%v", value)`.
-pub(super) fn v(value: &Value) -> String {
+pub(crate) fn v(value: &Value) -> String {
     let mut out = String::new();
     write(&mut out, value, false);
     out
 }
 
 /// `fmt.Sprintf("%s", value)`: strings as they are, other scalars marked as a bad verb.
-pub(super) fn s(value: &Value) -> String {
+pub(crate) fn s(value: &Value) -> String {
     let mut out = String::new();
     write(&mut out, value, true);
     out
 }
 
 /// `fmt.Sprint` of a slice of lists (`[[a b] [c]]`).
-pub(super) fn lists(lists: &[&[Value]]) -> String {
+pub(crate) fn lists(lists: &[&[Value]]) -> String {
     let inner: Vec<String> = lists
         .iter()
         .map(|items| v(&Value::Array(items.to_vec())))
@@ -121,9 +123,122 @@ fn scalar_v(value: &Value) -> String {
     }
 }
 
+/// `fmt.Sprintf("%#v", value)`: Go syntax, as field errors print a map or slice value
+/// (`map[string]interface {}{"a":1}`).
+pub(crate) fn sharp_v(value: &Value) -> String {
+    let mut out = String::new();
+    write_sharp(&mut out, value, true);
+    out
+}
+
+/// `top`: the value itself rather than an element, where a nil prints as `<nil>`.
+fn write_sharp(out: &mut String, value: &Value, top: bool) {
+    match value {
+        Value::Object(map) => {
+            out.push_str("map[string]interface {}{");
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&go_quote(key));
+                out.push(':');
+                write_sharp(out, item, false);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push_str("[]interface {}{");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_sharp(out, item, false);
+            }
+            out.push('}');
+        }
+        Value::String(text) => out.push_str(&go_quote(text)),
+        Value::Null if top => out.push_str("<nil>"),
+        Value::Null => out.push_str("interface {}(nil)"),
+        scalar => out.push_str(&scalar_v(scalar)),
+    }
+}
+
+/// `json.Marshal(value)` as Go's encoder writes the decoded value: compact, keys sorted,
+/// `<`, `>` and `&` escaped, floats in Go's JSON form (`1`, `1e+21`).
+pub(crate) fn json(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, value);
+    out
+}
+
+fn write_json(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_string(out, key);
+                out.push(':');
+                write_json(out, item);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item);
+            }
+            out.push(']');
+        }
+        Value::String(text) => json_string(out, text),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&json_float(n.as_f64().unwrap_or(0.0))),
+        },
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.push_str("null"),
+    }
+}
+
+fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A float64 as encoding/json writes it: plain digits from 1e-6 to below 1e21, Go's
+/// exponent form (`1e+21`, `1e-7`) outside.
+fn json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let sci = format!("{f:e}");
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        // Go writes `e+21` and, cleaned up, `e-7`.
+        return if exp < 0 { format!("{mantissa}e{exp}") } else { format!("{mantissa}e+{exp:02}") };
+    }
+    format!("{f}")
+}
+
 /// A float64 as `%v` prints it: `%g` with the fewest digits that read back the same,
 /// in exponent form below 1e-4 and from 1e+06 on (Go's threshold for shortest `%g`).
-pub(super) fn float(f: f64) -> String {
+pub(crate) fn float(f: f64) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() {
             "-0".into()
@@ -178,6 +293,15 @@ mod tests {
             lists(&[&[json!("a"), json!("b")], &[json!(1)]]),
             "[[a b] [1]]"
         );
+        assert_eq!(
+            sharp_v(&json!({"a": 1, "b": ["x", null], "c": {}})),
+            r#"map[string]interface {}{"a":1, "b":[]interface {}{"x", interface {}(nil)}, "c":map[string]interface {}{}}"#
+        );
+        assert_eq!(sharp_v(&json!(null)), "<nil>");
+        assert_eq!(json(&json!({"b": 1.0, "a": "<x>"})), r#"{"a":"\u003cx\u003e","b":1}"#);
+        assert_eq!(json(&json!(1e21)), "1e+21");
+        assert_eq!(json(&json!(0.0000001)), "1e-7");
+        assert_eq!(json(&json!(2.5)), "2.5");
         for (f, want) in [
             (1.5, "1.5"),
             (100000.0, "100000"),
