@@ -160,7 +160,7 @@ fn store_completed(scope: Scope, obj: Object) -> Step {
         value: object::into_storage(obj),
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(kv)) => scope.respond_stored(201, &kv),
+        Ok(StorageOutput::Written(kv)) => scope.respond_written(201, &kv),
         other => scope.fail_storage(&name, other),
     })
 }

@@ -169,10 +169,11 @@ impl Scope {
         self.output == negotiation::Output::JSON && self.resource.schema.serves_stored_as_is()
     }
 
-    /// Answer `code` with a stored object: for plain JSON its stored bytes with the
-    /// resourceVersion spliced in (no parse and re-encode), otherwise decoded.
-    pub fn respond_stored(&self, code: u16, kv: &KeyValue) -> Step {
-        if self.splices_stored() {
+    /// Answer `code` with the object this request has just written: for plain JSON its
+    /// stored bytes with the resourceVersion spliced in (no parse and re-encode; they
+    /// are what the resource's schema made them already), otherwise decoded.
+    pub fn respond_written(&self, code: u16, kv: &KeyValue) -> Step {
+        if self.output == negotiation::Output::JSON {
             if let Some(body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
                 let response = http::Response::builder()
                     .status(code)

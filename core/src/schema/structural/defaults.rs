@@ -42,7 +42,8 @@ pub(crate) fn default_value(node: &Node, value: &mut Value, depth: usize) {
 
 /// Give every absent property with a default its default (defaulted in turn).
 pub(crate) fn fill_absent(node: &Node, map: &mut Map<String, Value>, depth: usize) {
-    for (name, property) in &node.properties {
+    for &i in &node.defaulted {
+        let (name, property) = &node.properties[i as usize];
         let Some(default) = &property.default else {
             continue;
         };

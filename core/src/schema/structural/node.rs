@@ -135,6 +135,8 @@ pub struct Node {
     pub(crate) embeds: bool,
     /// Whether this node or one below it is a `set` or `map` list.
     pub(crate) keyed_lists: bool,
+    /// Which properties have a default (indices into `properties`).
+    pub(crate) defaulted: Vec<u32>,
 }
 
 impl Node {
@@ -217,6 +219,7 @@ fn compile(schema: &Value, depth: usize) -> Node {
         let mut compiled: Vec<(Box<str>, Node)> =
             properties.iter().map(|(name, p)| (name.as_str().into(), child(p))).collect();
         compiled.sort_by(|a, b| a.0.cmp(&b.0));
+        node.defaulted = (0..compiled.len() as u32).filter(|&i| compiled[i as usize].1.default.is_some()).collect();
         node.properties = compiled;
     }
     node.additional = match s.get("additionalProperties") {

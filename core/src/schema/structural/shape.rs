@@ -121,27 +121,23 @@ impl Shaper {
     /// An object at `node`: `root` for a resource's root; `prune` drops unknown fields
     /// (else they are kept, for preserve-unknown-fields).
     fn object(&mut self, node: &Node, map: &mut Map<String, Value>, path: &Path, root: bool, prune: bool, depth: usize) -> Result<(), FieldError> {
-        let type_and_meta = |key: &str| TYPE_AND_OBJECT_META.contains(&key);
         let embedded = node.embedded || root;
-        if prune {
-            let declared = |key: &str| {
-                (embedded && type_and_meta(key)) || node.property(key).is_some() || !matches!(node.additional, Additional::Absent)
-            };
-            if map.keys().any(|k| !declared(k)) {
-                let report = self.report_unknown;
-                let unknown = &mut self.unknown;
-                map.retain(|key, _| {
-                    let keep = declared(key);
-                    if !keep && report && !(type_and_meta(key) && matches!(path, Path::Root)) {
-                        unknown.push(path.key(key).unknown());
-                    }
-                    keep
-                });
-            }
-        }
-        let mut dropped = Vec::new();
+        let open = !matches!(node.additional, Additional::Absent);
+        // Keys to remove: unknown ones (when pruning) and disallowed nulls.
+        let mut dropped: Vec<String> = Vec::new();
         for (key, value) in map.iter_mut() {
-            let member = node.member(key);
+            let property = node.property(key);
+            let type_and_meta = embedded && TYPE_AND_OBJECT_META.contains(&key.as_str());
+            if property.is_none() && !open && !type_and_meta {
+                if prune {
+                    if self.report_unknown && !(matches!(path, Path::Root) && TYPE_AND_OBJECT_META.contains(&key.as_str())) {
+                        self.unknown.push(path.key(key).unknown());
+                    }
+                    dropped.push(key.clone());
+                }
+                continue;
+            }
+            let member = property.or_else(|| node.additional_schema());
             if !self.prune_only && value.is_null() {
                 if let Some(member) = member.filter(|m| !m.nullable) {
                     if !take_default_if_null(member, value, depth) {
@@ -150,16 +146,14 @@ impl Shaper {
                     continue;
                 }
             }
-            if embedded && type_and_meta(key) {
+            if type_and_meta {
                 if let Some(member) = member.filter(|_| !self.prune_only) {
                     default_value(member, value, depth + 1);
                 }
-                continue;
-            }
-            if let Some(property) = node.property(key) {
-                self.value(Some(property), value, &path.field(key), depth + 1)?;
-            } else if !matches!(node.additional, Additional::Absent) {
-                self.value(node.additional_schema(), value, &path.key(key), depth + 1)?;
+            } else if property.is_some() {
+                self.value(property, value, &path.field(key), depth + 1)?;
+            } else {
+                self.value(member, value, &path.key(key), depth + 1)?;
             }
         }
         for key in dropped {

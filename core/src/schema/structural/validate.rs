@@ -40,7 +40,8 @@ pub(crate) const MAX_VALUE_DEPTH: usize = 512;
 #[derive(Debug, Default)]
 pub(crate) struct Report {
     issues: Vec<Issue>,
-    seen: HashSet<String>,
+    /// The messages kept, made with the first error (valid objects need none).
+    seen: Option<HashSet<String>>,
 }
 
 #[derive(Debug)]
@@ -52,7 +53,7 @@ struct Issue {
 
 impl Report {
     fn push(&mut self, issue: Issue) {
-        if self.seen.insert(issue.message.clone()) {
+        if self.seen.get_or_insert_with(HashSet::new).insert(issue.message.clone()) {
             self.issues.push(issue);
         }
     }
@@ -68,8 +69,9 @@ impl Report {
     }
 
     fn truncate(&mut self, len: usize) {
+        let seen = self.seen.get_or_insert_with(HashSet::new);
         for issue in self.issues.drain(len..) {
-            self.seen.remove(&issue.message);
+            seen.remove(&issue.message);
         }
     }
 
