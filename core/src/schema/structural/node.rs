@@ -318,10 +318,5 @@ fn checks(s: &Map<String, Value>, child: &dyn Fn(&Value) -> Node) -> Option<Chec
 }
 
 fn strings(list: Option<&Value>) -> Vec<Box<str>> {
-    list.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(Into::into)
-        .collect()
+    crate::rest::object::strings(list).into_iter().map(Into::into).collect()
 }

@@ -429,15 +429,7 @@ impl Validator<'_> {
         let Some(c) = checks else {
             return count;
         };
-        let size = items.len() as i64;
-        if let Some(min) = c.min_items.filter(|min| size < *min) {
-            let name = path.openapi();
-            report.push(self.invalid(&name, size.to_string(), format!("{name} in body should have at least {min} items")));
-        }
-        if let Some(max) = c.max_items.filter(|max| size > *max) {
-            let name = path.openapi();
-            report.push(self.too_many(&name, size, max, format!("{name} in body should have at most {max} items")));
-        }
+        self.size_checks(path, items.len(), (c.min_items, c.max_items), "items", report);
         if c.unique_items && items.iter().enumerate().any(|(i, a)| items[..i].contains(a)) {
             let name = path.openapi();
             report.push(self.invalid(&name, "\"\"".into(), format!("{name} in body shouldn't contain duplicates")));
@@ -445,20 +437,26 @@ impl Validator<'_> {
         count
     }
 
+    /// `minItems` and `maxItems`, or `minProperties` and `maxProperties` (`what`: items
+    /// or properties): too few is an invalid value, too many a `TooMany`.
+    fn size_checks(&self, path: &Path, size: usize, (min, max): (Option<i64>, Option<i64>), what: &str, report: &mut Report) {
+        let size = size as i64;
+        if let Some(min) = min.filter(|min| size < *min) {
+            let name = path.openapi();
+            report.push(self.invalid(&name, size.to_string(), format!("{name} in body should have at least {min} {what}")));
+        }
+        if let Some(max) = max.filter(|max| size > *max) {
+            let name = path.openapi();
+            report.push(self.too_many(&name, size, max, format!("{name} in body should have at most {max} {what}")));
+        }
+    }
+
     /// `minProperties`, `maxProperties`, `additionalProperties`, properties, `required`.
     #[allow(clippy::too_many_arguments)]
     fn object(&self, node: &Node, checks: Option<&Checks>, map: &Map<String, Value>, path: &Path, old: Option<Data<'_>>, top: bool, report: &mut Report, depth: usize) -> usize {
         let mut count = 0;
-        let size = map.len() as i64;
         if let Some(c) = checks {
-            if let Some(min) = c.min_properties.filter(|min| size < *min) {
-                let name = path.openapi();
-                report.push(self.invalid(&name, size.to_string(), format!("{name} in body should have at least {min} properties")));
-            }
-            if let Some(max) = c.max_properties.filter(|max| size > *max) {
-                let name = path.openapi();
-                report.push(self.too_many(&name, size, max, format!("{name} in body should have at most {max} properties")));
-            }
+            self.size_checks(path, map.len(), (c.min_properties, c.max_properties), "properties", report);
         }
         let old_member = |key: &str| {
             let type_meta = top && (key == "kind" || key == "apiVersion");
