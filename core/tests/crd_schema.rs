@@ -247,3 +247,24 @@ fn status_writes_are_checked_against_the_status_schema() {
     );
     assert_eq!(merge(&h, &format!("{WIDGETS}/w1/status"), &json!({"status": {"ready": 1}})).status, 200);
 }
+
+#[test]
+fn server_side_apply_gets_defaults_without_owning_them() {
+    let mut schema = widget_schema();
+    schema["properties"]["spec"]["properties"]["size"]["default"] = json!(2);
+    let h = server(schema);
+    let apply = |manager: &str, body: Value| {
+        send(&h, "PATCH", &format!("{WIDGETS}/w1?fieldManager={manager}"), "application/apply-patch+yaml", &body)
+    };
+    let first = apply("first", widget("w1", json!({"name": "abc"})));
+    assert_eq!(first.status, 201, "{}", String::from_utf8_lossy(&first.body));
+    let created = first.json();
+    assert_eq!(created["spec"]["size"], 2, "defaulted: {created}");
+    let owned = created["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"].clone();
+    assert!(owned.get("f:name").is_some() && owned.get("f:size").is_none(), "the applier owns what it applied, not the default: {owned}");
+
+    // Another manager may set the defaulted field without a conflict.
+    let second = apply("second", widget("w1", json!({"name": "abc", "size": 4})));
+    assert_eq!(second.status, 200, "{}", String::from_utf8_lossy(&second.body));
+    assert_eq!(second.json()["spec"]["size"], 4);
+}

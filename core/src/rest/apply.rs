@@ -75,7 +75,7 @@ fn read_config(scope: &Scope) -> Result<(Object, Vec<String>), ApiError> {
     };
     // Checked on the plain body: decoding would refuse another kind in its own words.
     scope.field_manager().check_type(&Value::Object(plain))?;
-    let (mut config, warnings) = scope.decode_as(format, &scope.body, "PatchOptions")?;
+    let (mut config, warnings) = scope.decode_apply_config(format, &scope.body)?;
     match meta_str(&config, "name") {
         "" => {
             meta_mut(&mut config).insert("name".into(), Value::String(scope.name.clone()));
@@ -116,13 +116,14 @@ fn update_applied(scope: Scope, config: Arc<Value>) -> Step {
             }
             let now = super::object::rfc3339(scope.inputs.now);
             let live = Value::Object(old.clone());
-            let applied = scope.field_manager().apply(
+            let mut applied = scope.field_manager().apply(
                 Some(&live),
                 &config,
                 &scope.manager(),
                 force(scope),
                 &now,
             )?;
+            scope.resource().schema.shape_stored(&mut applied);
             replace(scope, old, applied)
         }),
     )
@@ -135,7 +136,11 @@ fn create_applied(scope: Scope, config: &Value) -> Step {
         .field_manager()
         .apply(None, config, &scope.manager(), force(&scope), &now)
     {
-        Ok(obj) => super::create::create_decoded(scope, obj),
+        Ok(mut obj) => {
+            // Defaults come after the merge, so the applier owns none of them.
+            scope.resource().schema.shape_stored(&mut obj);
+            super::create::create_decoded(scope, obj)
+        }
         Err(e) => scope.fail(e),
     }
 }

@@ -272,6 +272,26 @@ impl Scope {
         body: &[u8],
         options: &str,
     ) -> Result<(object::Object, Vec<String>), ApiError> {
+        self.decode_with(format, body, options, false)
+    }
+
+    /// [`Scope::decode_as`] of a server-side apply configuration: without a custom
+    /// resource's defaults, which the merged object gets instead.
+    pub fn decode_apply_config(
+        &self,
+        format: negotiation::Format,
+        body: &[u8],
+    ) -> Result<(object::Object, Vec<String>), ApiError> {
+        self.decode_with(format, body, "PatchOptions", true)
+    }
+
+    fn decode_with(
+        &self,
+        format: negotiation::Format,
+        body: &[u8],
+        options: &str,
+        apply_config: bool,
+    ) -> Result<(object::Object, Vec<String>), ApiError> {
         let (group, version, kind) = self.body_kind();
         let validation = schema::FieldValidation::from_query(self.query.get("fieldValidation"))
             .map_err(|e| ApiError::invalid("meta.k8s.io", options, "", vec![e]))?;
@@ -285,7 +305,11 @@ impl Scope {
         let r = &self.resource;
         let own_kind = group == r.group && version == r.version && kind == r.kind;
         let schema = if own_kind { &self.resource.schema } else { &schema::ResourceSchema::Builtin };
-        let decoded = schema.decode(format, body, (group, version, kind), validation);
+        let decoded = if apply_config {
+            schema.decode_apply_config(format, body, (group, version, kind), validation)
+        } else {
+            schema.decode(format, body, (group, version, kind), validation)
+        };
         let (obj, warnings) = match decoded {
             Ok(d) => (d.object, d.warnings),
             Err(e @ (schema::DecodeError::Syntax(_) | schema::DecodeError::NotAnObject)) => {

@@ -45,8 +45,9 @@ impl ResourceSchema {
         ResourceSchema::Custom(Arc::new(CustomSchema { openapi_v3, structural }))
     }
 
-    /// Make an object read from storage what the resource's schema makes it now (a
-    /// custom resource: pruned and defaulted); built-in objects are served as stored.
+    /// Make an object read from storage, or merged by a server-side apply, what the
+    /// resource's schema makes it now (a custom resource: pruned and defaulted);
+    /// built-in objects are left as they are.
     pub fn shape_stored(&self, object: &mut Map<String, Value>) {
         if let ResourceSchema::Custom(custom) = self {
             custom.structural.shape_stored(object);
@@ -71,7 +72,22 @@ impl ResourceSchema {
     ) -> Result<Decoded, DecodeError> {
         match self {
             ResourceSchema::Builtin => super::decode(format, body, gvk, validation),
-            ResourceSchema::Custom(custom) => custom.decode(format, body, validation),
+            ResourceSchema::Custom(custom) => custom.decode_body(format, body, validation, true),
+        }
+    }
+
+    /// [`ResourceSchema::decode`] of a server-side apply configuration: a custom
+    /// resource's defaults are left for the merged object ([`ResourceSchema::shape_stored`]).
+    pub fn decode_apply_config(
+        &self,
+        format: Format,
+        body: &[u8],
+        gvk: (&str, &str, &str),
+        validation: FieldValidation,
+    ) -> Result<Decoded, DecodeError> {
+        match self {
+            ResourceSchema::Builtin => super::decode(format, body, gvk, validation),
+            ResourceSchema::Custom(custom) => custom.decode_body(format, body, validation, false),
         }
     }
 }
@@ -104,11 +120,17 @@ impl CustomSchema {
     }
 
     /// Decode a JSON or YAML body as an object of this schema under `validation`.
-    pub fn decode(
+    pub fn decode(&self, format: Format, body: &[u8], validation: FieldValidation) -> Result<Decoded, DecodeError> {
+        self.decode_body(format, body, validation, true)
+    }
+
+    /// Decode a body; `defaults`: fill them in (all but apply configurations).
+    fn decode_body(
         &self,
         format: Format,
         body: &[u8],
         validation: FieldValidation,
+        defaults: bool,
     ) -> Result<Decoded, DecodeError> {
         let value = crate::negotiation::decode(format, body).map_err(DecodeError::Syntax)?;
         let Value::Object(mut object) = value else {
@@ -121,7 +143,12 @@ impl CustomSchema {
             unknown = meta.unknown;
             object.insert("metadata".into(), meta.value);
         }
-        let shaped = self.structural.shape_request(&mut object, report).map_err(|e| DecodeError::Type(e.to_string()))?;
+        let shaped = if defaults {
+            self.structural.shape_request(&mut object, report)
+        } else {
+            self.structural.shape_apply_config(&mut object, report)
+        };
+        let shaped = shaped.map_err(|e| DecodeError::Type(e.to_string()))?;
         unknown.extend(shaped.unknown);
         match validation {
             FieldValidation::Strict if !unknown.is_empty() => Err(DecodeError::Strict(unknown)),

@@ -76,7 +76,17 @@ impl StructuralSchema {
     /// (under `Warn` and `Strict`). Fails as decoding fails upstream, on an embedded
     /// resource that does not decode.
     pub fn shape_request(&self, object: &mut Map<String, Value>, report_unknown: bool) -> Result<Shaped, FieldError> {
-        let mut shaper = shape::Shaper { report_unknown, ..shape::Shaper::default() };
+        self.shape_body(object, report_unknown, true)
+    }
+
+    /// [`StructuralSchema::shape_request`] of a server-side apply configuration: no
+    /// defaults (the merged object gets them, [`StructuralSchema::shape_stored`]).
+    pub fn shape_apply_config(&self, object: &mut Map<String, Value>, report_unknown: bool) -> Result<Shaped, FieldError> {
+        self.shape_body(object, report_unknown, false)
+    }
+
+    fn shape_body(&self, object: &mut Map<String, Value>, report_unknown: bool, defaults: bool) -> Result<Shaped, FieldError> {
+        let mut shaper = shape::Shaper { report_unknown, without_defaults: !defaults, ..shape::Shaper::default() };
         shaper.resource(&self.root, object)?;
         shaper.unknown.sort();
         shaper.embedded_unknown.sort();
@@ -85,8 +95,9 @@ impl StructuralSchema {
         Ok(Shaped { unknown })
     }
 
-    /// Shape an object read from storage: written under an older schema, it is pruned
-    /// and defaulted by this one, what does not decode dropped.
+    /// Shape an object read from storage (written under an older schema, it is pruned
+    /// and defaulted by this one, what does not decode dropped), or one the server
+    /// made (a server-side apply's merged object).
     pub fn shape_stored(&self, object: &mut Map<String, Value>) {
         let mut shaper = shape::Shaper { lenient: true, ..shape::Shaper::default() };
         // Lenient shaping drops rather than fails.

@@ -39,6 +39,9 @@ pub(crate) struct Shaper {
     /// Only prune (a default value): nothing dropped for being null, nothing coerced
     /// or defaulted.
     pub prune_only: bool,
+    /// Leave defaults out (a server-side apply configuration: upstream defaults the
+    /// merged object, so the applier owns no defaulted field).
+    pub without_defaults: bool,
     /// The unknown fields pruned, as paths.
     pub unknown: Vec<String>,
     /// The strict errors of embedded resources' metadata (`unknown field
@@ -77,7 +80,7 @@ impl Shaper {
                     return Ok(());
                 }
                 for (i, item) in items.iter_mut().enumerate() {
-                    if let Some(item_node) = item_node.filter(|_| !self.prune_only) {
+                    if let Some(item_node) = item_node.filter(|_| !self.prune_only && !self.without_defaults) {
                         if take_default_if_null(item_node, item, depth) {
                             continue;
                         }
@@ -105,7 +108,7 @@ impl Shaper {
             return Ok(());
         };
         for (i, item) in items.iter_mut().enumerate() {
-            if !self.prune_only && take_default_if_null(item_node, item, depth) {
+            if !self.prune_only && !self.without_defaults && take_default_if_null(item_node, item, depth) {
                 continue;
             }
             let item_path = path.index(i);
@@ -140,6 +143,9 @@ impl Shaper {
             let member = property.or_else(|| node.additional_schema());
             if !self.prune_only && value.is_null() {
                 if let Some(member) = member.filter(|m| !m.nullable) {
+                    if self.without_defaults && member.default.is_some() {
+                        continue;
+                    }
                     if !take_default_if_null(member, value, depth) {
                         dropped.push(key.clone());
                     }
@@ -147,7 +153,7 @@ impl Shaper {
                 }
             }
             if type_and_meta {
-                if let Some(member) = member.filter(|_| !self.prune_only) {
+                if let Some(member) = member.filter(|_| !self.prune_only && !self.without_defaults) {
                     default_value(member, value, depth + 1);
                 }
             } else if property.is_some() {
@@ -165,7 +171,9 @@ impl Shaper {
         if node.embedded && !root {
             embedded::coerce(map, path, self.lenient, self.report_unknown, &mut self.embedded_unknown)?;
         }
-        fill_absent(node, map, depth);
+        if !self.without_defaults {
+            fill_absent(node, map, depth);
+        }
         Ok(())
     }
 }
