@@ -3,7 +3,8 @@
 //! The input is three JSON documents separated by zero bytes: an `openAPIV3Schema`, a
 //! body, and a stored object (the update's old one). The schema compiles, the body
 //! decodes as a request body would (metadata, pruning, nulls, embedded resources,
-//! defaults), and both are validated (schema, status, embedded resources, lists) as a
+//! defaults; and as a server-side apply configuration, defaulted once merged), and
+//! both are validated (schema, status, embedded resources, lists) as a
 //! create and as an update. Never panics, whatever the depth; what decoding keeps has
 //! no unknown field left; ratcheting only ever takes errors away.
 
@@ -26,6 +27,11 @@ fuzz_target!(|data: &[u8]| {
     let resource = ResourceSchema::custom(openapi);
     let gvk = ("example.com", "v1", "Widget");
 
+    // An apply configuration decodes without defaults; the merged object gets them.
+    if let Ok(config) = resource.decode_apply_config(Format::Json, body, gvk, FieldValidation::Strict) {
+        let mut merged = config.object;
+        resource.shape_stored(&mut merged);
+    }
     let Ok(decoded) = resource.decode(Format::Json, body, gvk, FieldValidation::Warn) else {
         return;
     };
