@@ -70,10 +70,7 @@ impl ResourceSchema {
         gvk: (&str, &str, &str),
         validation: FieldValidation,
     ) -> Result<Decoded, DecodeError> {
-        match self {
-            ResourceSchema::Builtin => super::decode(format, body, gvk, validation),
-            ResourceSchema::Custom(custom) => custom.decode_body(format, body, validation, true),
-        }
+        self.decode_with(format, body, gvk, validation, true)
     }
 
     /// [`ResourceSchema::decode`] of a server-side apply configuration: a custom
@@ -85,9 +82,20 @@ impl ResourceSchema {
         gvk: (&str, &str, &str),
         validation: FieldValidation,
     ) -> Result<Decoded, DecodeError> {
+        self.decode_with(format, body, gvk, validation, false)
+    }
+
+    fn decode_with(
+        &self,
+        format: Format,
+        body: &[u8],
+        gvk: (&str, &str, &str),
+        validation: FieldValidation,
+        defaults: bool,
+    ) -> Result<Decoded, DecodeError> {
         match self {
             ResourceSchema::Builtin => super::decode(format, body, gvk, validation),
-            ResourceSchema::Custom(custom) => custom.decode_body(format, body, validation, false),
+            ResourceSchema::Custom(custom) => custom.decode_body(format, body, validation, defaults),
         }
     }
 }
