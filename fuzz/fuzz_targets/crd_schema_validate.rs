@@ -1,5 +1,5 @@
 #![no_main]
-//! `apiary_core::schema::structural`: any CRD schema and custom resources against it.
+//! `apiary_core::schema::compiled`: any CRD schema and custom resources against it.
 //! The input is three JSON documents separated by zero bytes: an `openAPIV3Schema`, a
 //! body, and a stored object (the update's old one). The schema compiles, the body
 //! decodes as a request body would (metadata, pruning, nulls, embedded resources,
@@ -9,7 +9,7 @@
 //! no unknown field left; ratcheting only ever takes errors away.
 
 use apiary_core::negotiation::Format;
-use apiary_core::schema::structural::StructuralSchema;
+use apiary_core::schema::compiled::StructuralSchema;
 use apiary_core::schema::{FieldValidation, ResourceSchema};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};

@@ -13,7 +13,7 @@
 use super::{Handler, Strategy};
 use crate::gofmt::{self, GoType};
 use crate::rest::object::{meta_mut, spec_changed, Object};
-use crate::schema::structural::StructuralSchema;
+use crate::schema::compiled::StructuralSchema;
 use crate::validation::{ErrorKind, FieldError};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

@@ -8,13 +8,13 @@
 //!
 //! Decoding against a custom schema does what kube-apiserver's apiextensions codec does
 //! to a custom resource: `metadata` is read as an ObjectMeta, then the compiled schema
-//! ([`super::structural`]) prunes, drops disallowed nulls, coerces embedded resources
+//! ([`super::compiled`]) prunes, drops disallowed nulls, coerces embedded resources
 //! and defaults. Unknown fields are dropped and reported (`unknown field "spec.foo"`)
 //! under the request's `fieldValidation`. Objects read back from storage are shaped by
 //! the schema as it is now ([`ResourceSchema::shape_stored`]), so a default added to
 //! the CRD shows on objects stored before it.
 
-use super::structural::StructuralSchema;
+use super::compiled::StructuralSchema;
 use super::{DecodeError, Decoded, FieldValidation};
 use crate::negotiation::Format;
 use serde_json::{json, Map, Value};

@@ -21,7 +21,7 @@ pub mod enums;
 pub mod list_extensions;
 mod node;
 pub(crate) mod object_meta;
-pub mod structural;
+pub mod compiled;
 mod structure;
 mod yaml;
 
