@@ -124,3 +124,65 @@ fn send_patch(h: &Harness<MemoryStore>, path: &str, patch: &Value) -> Value {
     assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
     reply.json()
 }
+
+#[test]
+fn deleting_a_crd_deletes_its_objects_first_and_refuses_new_ones_meanwhile() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&crd())).status, 201);
+    assert_eq!(send(&h, "POST", "/api/v1/namespaces", Some(&json!({"metadata": {"name": "other"}}))).status, 201);
+    let widget = |ns: &str, name: &str, finalizers: Value| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": name, "namespace": ns, "finalizers": finalizers}})
+    };
+    assert_eq!(send(&h, "POST", WIDGETS, Some(&widget("default", "plain", json!([])))).status, 201);
+    let held = widget("other", "held", json!(["example.com/hold"]));
+    assert_eq!(send(&h, "POST", "/apis/example.com/v1/namespaces/other/widgets", Some(&held)).status, 201);
+
+    let deleted = send(&h, "DELETE", &format!("{CRDS}/widgets.example.com"), None);
+    assert_eq!(deleted.status, 200);
+    let marked = deleted.json();
+    assert!(marked["metadata"]["deletionTimestamp"].is_string(), "{marked}");
+    assert_eq!(marked["metadata"]["finalizers"], json!(["customresourcecleanup.apiextensions.k8s.io"]));
+    let terminating = |crd: &Value| {
+        crd["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "Terminating").cloned().unwrap()
+    };
+    assert_eq!(terminating(&marked)["reason"], "InstanceDeletionPending");
+
+    // The controller has deleted what it could; the held object waits for its finalizer.
+    let crd_now = send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).json();
+    assert_eq!(terminating(&crd_now)["reason"], "InstanceDeletionInProgress");
+    assert_eq!(send(&h, "GET", &format!("{WIDGETS}/plain"), None).status, 404);
+    let still = send(&h, "GET", "/apis/example.com/v1/namespaces/other/widgets/held", None).json();
+    assert!(still["metadata"]["deletionTimestamp"].is_string());
+    let refused = send(&h, "POST", WIDGETS, Some(&widget("default", "late", json!([]))));
+    assert_eq!(refused.status, 405);
+    assert_eq!(refused.json()["message"], "create not allowed while custom resource definition is terminating");
+
+    let release = json!({"metadata": {"finalizers": null}});
+    let body = release.to_string();
+    let request = format!(
+        "PATCH /apis/example.com/v1/namespaces/other/widgets/held HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(parse_responses(&h.send(request.as_bytes())).unwrap().remove(0).status, 200);
+    assert_eq!(send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).status, 404);
+    assert_eq!(send(&h, "GET", WIDGETS, None).status, 404);
+}
+
+#[test]
+fn a_second_crd_asking_for_names_already_held_is_not_established() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&crd())).status, 201);
+    let mut gadgets = crd();
+    gadgets["metadata"]["name"] = json!("gadgets.example.com");
+    gadgets["spec"]["names"] = json!({"plural": "gadgets", "kind": "Widget"});
+    assert_eq!(send(&h, "POST", CRDS, Some(&gadgets)).status, 201);
+    let status = send(&h, "GET", &format!("{CRDS}/gadgets.example.com"), None).json()["status"].clone();
+    let condition = |kind: &str| status["conditions"].as_array().unwrap().iter().find(|c| c["type"] == kind).cloned().unwrap();
+    // Both kinds conflict; upstream's condition names the last conflict found.
+    assert_eq!(condition("NamesAccepted")["reason"], "ListKindConflict");
+    assert_eq!(condition("NamesAccepted")["message"], "\"WidgetList\" is already in use");
+    assert_eq!(condition("Established")["status"], "False");
+    assert_eq!(send(&h, "GET", "/apis/example.com/v1/namespaces/default/gadgets", None).status, 404);
+    assert_eq!(send(&h, "GET", WIDGETS, None).status, 200);
+}

@@ -2,6 +2,7 @@
 //! `metadata.generation`.
 
 use super::Strategy;
+use crate::rest::object::Object;
 
 pub struct CustomResourceDefinitions;
 
@@ -12,5 +13,11 @@ impl Strategy for CustomResourceDefinitions {
 
     fn tracks_generation(&self) -> bool {
         true
+    }
+
+    /// Deleting a CRD first deletes its objects: it waits for them under its cleanup
+    /// finalizer, `Terminating`.
+    fn mark_deleting(&self, crd: &mut Object, now: &str) {
+        crate::controllers::crds::mark_terminating(crd, now);
     }
 }

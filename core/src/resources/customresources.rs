@@ -7,6 +7,7 @@
 //! request only borrows it.
 
 use super::{Handler, Strategy};
+use crate::status::ApiError;
 use crate::rest::object::{meta_mut, spec_changed, Object};
 use serde_json::{json, Value};
 
@@ -18,6 +19,8 @@ pub struct CustomResources {
     definition: Value,
     /// Whether the version serves `status` (`subresources.status`).
     status: bool,
+    /// Whether the CRD is being deleted: no object may be created then.
+    terminating: bool,
     /// The version's `subresources.scale`, when it serves one.
     scale: Option<ScalePaths>,
 }
@@ -32,8 +35,9 @@ pub struct ScalePaths {
 }
 
 impl CustomResources {
-    /// The strategy of `version`, one entry of a CRD's `spec.versions`.
-    pub fn new(version: &Value) -> CustomResources {
+    /// The strategy of `version`, one entry of a CRD's `spec.versions` (`terminating`:
+    /// the CRD is being deleted).
+    pub fn new(version: &Value, terminating: bool) -> CustomResources {
         let subresources = version.get("subresources");
         let scale = subresources.and_then(|s| s.get("scale")).map(|scale| {
             let path = |key: &str| scale.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -43,8 +47,15 @@ impl CustomResources {
                 label_selector: path("labelSelectorPath"),
             }
         });
+        let mut definition = version.clone();
+        if terminating {
+            // Part of what the strategy is made from: a CRD that starts terminating
+            // changes its resources.
+            definition["terminating"] = json!(true);
+        }
         CustomResources {
-            definition: version.clone(),
+            definition,
+            terminating,
             status: subresources.and_then(|s| s.get("status")).is_some(),
             scale,
         }
@@ -67,6 +78,15 @@ impl Strategy for CustomResources {
 
     fn tracks_generation(&self) -> bool {
         true
+    }
+
+    fn check_create(&self, group: &str, resource: &str) -> Result<(), ApiError> {
+        if self.terminating {
+            let mut e = ApiError::method_not_supported(group, resource, "create");
+            e.message = "create not allowed while custom resource definition is terminating".into();
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Upstream drops a new object's status when the status subresource owns it.

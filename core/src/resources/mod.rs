@@ -136,10 +136,19 @@ pub trait Strategy: Send + Sync + 'static {
         &DEFAULT
     }
 
+    /// Whether objects of `group`/`resource` may be created at all now.
+    fn check_create(&self, _group: &str, _resource: &str) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     /// Whether the object called `name` may be deleted at all.
     fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
         Ok(())
     }
+
+    /// Mark an object a DELETE asks to remove (before it is written as being deleted):
+    /// a kind that cleans up before it goes adds its finalizer here.
+    fn mark_deleting(&self, _obj: &mut Object, _now: &str) {}
 
     /// Whether a DELETE answers with the deleted object rather than a success Status
     /// (kube-apiserver's `ReturnDeletedObject` storages).

@@ -105,6 +105,9 @@ where
         if self.dry_run {
             return finish(scope, Outcome::DryRun { changed, current });
         }
+        if super::finalizers::finished(&changed) {
+            return self.delete_finished(scope, current, finish);
+        }
         let value = object::into_storage(changed);
         if value == current.value {
             return finish(scope, Outcome::Unchanged(current));
@@ -116,6 +119,28 @@ where
         };
         scope.then(op, move |scope, done| match done {
             Ok(StorageOutput::Written(kv)) => finish(scope, Outcome::Stored(kv)),
+            Err(StorageError::Conflict { current, .. }) if self.attempt < self.retries => {
+                self.attempt += 1;
+                self.run(scope, current, finish)
+            }
+            other => finish(scope, Outcome::Failed(other)),
+        })
+    }
+
+    /// The change took the last finalizer from an object being deleted: delete it,
+    /// and answer with the object as it was last stored, as upstream's store does.
+    fn delete_finished(
+        mut self,
+        scope: Scope,
+        current: KeyValue,
+        finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
+    ) -> Step {
+        let op = StorageOp::Delete {
+            key: current.key.clone(),
+            expected_revision: Some(current.mod_revision),
+        };
+        scope.then(op, move |scope, done| match done {
+            Ok(StorageOutput::Deleted { prev, .. }) => finish(scope, Outcome::Stored(prev)),
             Err(StorageError::Conflict { current, .. }) if self.attempt < self.retries => {
                 self.attempt += 1;
                 self.run(scope, current, finish)
