@@ -186,3 +186,29 @@ fn a_second_crd_asking_for_names_already_held_is_not_established() {
     assert_eq!(send(&h, "GET", "/apis/example.com/v1/namespaces/default/gadgets", None).status, 404);
     assert_eq!(send(&h, "GET", WIDGETS, None).status, 200);
 }
+
+#[test]
+fn a_crd_with_two_versions_serves_each_object_in_the_version_asked_for() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let mut two = crd();
+    let v1 = two["spec"]["versions"][0].clone();
+    let mut v2 = v1.clone();
+    v2["name"] = json!("v2");
+    v2["storage"] = json!(false);
+    two["spec"]["versions"] = json!([v1, v2]);
+    assert_eq!(send(&h, "POST", CRDS, Some(&two)).status, 201);
+
+    let widget = json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}});
+    let created = send(&h, "POST", "/apis/example.com/v2/namespaces/default/widgets", Some(&widget));
+    assert_eq!(created.status, 201);
+    assert_eq!(created.json()["apiVersion"], "example.com/v2");
+    assert_eq!(send(&h, "GET", &format!("{WIDGETS}/w"), None).json()["apiVersion"], "example.com/v1");
+    let listed = send(&h, "GET", "/apis/example.com/v2/namespaces/default/widgets", None).json();
+    assert_eq!(listed["apiVersion"], "example.com/v2");
+    assert_eq!(listed["items"][0]["apiVersion"], "example.com/v2", "custom resources' list items keep their type");
+    assert_eq!(listed["items"][0]["kind"], "Widget");
+    let patched = send_patch(&h, "/apis/example.com/v2/namespaces/default/widgets/w", &json!({"spec": {"size": 2}}));
+    assert_eq!(patched["apiVersion"], "example.com/v2");
+    let status = send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).json()["status"].clone();
+    assert_eq!(status["storedVersions"], json!(["v1"]));
+}

@@ -6,7 +6,7 @@
 //! deletes every object of a CRD being deleted before it lets the CRD go.
 
 use crate::registry::{NameRule, Resource, Subresource};
-use crate::resources::customresources::CustomResources;
+use crate::resources::customresources::{Crd, CustomResources};
 use crate::resources::SharedStrategy;
 use crate::schema::ResourceSchema;
 use serde_json::{json, Value};
@@ -148,8 +148,17 @@ pub(crate) fn resources_of(crd: &Value, names: &Value) -> Vec<Resource> {
     if group.is_empty() || plural.is_empty() || kind.is_empty() {
         return Vec::new();
     }
-    let terminating = crd.pointer("/metadata/deletionTimestamp").is_some();
     let versions = crd.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let storage_version = versions
+        .iter()
+        .find(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
+        .map_or("", |v| text(v, "/name"));
+    let of = Crd {
+        group,
+        storage_version,
+        versions: versions.len(),
+        terminating: crd.pointer("/metadata/deletionTimestamp").is_some(),
+    };
     versions
         .iter()
         .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(false))
@@ -166,7 +175,7 @@ pub(crate) fn resources_of(crd: &Value, names: &Value) -> Vec<Resource> {
             subresources: subresources(v, kind),
             name_rule: NameRule::Dns1123Subdomain,
             storage_version_hash: None,
-            strategy: SharedStrategy::new(CustomResources::new(v, terminating)),
+            strategy: SharedStrategy::new(CustomResources::new(v, &of)),
             schema: ResourceSchema::custom(
                 v.pointer("/schema/openAPIV3Schema").cloned().unwrap_or_else(|| json!({"type": "object"})),
             ),

@@ -21,8 +21,23 @@ pub struct CustomResources {
     status: bool,
     /// Whether the CRD is being deleted: no object may be created then.
     terminating: bool,
+    /// The apiVersion of this version's objects, and of those storage keeps, when the
+    /// CRD has other versions than this one (objects are then shown converted).
+    versions: Option<(String, String)>,
     /// The version's `subresources.scale`, when it serves one.
     scale: Option<ScalePaths>,
+}
+
+/// What a version's strategy needs of its CRD besides the version itself.
+#[derive(Debug)]
+pub struct Crd<'a> {
+    pub group: &'a str,
+    /// The version objects are stored in.
+    pub storage_version: &'a str,
+    /// How many versions the CRD declares.
+    pub versions: usize,
+    /// Whether the CRD is being deleted.
+    pub terminating: bool,
 }
 
 /// Where the `scale` subresource of a custom resource reads and writes its object
@@ -35,9 +50,9 @@ pub struct ScalePaths {
 }
 
 impl CustomResources {
-    /// The strategy of `version`, one entry of a CRD's `spec.versions` (`terminating`:
-    /// the CRD is being deleted).
-    pub fn new(version: &Value, terminating: bool) -> CustomResources {
+    /// The strategy of `version`, one entry of the `spec.versions` of the CRD `of`.
+    pub fn new(version: &Value, of: &Crd<'_>) -> CustomResources {
+        let terminating = of.terminating;
         let subresources = version.get("subresources");
         let scale = subresources.and_then(|s| s.get("scale")).map(|scale| {
             let path = |key: &str| scale.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -48,14 +63,16 @@ impl CustomResources {
             }
         });
         let mut definition = version.clone();
-        if terminating {
-            // Part of what the strategy is made from: a CRD that starts terminating
-            // changes its resources.
-            definition["terminating"] = json!(true);
-        }
+        let name = version.get("name").and_then(Value::as_str).unwrap_or("");
+        let versions = (of.versions > 1).then(|| (format!("{}/{name}", of.group), format!("{}/{}", of.group, of.storage_version)));
+        // Part of what the strategy is made from: a CRD that starts terminating, or
+        // moves its storage version, changes its resources.
+        definition["terminating"] = json!(terminating);
+        definition["storageVersion"] = json!(of.storage_version);
         CustomResources {
             definition,
             terminating,
+            versions,
             status: subresources.and_then(|s| s.get("status")).is_some(),
             scale,
         }
@@ -78,6 +95,28 @@ impl Strategy for CustomResources {
 
     fn tracks_generation(&self) -> bool {
         true
+    }
+
+    fn typed_list_items(&self) -> bool {
+        true
+    }
+
+    /// Objects of a CRD with several versions may be stored in another: they are
+    /// converted, which (with `conversion.strategy: None`) renames their apiVersion.
+    fn transforms_reads(&self) -> bool {
+        self.versions.is_some()
+    }
+
+    fn read_stored(&self, obj: &mut Object) {
+        if let Some((served, _)) = &self.versions {
+            convert(obj, served);
+        }
+    }
+
+    fn write_stored(&self, obj: &mut Object) {
+        if let Some((_, stored)) = &self.versions {
+            convert(obj, stored);
+        }
     }
 
     fn check_create(&self, group: &str, resource: &str) -> Result<(), ApiError> {
@@ -120,5 +159,13 @@ impl Strategy for CustomResources {
                 .unwrap_or(0);
             meta_mut(new).insert("generation".into(), json!(generation + 1));
         }
+    }
+}
+
+/// Convert `obj` to `api_version` as `conversion.strategy: None` does: only the
+/// apiVersion changes.
+fn convert(obj: &mut Object, api_version: &str) {
+    if obj.get("apiVersion").and_then(Value::as_str) != Some(api_version) {
+        obj.insert("apiVersion".into(), json!(api_version));
     }
 }

@@ -136,6 +136,26 @@ pub trait Strategy: Send + Sync + 'static {
         &DEFAULT
     }
 
+    /// Whether objects read from storage are shown changed ([`Strategy::read_stored`]):
+    /// the paths that serve stored bytes as they are are then skipped.
+    fn transforms_reads(&self) -> bool {
+        false
+    }
+
+    /// Make an object read from storage what this resource serves (a custom resource
+    /// stored in another version is shown in this one).
+    fn read_stored(&self, _obj: &mut Object) {}
+
+    /// Make an object about to be stored what storage keeps (a custom resource in its
+    /// CRD's storage version).
+    fn write_stored(&self, _obj: &mut Object) {}
+
+    /// Whether the items of a list keep their kind and apiVersion: custom resources'
+    /// do, as upstream's unstructured lists; built-in lists are typed.
+    fn typed_list_items(&self) -> bool {
+        false
+    }
+
     /// Whether objects of `group`/`resource` may be created at all now.
     fn check_create(&self, _group: &str, _resource: &str) -> Result<(), ApiError> {
         Ok(())

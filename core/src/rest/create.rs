@@ -158,7 +158,7 @@ fn store_completed(scope: Scope, obj: Object) -> Step {
     let name = meta_str(&obj, "name").to_owned();
     let op = StorageOp::Create {
         key: scope.key(&name),
-        value: object::into_storage(obj),
+        value: scope.stored(obj),
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Written(kv)) => scope.respond_stored(201, &kv),

@@ -58,7 +58,7 @@ pub(super) fn delete(scope: Scope) -> Step {
 }
 
 fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: bool) -> Step {
-    let obj = match object::from_storage(&current) {
+    let obj = match scope.read(&current) {
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
@@ -106,7 +106,7 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
 /// it (200, as upstream answers unless cascading deletion was asked for by
 /// `orphanDependents: false`).
 fn mark_deleting(scope: Scope, current: KeyValue, marked: Object, (pre, dry_run): (Preconditions, bool)) -> Step {
-    let value = object::to_storage(&marked);
+    let value = scope.stored(marked.clone());
     if dry_run || value == current.value {
         return scope.respond(200, &Value::Object(marked));
     }
@@ -116,7 +116,7 @@ fn mark_deleting(scope: Scope, current: KeyValue, marked: Object, (pre, dry_run)
         expected_revision: current.mod_revision,
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Written(kv)) => match object::from_storage(&kv) {
+        Ok(StorageOutput::Written(kv)) => match scope.read(&kv) {
             Ok(stored) => scope.respond(200, &Value::Object(stored)),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
@@ -232,7 +232,7 @@ fn delete_listed(
     let Some(kv) = listed.get(at) else {
         return done(scope);
     };
-    let obj = match object::from_storage(kv) {
+    let obj = match scope.read(kv) {
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
@@ -245,7 +245,7 @@ fn delete_listed(
         return delete_listed(scope, listed, at + 1, done);
     } else {
         finalizers::mark_deleting(&mut marked, &now);
-        StorageOp::Update { key: kv.key.clone(), value: object::to_storage(&marked), expected_revision: kv.mod_revision }
+        StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision }
     };
     scope.then(op, move |scope, result| match result {
         Ok(_) | Err(StorageError::NotFound { .. }) => delete_listed(scope, listed, at + 1, done),
@@ -276,11 +276,13 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
             let mut items = Vec::with_capacity(page.items.len());
             let mut listed = Vec::with_capacity(page.items.len());
             for kv in page.items {
-                match object::from_storage(&kv) {
+                match scope.read(&kv) {
                     Ok(obj) if !selection.matches(&obj) => {}
                     Ok(mut obj) => {
-                        obj.remove("kind");
-                        obj.remove("apiVersion");
+                        if !scope.resource().strategy.typed_list_items() {
+                            obj.remove("kind");
+                            obj.remove("apiVersion");
+                        }
                         items.push(Value::Object(obj));
                         listed.push(kv);
                     }

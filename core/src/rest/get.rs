@@ -1,7 +1,7 @@
 //! GET of one object.
 
 use super::scope::Scope;
-use super::{object, table};
+use super::table;
 use crate::negotiation::Shape;
 use crate::status::ApiError;
 use crate::effect::Step;
@@ -16,7 +16,7 @@ pub(super) fn get(scope: Scope) -> Step {
         Err(e) => return scope.fail(e),
     };
     scope.with_current_checked(read_at, |scope, kv| {
-        match object::from_storage(&kv) {
+        match scope.read(&kv) {
             Ok(obj) => match scope.output.shape {
                 Shape::Table(version) => {
                     let rv = kv.mod_revision.to_string();

@@ -6,7 +6,7 @@
 //! binding a pod, and both writes of an eviction (the budget, then the pod) run this
 //! one loop; each says only what its change is and what its outcome answers.
 
-use super::object::{self, Object};
+use super::object::Object;
 use super::scope::Scope;
 use crate::effect::Step;
 use crate::status::ApiError;
@@ -95,7 +95,8 @@ where
         current: KeyValue,
         finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
     ) -> Step {
-        let changed = object::from_storage(&current)
+        let changed = scope
+            .read(&current)
             .map_err(ApiError::internal)
             .and_then(|old| (self.change)(&scope, &old, &current));
         let changed = match changed {
@@ -108,7 +109,7 @@ where
         if super::finalizers::finished(&changed) {
             return self.delete_finished(scope, current, finish);
         }
-        let value = object::into_storage(changed);
+        let value = scope.stored(changed);
         if value == current.value {
             return finish(scope, Outcome::Unchanged(current));
         }

@@ -10,7 +10,7 @@
 //! the parent, as kube-apiserver's ScaleREST does. A resourceVersion on the Scale is the
 //! parent's, so a stale one conflicts like a stale PUT of the parent.
 
-use super::object::{self, meta_str, Object};
+use super::object::{meta_str, Object};
 use super::scope::Scope;
 use crate::negotiation::Shape;
 use crate::resources::customresources::ScalePaths;
@@ -185,7 +185,7 @@ pub(super) fn get(scope: Scope, source: Source) -> Step {
         Ok(StorageOutput::Got { kv, revision }) => match (read_at.check(revision), kv) {
             (Err(e), _) => scope.fail(e),
             (Ok(()), Some(kv)) => {
-                let shown = object::from_storage(&kv)
+                let shown = scope.read(&kv)
                     .map_err(ApiError::internal)
                     .and_then(|parent| of(&source, &parent));
                 match (shown, scope.output.shape) {

@@ -6,7 +6,7 @@
 //! not is retried on a concurrent write. PATCH (rest/patch.rs) goes the same way.
 
 use super::guaranteed_update::{GuaranteedUpdate, Outcome};
-use super::object::{self, meta_mut, meta_str, Object};
+use super::object::{meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
 use crate::effect::Step;
@@ -110,7 +110,7 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
 
 fn answer(scope: Scope, outcome: Outcome) -> Step {
     match outcome {
-        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match object::from_storage(&kv) {
+        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match scope.read(&kv) {
             Ok(stored) => respond_viewed(scope, stored),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
