@@ -26,12 +26,10 @@ pub struct Seen([u64; 3]);
 pub(crate) fn changes(shared: &Shared) -> Seen {
     let changes = |c: Option<Arc<WatchCache>>| c.map_or(0, |c| c.changes());
     let crds = cache(shared, CRD_GROUP, "customresourcedefinitions");
-    let deleting = objects(crds.clone())
-        .unwrap_or_default()
-        .iter()
-        .filter(|crd| crd.pointer("/metadata/deletionTimestamp").is_some())
-        .map(|crd| changes(custom_objects_cache(shared, crd)))
-        .fold(0u64, u64::wrapping_add);
+    let cleaning: Vec<String> = shared.crd_cleanups.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let deleting = shared.served.with_caches(|caches| {
+        cleaning.iter().map(|prefix| caches.get(prefix).map_or(0, |c| c.changes())).fold(0u64, u64::wrapping_add)
+    });
     Seen([changes(cache(shared, rbac::GROUP, "clusterroles")), changes(crds), deleting])
 }
 
@@ -79,6 +77,7 @@ fn custom_resource_definitions(shared: &Shared, mut definitions: Vec<Value>, now
     };
     let mut writes = Vec::new();
     let mut served = Vec::new();
+    let mut cleaning = Vec::new();
     for i in 0..definitions.len() {
         let crd = &definitions[i];
         let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_owned();
@@ -91,6 +90,9 @@ fn custom_resource_definitions(shared: &Shared, mut definitions: Vec<Value>, now
             None if resources.is_empty() => crds::cleanup(crd, &[]),
             None => crds::Cleanup::None,
         };
+        if cleanup != crds::Cleanup::None {
+            cleaning.extend(custom_objects_cache(shared, crd).map(|c| c.prefix().to_owned()));
+        }
         match cleanup {
             crds::Cleanup::None => {}
             crds::Cleanup::Finish => writes.push(remove_cleanup_finalizer(crd, &name)),
@@ -118,6 +120,7 @@ fn custom_resource_definitions(shared: &Shared, mut definitions: Vec<Value>, now
         served.extend(resources);
     }
     serve_custom_resources(shared, served);
+    *shared.crd_cleanups.lock().unwrap_or_else(|p| p.into_inner()) = cleaning;
     writes
 }
 
