@@ -212,3 +212,16 @@ fn a_crd_with_two_versions_serves_each_object_in_the_version_asked_for() {
     let status = send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).json()["status"].clone();
     assert_eq!(status["storedVersions"], json!(["v1"]));
 }
+
+#[test]
+fn openapi_v3_shows_the_subresources_and_schema_of_a_custom_resource() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&with_subresources())).status, 201);
+    let doc = send(&h, "GET", "/openapi/v3/apis/example.com/v1", None).json();
+    let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
+    for path in ["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status", "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/scale"] {
+        assert!(paths.iter().any(|p| p.as_str() == path), "{path} missing from {paths:?}");
+    }
+    let schema = &doc["components"]["schemas"]["com.example.v1.Widget"];
+    assert_eq!(schema["properties"]["status"]["properties"]["replicas"]["type"], "integer");
+}
