@@ -1,12 +1,13 @@
 //! Values printed as Go prints the decoded JSON (`map[string]interface{}` and friends)
-//! with `%v`, `%s` and `reflect.TypeOf`: kube-apiserver words strategic merge patch
-//! errors that way, and clients show those messages as they are.
+//! with `%v`, `%s`, `reflect.TypeOf` and `json.Marshal`: kube-apiserver words strategic
+//! merge patch errors that way and prints JSONPath results (printer columns, selectable
+//! fields) that way, and clients show them as they are.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The Go type a decoded JSON value has (integers are kept as `int64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum GoType {
+pub(crate) enum GoType {
     Map,
     Slice,
     String,
@@ -17,7 +18,7 @@ pub(super) enum GoType {
 }
 
 impl GoType {
-    pub(super) fn of(value: &Value) -> GoType {
+    pub(crate) fn of(value: &Value) -> GoType {
         match value {
             Value::Object(_) => GoType::Map,
             Value::Array(_) => GoType::Slice,
@@ -30,7 +31,7 @@ impl GoType {
     }
 
     /// As `reflect.Type.String()` prints it.
-    pub(super) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             GoType::Map => "map[string]interface {}",
             GoType::Slice => "[]interface {}",
@@ -43,27 +44,27 @@ impl GoType {
     }
 
     /// Maps and slices cannot be compared or hashed in Go.
-    pub(super) fn comparable(self) -> bool {
+    pub(crate) fn comparable(self) -> bool {
         !matches!(self, GoType::Map | GoType::Slice)
     }
 }
 
 /// `fmt.Sprintf("%v", value)`.
-pub(super) fn v(value: &Value) -> String {
+pub(crate) fn v(value: &Value) -> String {
     let mut out = String::new();
     write(&mut out, value, false);
     out
 }
 
 /// `fmt.Sprintf("%s", value)`: strings as they are, other scalars marked as a bad verb.
-pub(super) fn s(value: &Value) -> String {
+pub(crate) fn s(value: &Value) -> String {
     let mut out = String::new();
     write(&mut out, value, true);
     out
 }
 
 /// `fmt.Sprint` of a slice of lists (`[[a b] [c]]`).
-pub(super) fn lists(lists: &[&[Value]]) -> String {
+pub(crate) fn lists(lists: &[&[Value]]) -> String {
     let inner: Vec<String> = lists
         .iter()
         .map(|items| v(&Value::Array(items.to_vec())))
@@ -71,21 +72,30 @@ pub(super) fn lists(lists: &[&[Value]]) -> String {
     format!("[{}]", inner.join(" "))
 }
 
+/// `fmt.Sprintf("%v", map)`.
+pub(crate) fn v_object(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    write_map(&mut out, map, false);
+    out
+}
+
+fn write_map(out: &mut String, map: &Map<String, Value>, s_verb: bool) {
+    // fmt prints maps with their keys sorted; serde_json's map is sorted already.
+    out.push_str("map[");
+    for (i, (key, item)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(key);
+        out.push(':');
+        write(out, item, s_verb);
+    }
+    out.push(']');
+}
+
 fn write(out: &mut String, value: &Value, s_verb: bool) {
     match value {
-        Value::Object(map) => {
-            // fmt prints maps with their keys sorted; serde_json's map is sorted already.
-            out.push_str("map[");
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(key);
-                out.push(':');
-                write(out, item, s_verb);
-            }
-            out.push(']');
-        }
+        Value::Object(map) => write_map(out, map, s_verb),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -123,7 +133,7 @@ fn scalar_v(value: &Value) -> String {
 
 /// A float64 as `%v` prints it: `%g` with the fewest digits that read back the same,
 /// in exponent form below 1e-4 and from 1e+06 on (Go's threshold for shortest `%g`).
-pub(super) fn float(f: f64) -> String {
+pub(crate) fn float(f: f64) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() {
             "-0".into()
@@ -160,6 +170,100 @@ pub(super) fn float(f: f64) -> String {
     }
 }
 
+/// `json.Marshal(value)`: compact, keys sorted (serde_json's map is sorted already),
+/// `<`, `>`, `&`, U+2028 and U+2029 escaped, and floats as Go's encoder writes them.
+pub(crate) fn json(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, value);
+    out
+}
+
+/// `json.Marshal(map)`.
+pub(crate) fn json_object(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    write_json_object(&mut out, map);
+    out
+}
+
+fn write_json_object(out: &mut String, map: &Map<String, Value>) {
+    out.push('{');
+    for (i, (key, item)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_string(out, key);
+        out.push(':');
+        write_json(out, item);
+    }
+    out.push('}');
+}
+
+fn write_json(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) => write_json_object(out, map),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item);
+            }
+            out.push(']');
+        }
+        Value::String(text) => json_string(out, text),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&json_float(n.as_f64().unwrap_or(0.0))),
+        },
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.push_str("null"),
+    }
+}
+
+fn json_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A float64 as Go's JSON encoder writes it: plain digits from 1e-6 up to 1e21, the
+/// exponent form outside (`1e+21`, `1e-7`).
+pub(crate) fn json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let sci = format!("{f:e}");
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        // Go writes at least two exponent digits, then drops the zero of `e-0d`.
+        return match exp.abs() {
+            e if e < 10 && exp < 0 => format!("{mantissa}e-{e}"),
+            e => format!("{mantissa}e{sign}{e:02}"),
+        };
+    }
+    // Rust's `Display` gives the shortest digits that read back, never an exponent.
+    let plain = format!("{f}");
+    if plain == "-0" {
+        "-0".to_owned()
+    } else {
+        plain
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +294,26 @@ mod tests {
             (123.456, "123.456"),
         ] {
             assert_eq!(float(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn marshals_like_go() {
+        assert_eq!(
+            json(&json!({"b": [1, 2.5, null, true], "a": {"c": "x<y>&z\u{2028}\n\u{1}"}})),
+            r#"{"a":{"c":"x\u003cy\u003e\u0026z\u2028\n\u0001"},"b":[1,2.5,null,true]}"#
+        );
+        for (f, want) in [
+            (2.0, "2"),
+            (0.75, "0.75"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1.5e300, "1.5e+300"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (-2.5e-10, "-2.5e-10"),
+        ] {
+            assert_eq!(json_float(f), want, "{f}");
         }
     }
 }
