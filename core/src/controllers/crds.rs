@@ -45,6 +45,7 @@ pub(crate) fn resources_of(crd: &Value) -> Vec<Resource> {
         return Vec::new();
     }
     let names = accepted_names(crd);
+    let namespaced = text(crd, "/spec/scope") != "Cluster";
     let versions = crd.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default();
     versions
         .iter()
@@ -55,14 +56,14 @@ pub(crate) fn resources_of(crd: &Value) -> Vec<Resource> {
             kind: kind.to_owned(),
             plural: plural.to_owned(),
             singular: text(&names, "/singular").to_owned(),
-            namespaced: text(crd, "/spec/scope") != "Cluster",
+            namespaced,
             verbs: VERBS.iter().map(|s| s.to_string()).collect(),
             short_names: strings(crd, "/spec/names/shortNames"),
             categories: strings(crd, "/spec/names/categories"),
             subresources: subresources(v, kind),
             name_rule: NameRule::Dns1123Subdomain,
             storage_version_hash: None,
-            strategy: SharedStrategy::new(CustomResources::new(v)),
+            strategy: SharedStrategy::new(CustomResources::new(v, namespaced)),
             schema: ResourceSchema::custom(
                 v.pointer("/schema/openAPIV3Schema").cloned().unwrap_or_else(|| json!({"type": "object"})),
             ),

@@ -28,8 +28,9 @@ pub use item::Item;
 
 use serde_json::{Map, Value};
 
-/// A parsed template. Two templates are equal when their text is.
-#[derive(Clone, Debug)]
+/// A parsed template (the empty one by default). Two templates are equal when their
+/// text is.
+#[derive(Clone, Debug, Default)]
 pub struct JsonPath {
     template: String,
     nodes: Vec<parser::Node>,

@@ -6,8 +6,13 @@
 //! Everything the version declares is read once, when the CRD joins the registry; a
 //! request only borrows it.
 
-use super::{Handler, Strategy};
+mod printer_columns;
+
+pub use printer_columns::PrinterColumns;
+
+use super::{Columns, Handler, Strategy};
 use crate::rest::object::{meta_mut, spec_changed, Object};
+use crate::selection::table::{DeclaredFields, FieldLabels};
 use serde_json::{json, Value};
 
 /// The rules of one served version of a CRD.
@@ -20,6 +25,10 @@ pub struct CustomResources {
     status: bool,
     /// The version's `subresources.scale`, when it serves one.
     scale: Option<ScalePaths>,
+    /// The version's `additionalPrinterColumns`.
+    columns: PrinterColumns,
+    /// The version's `selectableFields`.
+    fields: DeclaredFields,
 }
 
 /// Where the `scale` subresource of a custom resource reads and writes its object
@@ -32,8 +41,9 @@ pub struct ScalePaths {
 }
 
 impl CustomResources {
-    /// The strategy of `version`, one entry of a CRD's `spec.versions`.
-    pub fn new(version: &Value) -> CustomResources {
+    /// The strategy of `version`, one entry of a CRD's `spec.versions`, for objects
+    /// in namespaces or not (`namespaced`).
+    pub fn new(version: &Value, namespaced: bool) -> CustomResources {
         let subresources = version.get("subresources");
         let scale = subresources.and_then(|s| s.get("scale")).map(|scale| {
             let path = |key: &str| scale.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -43,10 +53,14 @@ impl CustomResources {
                 label_selector: path("labelSelectorPath"),
             }
         });
+        let selectable = version.get("selectableFields").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let paths = selectable.iter().filter_map(|f| f.get("jsonPath").and_then(Value::as_str));
         CustomResources {
             definition: version.clone(),
             status: subresources.and_then(|s| s.get("status")).is_some(),
             scale,
+            columns: PrinterColumns::of(version),
+            fields: DeclaredFields::new(namespaced, paths),
         }
     }
 
@@ -86,6 +100,14 @@ impl Strategy for CustomResources {
 
     fn scale_paths(&self) -> Option<&ScalePaths> {
         self.scale.as_ref()
+    }
+
+    fn columns(&self) -> Columns<'_> {
+        Columns::Declared(&self.columns)
+    }
+
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Declared(&self.fields)
     }
 
     /// Upstream counts every change but metadata's in the generation, and status's
