@@ -224,20 +224,32 @@ fn write_json(out: &mut String, value: &Value) {
 fn json_string(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
+        if let Some(escape) = shared_escape(c) {
+            out.push_str(escape);
+            continue;
+        }
         match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
             '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
     out.push('"');
+}
+
+/// The escapes Go's `%q` and its JSON encoder write alike: the double quote, the
+/// backslash, and the control characters that have a letter of their own in both.
+pub(crate) fn shared_escape(c: char) -> Option<&'static str> {
+    Some(match c {
+        '"' => "\\\"",
+        '\\' => "\\\\",
+        '\n' => "\\n",
+        '\r' => "\\r",
+        '\t' => "\\t",
+        '\u{8}' => "\\b",
+        '\u{c}' => "\\f",
+        _ => return None,
+    })
 }
 
 /// A float64 as Go's JSON encoder writes it: plain digits from 1e-6 up to 1e21, the

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
+const JSON: &str = "application/json";
 
 fn send(h: &Harness<MemoryStore>, method: &str, path: &str, accept: &str, body: Option<&Value>) -> Reply {
     let body = body.map(Value::to_string).unwrap_or_default();
@@ -21,12 +22,13 @@ fn send(h: &Harness<MemoryStore>, method: &str, path: &str, accept: &str, body: 
 }
 
 fn created(h: &Harness<MemoryStore>, path: &str, body: Value) {
-    let reply = send(h, "POST", path, "application/json", Some(&body));
+    let reply = send(h, "POST", path, JSON, Some(&body));
     assert_eq!(reply.status, 201, "{}", String::from_utf8_lossy(&reply.body));
 }
 
 /// A CRD of `refb.example.com` for `plural`, whose one version declares `version`'s
-/// fields (columns, selectable fields) and keeps whatever its objects hold.
+/// fields (columns, selectable fields, a schema: by default one that keeps whatever
+/// its objects hold).
 fn crd(plural: &str, kind: &str, scope: &str, version: Value) -> Value {
     let mut v1 = json!({"name": "v1", "served": true, "storage": true,
         "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}});
@@ -109,6 +111,10 @@ fn gizmos() -> Value {
                 {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
             ],
             "selectableFields": [{"jsonPath": ".spec.color"}, {"jsonPath": ".spec.size"}, {"jsonPath": ".spec.shiny"}],
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "properties": {
+                    "color": {"type": "string"}, "size": {"type": "integer"}, "shiny": {"type": "boolean"}}},
+                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
         }),
     )
 }
@@ -149,11 +155,11 @@ fn tables_show_declared_columns_with_their_priorities() {
 fn field_selectors_read_the_declared_fields() {
     let h = Harness::new(Config::default(), MemoryStore::new());
     created(&h, CRDS, gizmos());
-    let start = send(&h, "GET", GIZMOS, "application/json", None).json()["metadata"]["resourceVersion"].clone();
+    let start = send(&h, "GET", GIZMOS, JSON, None).json()["metadata"]["resourceVersion"].clone();
     created(&h, GIZMOS, gizmo("g1", "red", 3, true));
     created(&h, GIZMOS, gizmo("g2", "blue", 3, false));
     created(&h, GIZMOS, gizmo("g3", "red", 5, false));
-    let list = |selector: &str| send(&h, "GET", &format!("{GIZMOS}?fieldSelector={selector}"), "application/json", None);
+    let list = |selector: &str| send(&h, "GET", &format!("{GIZMOS}?fieldSelector={selector}"), JSON, None);
 
     assert_eq!(names(&list("spec.color=red").json()), ["g1", "g3"]);
     assert_eq!(names(&list("spec.color!=red").json()), ["g2"]);
@@ -165,28 +171,36 @@ fn field_selectors_read_the_declared_fields() {
     let undeclared = list("spec.weight=1");
     assert_eq!(undeclared.status, 400);
     let status = undeclared.json();
-    assert_eq!((status["reason"].as_str(), status["message"].as_str()), (Some("BadRequest"), Some("field label not supported: spec.weight")));
+    assert_eq!(status["reason"], "BadRequest");
+    assert_eq!(status["message"], "field label not supported: spec.weight");
 
     let table = send(&h, "GET", &format!("{GIZMOS}?fieldSelector=spec.color=blue"), TABLE, None).json();
     assert_eq!(table["rows"].as_array().unwrap().len(), 1);
 
-    let watch = send(&h, "GET", &format!("{GIZMOS}?watch=true&resourceVersion={}&fieldSelector=spec.color=red", start.as_str().unwrap()), "application/json", None);
-    let frames: Vec<Value> = watch.body.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    let start = start.as_str().unwrap();
+    let watch = send(&h, "GET", &format!("{GIZMOS}?watch=true&resourceVersion={start}&fieldSelector=spec.color=red"), JSON, None);
+    let frames: Vec<Value> =
+        watch.body.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
     let watched: Vec<&str> = frames.iter().map(|f| f["object"]["metadata"]["name"].as_str().unwrap()).collect();
     assert_eq!(watched, ["g1", "g3"]);
 
-    let deleted = send(&h, "DELETE", &format!("{GIZMOS}?fieldSelector=spec.color=red"), "application/json", None);
+    let deleted = send(&h, "DELETE", &format!("{GIZMOS}?fieldSelector=spec.color=red"), JSON, None);
     assert_eq!(deleted.status, 200, "{}", String::from_utf8_lossy(&deleted.body));
-    assert_eq!(names(&send(&h, "GET", GIZMOS, "application/json", None).json()), ["g2"]);
+    assert_eq!(names(&send(&h, "GET", GIZMOS, JSON, None).json()), ["g2"]);
 }
 
 #[test]
 fn a_cluster_scoped_custom_resource_has_no_namespace_to_select() {
     let h = Harness::new(Config::default(), MemoryStore::new());
-    created(&h, CRDS, crd("knobs", "Knob", "Cluster", json!({"selectableFields": [{"jsonPath": ".spec.turn"}]})));
+    let knobs = json!({
+        "selectableFields": [{"jsonPath": ".spec.turn"}],
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"turn": {"type": "integer"}}}}}},
+    });
+    created(&h, CRDS, crd("knobs", "Knob", "Cluster", knobs));
     created(&h, "/apis/refb.example.com/v1/knobs", json!({"apiVersion": "refb.example.com/v1", "kind": "Knob",
                                                           "metadata": {"name": "k1"}, "spec": {"turn": 7}}));
-    let list = |selector: &str| send(&h, "GET", &format!("/apis/refb.example.com/v1/knobs?fieldSelector={selector}"), "application/json", None);
+    let list = |selector: &str| send(&h, "GET", &format!("/apis/refb.example.com/v1/knobs?fieldSelector={selector}"), JSON, None);
     assert_eq!(names(&list("spec.turn=7").json()), ["k1"]);
     assert_eq!(names(&list("spec.turn=8").json()), Vec::<&str>::new());
     let namespace = list("metadata.namespace=default");
