@@ -52,16 +52,7 @@ fn a_crd_is_established_served_and_removed() {
         let name = format!("w-{}", version.replace('.', "-"));
         let widget = apiary.data_dir.join(format!("{name}.yaml"));
         std::fs::write(&widget, format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {name}\nspec:\n  size: 3\n")).unwrap();
-        // Discovery may lag a moment behind in kubectl's cache: retry briefly.
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let out = apiary.kubectl(version, &["apply", "-f", widget.to_str().unwrap()]);
-            if out.status.success() {
-                break;
-            }
-            assert!(Instant::now() < deadline, "{version}: {}", String::from_utf8_lossy(&out.stderr));
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        apiary.kubectl_until_served(version, &["apply", "-f", widget.to_str().unwrap()]);
         let listed = ok(&apiary.kubectl(version, &["get", "wd", "-o", "name"]));
         assert!(listed.contains(&format!("widget.example.com/{name}")), "{version}: {listed}");
         let size = ok(&apiary.kubectl(version, &["get", "widgets", &name, "-o", "jsonpath={.spec.size}"]));

@@ -148,6 +148,7 @@ pub(crate) fn resources_of(crd: &Value, names: &Value) -> Vec<Resource> {
     if group.is_empty() || plural.is_empty() || kind.is_empty() {
         return Vec::new();
     }
+    let namespaced = text(crd, "/spec/scope") != "Cluster";
     let versions = crd.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default();
     let storage_version = versions
         .iter()
@@ -158,6 +159,7 @@ pub(crate) fn resources_of(crd: &Value, names: &Value) -> Vec<Resource> {
         storage_version,
         versions: versions.len(),
         terminating: crd.pointer("/metadata/deletionTimestamp").is_some(),
+        namespaced,
     };
     versions
         .iter()
@@ -168,7 +170,7 @@ pub(crate) fn resources_of(crd: &Value, names: &Value) -> Vec<Resource> {
             kind: kind.to_owned(),
             plural: plural.to_owned(),
             singular: text(names, "/singular").to_owned(),
-            namespaced: text(crd, "/spec/scope") != "Cluster",
+            namespaced,
             verbs: VERBS.iter().map(|s| s.to_string()).collect(),
             short_names: strings(names, "/shortNames"),
             categories: strings(names, "/categories"),

@@ -22,12 +22,11 @@
 
 use super::PatchError;
 use crate::schema::{go_quote, NodeKind, SchemaNode};
-use gofmt::GoType;
+use crate::gofmt::{self, GoType};
 use serde_json::{Map, Value};
 
 mod added;
 mod directives;
-mod gofmt;
 mod lists;
 #[cfg(test)]
 mod tests;

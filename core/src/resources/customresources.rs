@@ -6,9 +6,14 @@
 //! Everything the version declares is read once, when the CRD joins the registry; a
 //! request only borrows it.
 
-use super::{Handler, Strategy};
+mod printer_columns;
+
+pub use printer_columns::PrinterColumns;
+
+use super::{Columns, Handler, Strategy};
 use crate::status::ApiError;
 use crate::rest::object::{meta_mut, spec_changed, Object};
+use crate::selection::table::{DeclaredFields, FieldLabels};
 use serde_json::{json, Value};
 
 /// The rules of one served version of a CRD.
@@ -26,6 +31,10 @@ pub struct CustomResources {
     versions: Option<(String, String)>,
     /// The version's `subresources.scale`, when it serves one.
     scale: Option<ScalePaths>,
+    /// The version's `additionalPrinterColumns`.
+    columns: PrinterColumns,
+    /// The version's `selectableFields`.
+    fields: DeclaredFields,
 }
 
 /// What a version's strategy needs of its CRD besides the version itself.
@@ -38,6 +47,8 @@ pub struct Crd<'a> {
     pub versions: usize,
     /// Whether the CRD is being deleted.
     pub terminating: bool,
+    /// Whether its objects live in namespaces.
+    pub namespaced: bool,
 }
 
 /// Where the `scale` subresource of a custom resource reads and writes its object
@@ -69,12 +80,16 @@ impl CustomResources {
         // moves its storage version, changes its resources.
         definition["terminating"] = json!(terminating);
         definition["storageVersion"] = json!(of.storage_version);
+        let selectable = version.get("selectableFields").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let paths = selectable.iter().filter_map(|f| f.get("jsonPath").and_then(Value::as_str));
         CustomResources {
             definition,
             terminating,
             versions,
             status: subresources.and_then(|s| s.get("status")).is_some(),
             scale,
+            columns: PrinterColumns::of(version),
+            fields: DeclaredFields::new(of.namespaced, paths),
         }
     }
 
@@ -145,6 +160,14 @@ impl Strategy for CustomResources {
 
     fn scale_paths(&self) -> Option<&ScalePaths> {
         self.scale.as_ref()
+    }
+
+    fn columns(&self) -> Columns<'_> {
+        Columns::Declared(&self.columns)
+    }
+
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Declared(&self.fields)
     }
 
     /// Upstream counts every change but metadata's in the generation, and status's

@@ -56,13 +56,13 @@ pub mod tokenreviews;
 #[cfg(test)]
 mod tests;
 
-pub use columns::Column;
+pub use columns::{Column, Columns};
 
 use crate::authn::{TokenUser, UserInfo};
 use crate::authorization::escalation::Grants;
 use crate::authorization::{Attributes, Decision, Rules};
 use crate::rest::object::{meta_mut, spec_changed, Object};
-use crate::selection::table::{SelectableFields, DEFAULT};
+use crate::selection::table::{FieldLabels, DEFAULT};
 use crate::status::ApiError;
 use crate::validation::FieldError;
 use serde_json::{json, Value};
@@ -119,7 +119,6 @@ pub trait Strategy: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// The columns a Table shows between Name and Age.
     /// A write that grants permissions (RBAC roles and bindings) is checked against
     /// what its author holds, after mutating admission and before the object is
     /// prepared (`old` is the stored object of an update).
@@ -127,13 +126,16 @@ pub trait Strategy: Send + Sync + 'static {
         Ok(())
     }
 
-    fn columns(&self) -> &'static [Column] {
-        &[]
+    /// The columns of the kind's Tables: a built-in kind's fixed ones, or those a
+    /// custom resource's CRD declares.
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(&[])
     }
 
-    /// The fields a field selector may name, and the 400 for any other.
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &DEFAULT
+    /// The fields a field selector may name, and the 400 for any other: a built-in
+    /// kind's fixed table, or those a custom resource's CRD declares.
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&DEFAULT)
     }
 
     /// Whether objects read from storage are shown changed ([`Strategy::read_stored`]):

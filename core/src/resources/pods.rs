@@ -6,10 +6,10 @@
 //! (rest/binding.rs, rest/eviction.rs), whose changes to a pod's conditions are made
 //! here.
 
-use super::columns::{at, Column};
+use super::columns::{Columns, at, Column};
 use super::{Handler, Strategy};
 use crate::rest::object::Object;
-use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 use serde_json::{json, Map, Value};
 
 /// The group and resource of pods, which binding a pod reads and writes.
@@ -31,12 +31,12 @@ impl Strategy for Pods {
         reset_status(new);
     }
 
-    fn columns(&self) -> &'static [Column] {
-        COLUMNS
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 
     fn delete_returns_object(&self) -> bool {

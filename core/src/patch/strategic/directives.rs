@@ -1,7 +1,7 @@
 //! The `$` directives of a strategic merge patch that act on an object: `$patch`,
 //! `$retainKeys` and `$setElementOrder/<field>`.
 
-use super::gofmt;
+use crate::gofmt;
 use super::{added, lists};
 use super::{
     bad_arg_type, bad_patch_type, failed, go_eq, hashable, lookup_list, no_merge_key, Object,

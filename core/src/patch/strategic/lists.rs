@@ -8,7 +8,7 @@
 //! placed before the first patch item it preceded in the original — so an added item
 //! comes before the original's items unless `$setElementOrder` says otherwise.
 
-use super::gofmt::{self, GoType};
+use crate::gofmt::{self, GoType};
 use super::{
     bad_arg_type, bad_patch_type, failed, go_eq, go_kind, hashable, merge_map, no_merge_key,
     ListMeta, PatchError, MAP_TYPE, PATCH,
