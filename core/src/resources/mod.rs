@@ -112,7 +112,12 @@ pub trait Strategy: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// The columns a Table shows between Name and Age.
+    /// The kind's own checks of a write to the status subresource, once it is prepared
+    /// (after its metadata's).
+    fn validate_status_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
     /// A write that grants permissions (RBAC roles and bindings) is checked against
     /// what its author holds, after mutating admission and before the object is
     /// prepared (`old` is the stored object of an update).
@@ -120,6 +125,7 @@ pub trait Strategy: Send + Sync + 'static {
         Ok(())
     }
 
+    /// The columns a Table shows between Name and Age.
     fn columns(&self) -> &'static [Column] {
         &[]
     }
