@@ -51,6 +51,11 @@ fn normalized(mut answer: Value) -> Value {
     answer
 }
 
+/// The `message` of a Status answer.
+fn message(reply: &Reply) -> String {
+    reply.json()["message"].as_str().unwrap_or_default().to_owned()
+}
+
 fn name_of(v: &Value) -> &str {
     v["metadata"]["name"].as_str().unwrap()
 }
@@ -112,4 +117,73 @@ fn every_recorded_default_is_ours() {
         without_self_entries(&mut theirs["metadata"]["managedFields"]);
         assert_eq!(ours, theirs, "{}", record["name"]);
     }
+}
+
+fn widgets() -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": true, "storage": true,
+                                  "schema": {"openAPIV3Schema": {"type": "object"}}}]}})
+}
+
+#[test]
+fn a_bad_crd_is_refused_and_nothing_is_stored() {
+    let h = harness();
+    let mut bad = widgets();
+    bad["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"properties": {"spec": {"type": "object"}}});
+    let refused = send(&h, "POST", CRDS, Some(&bad));
+    assert_eq!(refused.status, 422);
+    assert_eq!(
+        refused.json()["message"],
+        "CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root"
+    );
+    assert_eq!(send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).status, 404);
+    assert_eq!(send(&h, "GET", CRDS, None).json()["items"], json!([]));
+    assert_eq!(send(&h, "GET", "/apis/example.com/v1/namespaces/default/widgets", None).status, 404);
+}
+
+#[test]
+fn an_update_keeps_the_rules_and_a_new_storage_version_is_recorded() {
+    let h = harness();
+    assert_eq!(send(&h, "POST", CRDS, Some(&widgets())).status, 201);
+    let url = format!("{CRDS}/widgets.example.com");
+    let stored = send(&h, "GET", &url, None).json();
+    assert_eq!(stored["metadata"]["generation"], 1);
+
+    let mut two = stored.clone();
+    two["spec"]["versions"][0]["storage"] = json!(false);
+    let mut v2 = two["spec"]["versions"][0].clone();
+    v2["name"] = json!("v2");
+    v2["storage"] = json!(true);
+    two["spec"]["versions"].as_array_mut().unwrap().push(v2);
+    let updated = send(&h, "PUT", &url, Some(&two));
+    assert_eq!(updated.status, 200, "{}", updated.json()["message"]);
+    let updated = updated.json();
+    assert_eq!(updated["status"]["storedVersions"], json!(["v1", "v2"]));
+    assert_eq!(updated["metadata"]["generation"], 2);
+
+    // v1 still has objects stored in it: it stays listed.
+    let mut dropped = updated.clone();
+    dropped["spec"]["versions"].as_array_mut().unwrap().remove(0);
+    let refused = send(&h, "PUT", &url, Some(&dropped));
+    assert_eq!(refused.status, 422);
+    assert!(message(&refused).contains("status.storedVersions[0]: Invalid value: \"v1\": missing from spec.versions;"), "{}", message(&refused));
+}
+
+#[test]
+fn a_status_write_keeps_accepted_names_valid() {
+    let h = harness();
+    assert_eq!(send(&h, "POST", CRDS, Some(&widgets())).status, 201);
+    let url = format!("{CRDS}/widgets.example.com");
+    let mut crd = send(&h, "GET", &url, None).json();
+    crd["status"]["acceptedNames"]["plural"] = json!("Not_A_Name");
+    let refused = send(&h, "PUT", &format!("{url}/status"), Some(&crd));
+    assert_eq!(refused.status, 422);
+    assert!(message(&refused).starts_with(
+        "CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: status.acceptedNames.plural: Invalid value: \"Not_A_Name\""
+    ));
+    let accepted = send(&h, "GET", &url, None).json()["status"]["acceptedNames"]["plural"].clone();
+    assert_eq!(accepted, "widgets");
 }
