@@ -115,6 +115,8 @@ fn every_recorded_default_is_ours() {
         let (mut ours, mut theirs) = (normalized(answer.json()), record["output"].clone());
         without_self_entries(&mut ours["metadata"]["managedFields"]);
         without_self_entries(&mut theirs["metadata"]["managedFields"]);
+        // Left out on purpose (see the kind's defaults): `kubectl wait` fails on it.
+        assert_eq!(theirs["status"].as_object_mut().unwrap().remove("conditions"), Some(Value::Null));
         assert_eq!(ours, theirs, "{}", record["name"]);
     }
 }

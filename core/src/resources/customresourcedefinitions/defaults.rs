@@ -45,11 +45,13 @@ pub(crate) fn default_names(names: &mut Map<String, Value>) {
 
 /// A new CRD's status, whatever it was sent with: no names accepted and no conditions
 /// yet, its storage version stored (upstream's `PrepareForCreate`, written as Go writes
-/// the empty status).
+/// the empty status). Go also writes `conditions: null`; that is left out, because
+/// `kubectl wait --for=condition=Established` fails on a null list instead of waiting,
+/// and here the controllers write the first conditions a moment after the create
+/// (upstream's are quick enough that it does not show).
 pub(crate) fn prepare_for_create(crd: &mut Object) {
     let mut status = json!({
         "acceptedNames": {"kind": "", "plural": ""},
-        "conditions": null,
         "storedVersions": null,
     });
     if let Some(storage) = storage_version(crd) {
