@@ -19,43 +19,22 @@ pub(crate) fn coerce(path: &FieldPath, x: &Value, s: &Structural, resource_root:
 
 fn coerce_node(path: &FieldPath, x: &Value, s: Option<&Structural>, embedded: bool) -> Option<FieldError> {
     let s = s?;
-    match x {
-        Value::Object(map) => {
-            for (k, v) in sorted(map) {
-                if embedded {
-                    match k {
-                        "apiVersion" | "kind" if !v.is_string() => {
-                            return Some(FieldError::invalid_unquoted(path.child(k).as_str(), &go_json(v), "must be a string"))
-                        }
-                        "metadata" => {
-                            if let Err(e) = crate::schema::decode_as(OBJECT_META, v) {
-                                return Some(FieldError::invalid_json(path.child("metadata").as_str(), v, e));
-                            }
-                        }
-                        _ => {}
+    if let (true, Value::Object(map)) = (embedded, x) {
+        for (k, v) in sorted(map) {
+            match k {
+                "apiVersion" | "kind" if !v.is_string() => {
+                    return Some(FieldError::invalid_unquoted(path.child(k).as_str(), &go_json(v), "must be a string"))
+                }
+                "metadata" => {
+                    if let Err(e) = crate::schema::decode_as(OBJECT_META, v) {
+                        return Some(FieldError::invalid_json(path.child("metadata").as_str(), v, e));
                     }
                 }
-                let (field, field_path) = match s.properties.get(k) {
-                    Some(field) => (Some(field), path.child(k)),
-                    None => match &s.additional_properties {
-                        Some(a) => (a.schema.as_deref(), path.key(k)),
-                        None => continue,
-                    },
-                };
-                let field_embedded = field.is_some_and(|f| f.extensions.embedded_resource);
-                if let Some(e) = coerce_node(&field_path, v, field, field_embedded) {
-                    return Some(e);
-                }
+                _ => {}
             }
-            None
         }
-        Value::Array(items) => {
-            let item = s.items.as_deref();
-            let item_embedded = item.is_some_and(|i| i.extensions.embedded_resource);
-            items.iter().enumerate().find_map(|(i, v)| coerce_node(&path.index(i), v, item, item_embedded))
-        }
-        _ => None,
     }
+    children(path, x, s).into_iter().find_map(|c| coerce_node(&c.path, c.value, c.schema, c.embedded))
 }
 
 /// The errors in the type and object meta of the resources in `x` (upstream's
@@ -69,33 +48,45 @@ fn validate_node(path: &FieldPath, x: &Value, s: Option<&Structural>, embedded: 
         return Vec::new();
     };
     let mut errors = Vec::new();
-    match x {
-        Value::Object(map) => {
-            if embedded {
-                errors.extend(embedded_resource(path, map));
-            }
-            for (k, v) in sorted(map) {
-                let (field, field_path) = match s.properties.get(k) {
-                    Some(field) => (Some(field), path.child(k)),
-                    None => match &s.additional_properties {
-                        Some(a) => (a.schema.as_deref(), path.key(k)),
-                        None => continue,
-                    },
-                };
-                let field_embedded = field.is_some_and(|f| f.extensions.embedded_resource);
-                errors.extend(validate_node(&field_path, v, field, field_embedded));
-            }
-        }
-        Value::Array(items) => {
-            let item = s.items.as_deref();
-            let item_embedded = item.is_some_and(|i| i.extensions.embedded_resource);
-            for (i, v) in items.iter().enumerate() {
-                errors.extend(validate_node(&path.index(i), v, item, item_embedded));
-            }
-        }
-        _ => {}
+    if let (true, Value::Object(map)) = (embedded, x) {
+        errors.extend(embedded_resource(path, map));
+    }
+    for c in children(path, x, s) {
+        errors.extend(validate_node(&c.path, c.value, c.schema, c.embedded));
     }
     errors
+}
+
+/// A value inside another that the schema lets in.
+struct Child<'v, 's> {
+    path: FieldPath,
+    value: &'v Value,
+    /// Its schema (`None` under `additionalProperties: true`).
+    schema: Option<&'s Structural>,
+    /// Whether it is an embedded resource.
+    embedded: bool,
+}
+
+/// The fields of `x` that `s` declares, by property or `additionalProperties` (keys
+/// sorted), or its items.
+fn children<'v, 's>(path: &FieldPath, x: &'v Value, s: &'s Structural) -> Vec<Child<'v, 's>> {
+    let child = |path: FieldPath, value: &'v Value, schema: Option<&'s Structural>| Child {
+        path,
+        value,
+        schema,
+        embedded: schema.is_some_and(|f| f.extensions.embedded_resource),
+    };
+    match x {
+        Value::Object(map) => sorted(map)
+            .into_iter()
+            .filter_map(|(k, v)| match s.properties.get(k) {
+                Some(field) => Some(child(path.child(k), v, Some(field))),
+                None => s.additional_properties.as_ref().map(|a| child(path.key(k), v, a.schema.as_deref())),
+            })
+            .collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, v)| child(path.index(i), v, s.items.as_deref())).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// An embedded resource names its `apiVersion` and `kind`, and its `metadata` is valid.
