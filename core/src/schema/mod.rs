@@ -29,7 +29,7 @@ mod yaml;
 mod tests;
 
 use crate::negotiation::Format;
-use crate::validation::{quoted, ErrorKind, FieldError};
+use crate::validation::FieldError;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
@@ -102,15 +102,7 @@ impl FieldValidation {
             "" | "Warn" => Ok(FieldValidation::Warn),
             "Ignore" => Ok(FieldValidation::Ignore),
             "Strict" => Ok(FieldValidation::Strict),
-            other => Err(FieldError {
-                field: "fieldValidation".to_owned(),
-                kind: ErrorKind::NotSupported,
-                value: Some(other.to_owned()),
-                detail: format!(
-                    "supported values: {}",
-                    ["", "Ignore", "Strict", "Warn"].map(quoted).join(", ")
-                ),
-            }),
+            other => Err(FieldError::not_supported("fieldValidation", other, &["", "Ignore", "Strict", "Warn"])),
         }
     }
 }
