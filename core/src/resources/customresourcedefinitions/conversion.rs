@@ -4,7 +4,7 @@
 //! `spec.conversion.conversionReviewVersions`).
 
 use super::internal::{list, present, text};
-use super::validation::Options;
+use super::validation::{enum_string, Options};
 use crate::validation::names::{dns1035_label, dns1123_subdomain};
 use crate::validation::{go_json, FieldError, FieldPath};
 use serde_json::Value;
@@ -52,17 +52,6 @@ pub(super) fn validate(conversion: Option<&Value>, opts: &Options, path: &FieldP
         }
     }
     errors
-}
-
-/// A required value out of a fixed set (upstream's `validateEnumStrings`).
-pub(super) fn enum_string(path: &FieldPath, value: &str, accepted: &[&str]) -> Vec<FieldError> {
-    if value.is_empty() {
-        vec![FieldError::required(path.as_str(), "")]
-    } else if accepted.contains(&value) {
-        Vec::new()
-    } else {
-        vec![FieldError::not_supported(path.as_str(), value, accepted)]
-    }
 }
 
 /// Whether the versions name one this server understands (or none at all).

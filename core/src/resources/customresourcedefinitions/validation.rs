@@ -130,7 +130,7 @@ fn validate_spec(spec: &Spec<'_>, opts: &Options, path: &FieldPath) -> Vec<Field
     } else if !spec.group.contains('.') {
         errors.push(FieldError::invalid(group.as_str(), spec.group, "should be a domain with at least one dot"));
     }
-    errors.extend(conversion::enum_string(&path.child("scope"), spec.scope, &["Cluster", "Namespaced"]));
+    errors.extend(enum_string(&path.child("scope"), spec.scope, &["Cluster", "Namespaced"]));
 
     let mut opts = opts.clone();
     // Pruning (the v1 default) needs structural schemas, and so do defaults and the
@@ -603,6 +603,17 @@ fn preserve_unknown_fields(spec: &Spec<'_>, old: Option<&Spec<'_>>) -> Vec<Field
         "true",
         "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
     )]
+}
+
+/// A required value out of a fixed set (upstream's `validateEnumStrings`).
+pub(super) fn enum_string(path: &FieldPath, value: &str, accepted: &[&str]) -> Vec<FieldError> {
+    if value.is_empty() {
+        vec![FieldError::required(path.as_str(), "")]
+    } else if accepted.contains(&value) {
+        Vec::new()
+    } else {
+        vec![FieldError::not_supported(path.as_str(), value, accepted)]
+    }
 }
 
 fn immutable(path: &FieldPath, new: &str, old: &str) -> Vec<FieldError> {
