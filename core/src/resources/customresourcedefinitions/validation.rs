@@ -186,9 +186,7 @@ fn validate_spec(spec: &Spec<'_>, opts: &Options, path: &FieldPath) -> Vec<Field
             seen.push(version.name);
         }
         let version_path = versions.index(i);
-        for problem in [dns1035_label(version.name).join(",")].into_iter().filter(|p| !p.is_empty()) {
-            errors.push(FieldError::invalid(version_path.child("name").as_str(), version.name, problem));
-        }
+        errors.extend(not_dns1035(&version_path.child("name"), version.name));
         let status_enabled = internal::has_status(spec.subresources_of(version.name));
         errors.extend(validate_version(version, &version_path, status_enabled, &opts));
     }
@@ -207,9 +205,7 @@ fn validate_spec(spec: &Spec<'_>, opts: &Options, path: &FieldPath) -> Vec<Field
         ));
     }
     if !spec.version.is_empty() {
-        for problem in [dns1035_label(spec.version).join(",")].into_iter().filter(|p| !p.is_empty()) {
-            errors.push(FieldError::invalid(path.child("version").as_str(), spec.version, problem));
-        }
+        errors.extend(not_dns1035(&path.child("version"), spec.version));
     }
 
     let names = path.child("names");
@@ -369,9 +365,8 @@ fn validate_names(names: Names<'_>, path: &FieldPath) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for field in ["plural", "singular"] {
         let name = names.get(field);
-        let problems = dns1035_label(name);
-        if !name.is_empty() && !problems.is_empty() {
-            errors.push(FieldError::invalid(path.child(field).as_str(), name, problems.join(",")));
+        if !name.is_empty() {
+            errors.extend(not_dns1035(&path.child(field), name));
         }
     }
     for field in ["kind", "listKind"] {
@@ -386,22 +381,14 @@ fn validate_names(names: Names<'_>, path: &FieldPath) -> Vec<FieldError> {
         }
     }
     for (i, short) in names.list("shortNames").iter().enumerate() {
-        let short = short.as_str().unwrap_or("");
-        let problems = dns1035_label(short);
-        if !problems.is_empty() {
-            errors.push(FieldError::invalid(path.child("shortNames").index(i).as_str(), short, problems.join(",")));
-        }
+        errors.extend(not_dns1035(&path.child("shortNames").index(i), short.as_str().unwrap_or("")));
     }
     let kind = names.get("kind");
     if !kind.is_empty() && kind == names.get("listKind") {
         errors.push(FieldError::invalid(path.child("listKind").as_str(), kind, "kind and listKind may not be the same"));
     }
     for (i, category) in names.list("categories").iter().enumerate() {
-        let category = category.as_str().unwrap_or("");
-        let problems = dns1035_label(category);
-        if !problems.is_empty() {
-            errors.push(FieldError::invalid(path.child("categories").index(i).as_str(), category, problems.join(",")));
-        }
+        errors.extend(not_dns1035(&path.child("categories").index(i), category.as_str().unwrap_or("")));
     }
     errors
 }
@@ -614,6 +601,12 @@ pub(super) fn enum_string(path: &FieldPath, value: &str, accepted: &[&str]) -> V
     } else {
         vec![FieldError::not_supported(path.as_str(), value, accepted)]
     }
+}
+
+/// Why `value` is not a DNS-1035 label, as one error, if it is not.
+fn not_dns1035(path: &FieldPath, value: &str) -> Option<FieldError> {
+    let problems = dns1035_label(value);
+    (!problems.is_empty()).then(|| FieldError::invalid(path.as_str(), value, problems.join(",")))
 }
 
 fn immutable(path: &FieldPath, new: &str, old: &str) -> Vec<FieldError> {
