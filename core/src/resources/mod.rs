@@ -20,6 +20,7 @@ pub mod certificatesigningrequests;
 pub mod configmaps;
 pub mod cronjobs;
 pub mod customresourcedefinitions;
+pub mod customresources;
 pub mod daemonsets;
 pub mod deployments;
 pub mod events;
@@ -73,6 +74,12 @@ pub trait Strategy: Send + Sync + 'static {
     /// A name for the strategy (the resource it was written for): registry entries
     /// compare and print their strategies by it.
     fn name(&self) -> &'static str;
+
+    /// What a strategy made at run time was made from (a CRD version's declaration):
+    /// strategies of one name compare by it.
+    fn definition(&self) -> Option<&Value> {
+        None
+    }
 
     /// Whether `metadata.generation` starts at 1 and counts spec changes.
     fn tracks_generation(&self) -> bool {
@@ -135,10 +142,39 @@ pub trait Strategy: Send + Sync + 'static {
         &DEFAULT
     }
 
+    /// Whether objects read from storage are shown changed ([`Strategy::read_stored`]):
+    /// the paths that serve stored bytes as they are are then skipped.
+    fn transforms_reads(&self) -> bool {
+        false
+    }
+
+    /// Make an object read from storage what this resource serves (a custom resource
+    /// stored in another version is shown in this one).
+    fn read_stored(&self, _obj: &mut Object) {}
+
+    /// Make an object about to be stored what storage keeps (a custom resource in its
+    /// CRD's storage version).
+    fn write_stored(&self, _obj: &mut Object) {}
+
+    /// Whether the items of a list keep their kind and apiVersion: custom resources'
+    /// do, as upstream's unstructured lists; built-in lists are typed.
+    fn typed_list_items(&self) -> bool {
+        false
+    }
+
+    /// Whether objects of `group`/`resource` may be created at all now.
+    fn check_create(&self, _group: &str, _resource: &str) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     /// Whether the object called `name` may be deleted at all.
     fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
         Ok(())
     }
+
+    /// Mark an object a DELETE asks to remove (before it is written as being deleted):
+    /// a kind that cleans up before it goes adds its finalizer here.
+    fn mark_deleting(&self, _obj: &mut Object, _now: &str) {}
 
     /// Whether a DELETE answers with the deleted object rather than a success Status
     /// (kube-apiserver's `ReturnDeletedObject` storages).
@@ -173,6 +209,12 @@ pub trait Strategy: Send + Sync + 'static {
     /// when it is not served (404).
     fn subresource(&self, name: &str) -> Option<Handler> {
         (name == "status").then_some(Handler::Status)
+    }
+
+    /// Where a custom resource's `scale` subresource ([`Handler::CustomScale`]) reads
+    /// and writes its object.
+    fn scale_paths(&self) -> Option<&customresources::ScalePaths> {
+        None
     }
 
     /// Who serves the resource itself, when not the generic verbs over stored objects.
@@ -216,6 +258,9 @@ pub enum Handler {
     Status,
     /// An `autoscaling/v1` Scale made from the object (get, update, patch).
     Scale(ScaleRules),
+    /// An `autoscaling/v1` Scale made from a custom resource by the paths its CRD
+    /// declares ([`Strategy::scale_paths`]).
+    CustomScale,
     /// Binding a pod to a node (`pods/binding`, and the `bindings` collection).
     Binding,
     /// Evicting a pod, as its disruption budget allows (`pods/eviction`).
@@ -343,7 +388,7 @@ impl std::fmt::Debug for SharedStrategy {
 
 impl PartialEq for SharedStrategy {
     fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
+        self.name() == other.name() && self.definition() == other.definition()
     }
 }
 

@@ -1,23 +1,22 @@
 //! GET of one object.
 
 use super::scope::Scope;
-use super::{object, table};
+use super::table;
 use crate::negotiation::Shape;
-use crate::resources::Handler;
 use crate::status::ApiError;
 use crate::effect::Step;
 use serde_json::Value;
 
 pub(super) fn get(scope: Scope) -> Step {
-    if let Some(Handler::Scale(rules)) = scope.subresource_handler() {
-        return super::scale::get(scope, rules);
+    if let Some(source) = super::scale::source(&scope) {
+        return super::scale::get(scope, source);
     }
     let read_at = match super::read_at::for_get(&scope.query) {
         Ok(r) => r,
         Err(e) => return scope.fail(e),
     };
     scope.with_current_checked(read_at, |scope, kv| {
-        match object::from_storage(&kv) {
+        match scope.read(&kv) {
             Ok(obj) => match scope.output.shape {
                 Shape::Table(version) => {
                     let rv = kv.mod_revision.to_string();

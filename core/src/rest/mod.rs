@@ -12,6 +12,7 @@ mod create_only;
 mod delete;
 mod dry_run;
 mod eviction;
+pub(crate) mod finalizers;
 mod get;
 mod guaranteed_update;
 mod list;
@@ -62,11 +63,11 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         Some(Handler::Eviction) => return eviction::handle(info, scope),
         Some(Handler::CreateOnly) => return create_only::handle(info, scope),
         Some(Handler::TokenRequest) => return token_request::handle(info, scope),
-        Some(Handler::Scale(_)) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
+        Some(Handler::Scale(_) | Handler::CustomScale) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
             return scope.fail(e);
         }
-        Some(Handler::Scale(_) | Handler::Status) | None => {}
+        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Status) | None => {}
     }
     match info.verb.as_str() {
         "get" => get::get(scope),

@@ -10,9 +10,10 @@
 //! the parent, as kube-apiserver's ScaleREST does. A resourceVersion on the Scale is the
 //! parent's, so a stale one conflicts like a stale PUT of the parent.
 
-use super::object::{self, meta_str, Object};
+use super::object::{meta_str, Object};
 use super::scope::Scope;
 use crate::negotiation::Shape;
+use crate::resources::customresources::ScalePaths;
 use crate::resources::{Handler, ScaleRules, SelectorShape};
 use crate::effect::Step;
 use crate::status::ApiError;
@@ -24,8 +25,36 @@ use serde_json::{json, Map, Value};
 /// kinds sets 1.
 const DEFAULT_REPLICAS: i64 = 1;
 
-/// The Scale of `parent`, an object of a kind with these scale rules.
-pub(super) fn of(rules: ScaleRules, parent: &Object) -> Result<Object, ApiError> {
+/// How a Scale reads and writes its parent: by its kind's rules, or by the paths its
+/// CRD declares.
+#[derive(Clone, Debug)]
+pub(super) enum Source {
+    Kind(ScaleRules),
+    Paths(ScalePaths),
+}
+
+/// The source of the Scale a request's subresource serves, if it serves one.
+pub(super) fn source(scope: &Scope) -> Option<Source> {
+    match scope.subresource_handler()? {
+        Handler::Scale(rules) => Some(Source::Kind(rules)),
+        Handler::CustomScale => scope.resource().strategy.scale_paths().cloned().map(Source::Paths),
+        _ => None,
+    }
+}
+
+/// The fields a JSON path of a CRD's scale (`.spec.replicas`) names, in order.
+fn fields(path: &str) -> impl Iterator<Item = &str> {
+    path.split('.').filter(|f| !f.is_empty())
+}
+
+fn at<'a>(object: &'a Object, path: &str) -> Option<&'a Value> {
+    let mut fields = fields(path);
+    let first = object.get(fields.next()?)?;
+    fields.try_fold(first, |v, f| v.get(f))
+}
+
+/// The Scale of `parent`, read as `source` says.
+pub(super) fn of(source: &Source, parent: &Object) -> Result<Object, ApiError> {
     let mut metadata = Map::new();
     let parent_meta = parent.get("metadata").and_then(Value::as_object);
     for field in [
@@ -39,22 +68,33 @@ pub(super) fn of(rules: ScaleRules, parent: &Object) -> Result<Object, ApiError>
             metadata.insert(field.into(), v.clone());
         }
     }
-    let spec = parent.get("spec");
-    let replicas = spec
-        .and_then(|s| s.get("replicas"))
-        .and_then(Value::as_i64)
-        .unwrap_or(DEFAULT_REPLICAS);
-    let status_replicas = parent
-        .get("status")
-        .and_then(|s| s.get("replicas"))
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let selector = spec.and_then(|s| s.get("selector"));
-    let selector = match rules.selector {
-        SelectorShape::LabelSet => Ok(set_selector(selector.and_then(Value::as_object))),
-        SelectorShape::LabelSelector => label_selector(selector),
-    }
-    .map_err(ApiError::bad_request)?;
+    let (replicas, status_replicas, selector) = match source {
+        Source::Kind(rules) => {
+            let spec = parent.get("spec");
+            let replicas = spec
+                .and_then(|s| s.get("replicas"))
+                .and_then(Value::as_i64)
+                .unwrap_or(DEFAULT_REPLICAS);
+            let status_replicas = parent
+                .get("status")
+                .and_then(|s| s.get("replicas"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            let selector = spec.and_then(|s| s.get("selector"));
+            let selector = match rules.selector {
+                SelectorShape::LabelSet => Ok(set_selector(selector.and_then(Value::as_object))),
+                SelectorShape::LabelSelector => label_selector(selector),
+            }
+            .map_err(ApiError::bad_request)?;
+            (replicas, status_replicas, selector)
+        }
+        // Upstream reads a missing count as 0 and the selector as the string stored.
+        Source::Paths(paths) => {
+            let int = |path: &str| at(parent, path).and_then(Value::as_i64).unwrap_or(0);
+            let selector = paths.label_selector.as_deref().and_then(|p| at(parent, p)).and_then(Value::as_str);
+            (int(&paths.spec_replicas), int(&paths.status_replicas), selector.unwrap_or("").to_owned())
+        }
+    };
 
     // Scale's JSON leaves out a zero spec.replicas and an empty selector; status.replicas
     // is always written.
@@ -107,20 +147,35 @@ pub(super) fn write_back(
         return Err(ApiError::conflict(&r.group, &resource, name, &why));
     }
     let mut updated = parent.clone();
-    let spec = updated.entry("spec").or_insert_with(|| json!({}));
-    if !spec.is_object() {
-        *spec = json!({});
-    }
-    if let Some(spec) = spec.as_object_mut() {
-        spec.insert("replicas".into(), json!(replicas));
-    }
+    let path = match r.strategy.scale_paths() {
+        Some(paths) => paths.spec_replicas.clone(),
+        None => ".spec.replicas".to_owned(),
+    };
+    set(&mut updated, &path, json!(replicas));
     r.strategy.count_generation(parent, &mut updated);
     Ok(updated)
 }
 
+/// Set the field `path` names to `value`, making the objects on its way.
+fn set(object: &mut Object, path: &str, value: Value) {
+    let names: Vec<&str> = fields(path).collect();
+    let Some((last, parents)) = names.split_last() else {
+        return;
+    };
+    let mut here = object;
+    for name in parents {
+        let next = here.entry(name.to_string()).or_insert_with(|| json!({}));
+        if !next.is_object() {
+            *next = json!({});
+        }
+        here = next.as_object_mut().expect("made an object above");
+    }
+    here.insert(last.to_string(), value);
+}
+
 /// GET of a Scale. A missing parent is NotFound as the kind's upstream ScaleREST words
 /// it: the parent resource, or what the rules name instead.
-pub(super) fn get(scope: Scope, rules: ScaleRules) -> Step {
+pub(super) fn get(scope: Scope, source: Source) -> Step {
     let read_at = match super::read_at::for_get(&scope.query) {
         Ok(r) => r,
         Err(e) => return scope.fail(e),
@@ -130,9 +185,9 @@ pub(super) fn get(scope: Scope, rules: ScaleRules) -> Step {
         Ok(StorageOutput::Got { kv, revision }) => match (read_at.check(revision), kv) {
             (Err(e), _) => scope.fail(e),
             (Ok(()), Some(kv)) => {
-                let shown = object::from_storage(&kv)
+                let shown = scope.read(&kv)
                     .map_err(ApiError::internal)
-                    .and_then(|parent| of(rules, &parent));
+                    .and_then(|parent| of(&source, &parent));
                 match (shown, scope.output.shape) {
                     (Ok(scale), Shape::Table(version)) => {
                         let t = table(&scope, version, &scale, &kv.mod_revision.to_string());
@@ -144,7 +199,11 @@ pub(super) fn get(scope: Scope, rules: ScaleRules) -> Step {
             }
             (Ok(()), None) => {
                 let r = scope.resource();
-                let (group, resource) = rules.not_found_as.unwrap_or((&r.group, &r.plural));
+                let not_found_as = match &source {
+                    Source::Kind(rules) => rules.not_found_as,
+                    Source::Paths(_) => None,
+                };
+                let (group, resource) = not_found_as.unwrap_or((&r.group, &r.plural));
                 let e = ApiError::not_found(group, resource, &scope.name);
                 scope.fail(e)
             }
@@ -262,9 +321,9 @@ fn label_selector(selector: Option<&Value>) -> Result<String, String> {
 
 /// The stored object as a request shows it: itself, or its `Scale` on `…/scale`.
 pub(super) fn view(scope: &Scope, stored: Object) -> Result<Object, ApiError> {
-    match scope.subresource_handler() {
-        Some(Handler::Scale(rules)) => of(rules, &stored),
-        _ => Ok(stored),
+    match source(scope) {
+        Some(source) => of(&source, &stored),
+        None => Ok(stored),
     }
 }
 

@@ -155,10 +155,29 @@ impl Scope {
         Step::Respond(encoded(self.output, code, value))
     }
 
+    /// A stored object as this request's resource shows it.
+    pub fn read(&self, kv: &KeyValue) -> Result<object::Object, String> {
+        let mut obj = object::from_storage(kv)?;
+        self.resource().strategy.read_stored(&mut obj);
+        Ok(obj)
+    }
+
+    /// The bytes storage keeps for `obj`, as this request's resource stores it.
+    pub fn stored(&self, mut obj: object::Object) -> Bytes {
+        self.resource().strategy.write_stored(&mut obj);
+        object::into_storage(obj)
+    }
+
+    /// Whether stored bytes may be served as they are (with the resourceVersion
+    /// spliced in): not when the resource shows stored objects changed.
+    pub fn splices(&self) -> bool {
+        !self.resource().strategy.transforms_reads()
+    }
+
     /// Answer `code` with a stored object: for plain JSON its stored bytes with the
     /// resourceVersion spliced in (no parse and re-encode), otherwise decoded.
     pub fn respond_stored(&self, code: u16, kv: &KeyValue) -> Step {
-        if self.output == negotiation::Output::JSON {
+        if self.output == negotiation::Output::JSON && self.splices() {
             if let Some(body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
                 let response = http::Response::builder()
                     .status(code)
@@ -168,7 +187,7 @@ impl Scope {
                 return Step::Respond(response);
             }
         }
-        match object::from_storage(kv) {
+        match self.read(kv) {
             Ok(stored) => self.respond(code, &Value::Object(stored)),
             Err(e) => self.fail(ApiError::internal(e)),
         }

@@ -6,7 +6,7 @@
 //! not is retried on a concurrent write. PATCH (rest/patch.rs) goes the same way.
 
 use super::guaranteed_update::{GuaranteedUpdate, Outcome};
-use super::object::{self, meta_mut, meta_str, Object};
+use super::object::{meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
 use crate::effect::Step;
@@ -97,7 +97,7 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
     scope.admit_mutating(Operation::Update, &mut new)?;
     let mut new = match scope.subresource_handler() {
         Some(Handler::Status) => status_update(scope, old, &new)?,
-        Some(Handler::Scale(_)) => super::scale::write_back(scope, old, &new)?,
+        Some(Handler::Scale(_) | Handler::CustomScale) => super::scale::write_back(scope, old, &new)?,
         _ => {
             scope.resource().strategy.check_grants(&scope.grants(), &new, Some(old))?;
             main_update(scope, old, new)?
@@ -110,7 +110,7 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
 
 fn answer(scope: Scope, outcome: Outcome) -> Step {
     match outcome {
-        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match object::from_storage(&kv) {
+        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match scope.read(&kv) {
             Ok(stored) => respond_viewed(scope, stored),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
@@ -169,6 +169,7 @@ fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, A
     let name = meta_str(&new, "name").to_owned();
     let namespace = scope.namespace.as_deref();
     let mut errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    errs.extend(super::finalizers::validate_update(&new, old));
     errs.extend(r.strategy.validate_update(&new, old));
     if !errs.is_empty() {
         return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));

@@ -2,7 +2,6 @@
 //! it, then every change after a revision, from the watch cache or the backend (the
 //! core decides which), as a [`WatchStream`] the adapter pumps.
 
-use super::object;
 use super::scope::Scope;
 use crate::negotiation::Format;
 use crate::effect::{Step, WatchSource};
@@ -139,7 +138,7 @@ pub(super) fn watch(scope: Scope) -> Step {
             if exact_key.as_deref().is_some_and(|k| k != kv.key) {
                 continue;
             }
-            match object::from_storage(kv) {
+            match scope.read(kv) {
                 Ok(obj) if selection.matches(&obj) => objects.push(obj),
                 Ok(_) => {}
                 Err(e) => return scope.fail(ApiError::internal(e)),

@@ -79,6 +79,7 @@ impl WatchStream {
         self.scope.output.shape == Shape::Object
             && !self.scope.output.pretty
             && self.selection.is_everything()
+            && self.scope.splices()
     }
 
     fn bookmark_frame(&self, initial_events_end: bool) -> Bytes {
@@ -179,14 +180,14 @@ impl WatchResponse for WatchStream {
         // The object as of this event, and (for an update) as it was before, both at
         // this event's revision.
         let decoded = match &event {
-            WatchEvent::Put { kv, prev } => decode(kv, kv.mod_revision).and_then(|new| {
+            WatchEvent::Put { kv, prev } => decode(&self.scope, kv, kv.mod_revision).and_then(|new| {
                 let old = match prev {
-                    Some(p) => Some(decode(p, kv.mod_revision)?),
+                    Some(p) => Some(decode(&self.scope, p, kv.mod_revision)?),
                     None => None,
                 };
                 Ok((new, old))
             }),
-            WatchEvent::Delete { prev, revision } => decode(prev, *revision).map(|old| (old, None)),
+            WatchEvent::Delete { prev, revision } => decode(&self.scope, prev, *revision).map(|old| (old, None)),
         };
         let (obj, old) = match decoded {
             Ok(pair) => pair,
@@ -250,8 +251,8 @@ impl WatchResponse for WatchStream {
 }
 
 /// The object of an event, with the resourceVersion of the event's write.
-fn decode(kv: &KeyValue, revision: Revision) -> Result<Object, String> {
-    let mut obj = object::from_storage(kv)?;
+fn decode(scope: &Scope, kv: &KeyValue, revision: Revision) -> Result<Object, String> {
+    let mut obj = scope.read(kv)?;
     object::meta_mut(&mut obj).insert(
         "resourceVersion".into(),
         Value::String(revision.to_string()),

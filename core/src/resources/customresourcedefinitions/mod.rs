@@ -61,4 +61,10 @@ impl Strategy for CustomResourceDefinitions {
     fn validate_status_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
         validation::validate_status_update(new)
     }
+
+    /// Deleting a CRD first deletes its objects: it waits for them under its cleanup
+    /// finalizer, `Terminating`.
+    fn mark_deleting(&self, crd: &mut Object, now: &str) {
+        crate::controllers::crds::mark_terminating(crd, now);
+    }
 }
