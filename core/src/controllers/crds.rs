@@ -24,16 +24,12 @@ fn strings(v: &Value, pointer: &str) -> Vec<String> {
 /// The finalizer a CRD carries from its DELETE until its objects are gone.
 pub(crate) const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
-/// The names a CRD asks for, with upstream's defaults: the singular is the kind in
-/// lower case, the list kind the kind with `List`.
+/// The names a CRD asks for, with upstream's defaults (a CRD stored before the kind
+/// defaulted them may lack them).
 pub(crate) fn requested_names(crd: &Value) -> Value {
-    let kind = text(crd, "/spec/names/kind");
     let mut names = crd.pointer("/spec/names").cloned().unwrap_or_else(|| json!({}));
-    if text(&names, "/singular").is_empty() {
-        names["singular"] = json!(kind.to_lowercase());
-    }
-    if text(&names, "/listKind").is_empty() {
-        names["listKind"] = json!(format!("{kind}List"));
+    if let Value::Object(map) = &mut names {
+        crate::resources::customresourcedefinitions::defaults::default_names(map);
     }
     names
 }

@@ -119,6 +119,12 @@ pub trait Strategy: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The kind's own checks of a write to the status subresource, once it is prepared
+    /// (after its metadata's).
+    fn validate_status_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
     /// A write that grants permissions (RBAC roles and bindings) is checked against
     /// what its author holds, after mutating admission and before the object is
     /// prepared (`old` is the stored object of an update).

@@ -96,7 +96,7 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
     scope.admit_mutating(Operation::Update, &mut new)?;
     let mut new = match scope.subresource_handler() {
-        Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
+        Some(Handler::Status) => status_update(scope, old, &new)?,
         Some(Handler::Scale(_) | Handler::CustomScale) => super::scale::write_back(scope, old, &new)?,
         _ => {
             scope.resource().strategy.check_grants(&scope.grants(), &new, Some(old))?;
@@ -131,6 +131,17 @@ fn respond_viewed(scope: Scope, obj: Object) -> Step {
         Ok(shown) => scope.respond(200, &Value::Object(shown)),
         Err(e) => scope.fail(e),
     }
+}
+
+/// The object a write to `/status` stores, checked by its kind.
+fn status_update(scope: &Scope, old: &Object, new: &Object) -> Result<Object, ApiError> {
+    let r = scope.resource();
+    let new = r.strategy.prepare_for_status_update(new, old.clone());
+    let errs = r.strategy.validate_status_update(&new, old);
+    if !errs.is_empty() {
+        return Err(ApiError::invalid(&r.group, &r.kind, meta_str(&new, "name"), errs));
+    }
+    Ok(new)
 }
 
 /// The object a PUT stores: the client's object with the server-owned metadata (and,
