@@ -160,6 +160,9 @@ pub(crate) fn resources_of(crd: &Value, names: &Value) -> Vec<Resource> {
     versions
         .iter()
         .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(false))
+        // Conversion webhooks are not called yet: of a CRD that needs one only the
+        // storage version is served, rather than objects converted wrongly.
+        .filter(|v| text(crd, "/spec/conversion/strategy") != "Webhook" || text(v, "/name") == storage_version)
         .map(|v| Resource {
             group: group.to_owned(),
             version: text(v, "/name").to_owned(),
