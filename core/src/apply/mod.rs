@@ -21,6 +21,8 @@ mod typed;
 mod updater;
 
 #[cfg(test)]
+mod custom_tests;
+#[cfg(test)]
 mod tests;
 
 pub use managers::{ManagerId, Managers, Operation};
