@@ -2,25 +2,14 @@
 //! schema's `x-kubernetes-*` extensions say, and what the schema leaves open merges as
 //! plain JSON.
 
+use super::tests::{entries, obj};
 use super::*;
 use serde_json::json;
 
 const NOW: &str = "2026-11-22T10:00:00Z";
 
 fn schema() -> Value {
-    json!({"type": "object", "properties": {
-        "spec": {"type": "object", "properties": {
-            "ports": {"type": "array", "x-kubernetes-list-type": "map",
-                      "x-kubernetes-list-map-keys": ["port", "protocol"],
-                      "items": {"type": "object", "required": ["port"], "properties": {
-                          "port": {"type": "integer"},
-                          "protocol": {"type": "string", "default": "TCP"},
-                          "name": {"type": "string"}}}},
-            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
-            "args": {"type": "array", "items": {"type": "string"}},
-            "selector": {"type": "object", "x-kubernetes-map-type": "atomic",
-                         "additionalProperties": {"type": "string"}},
-            "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}})
+    crate::schema::example_custom_schema()
 }
 
 fn widget(spec: Value) -> Value {
@@ -40,10 +29,8 @@ fn apply(
 }
 
 fn fields_of(object: &Map<String, Value>, manager: &str) -> Value {
-    object["metadata"]["managedFields"]
-        .as_array()
+    entries(object)
         .into_iter()
-        .flatten()
         .find(|e| e["manager"] == manager)
         .map(|e| e["fieldsV1"].clone())
         .unwrap_or(Value::Null)
@@ -149,11 +136,4 @@ fn an_item_without_its_keys_is_refused_as_upstream_refuses_it() {
         err.message,
         "failed to create typed patch object (default/w; example.com/v1, Kind=Widget): .spec.ports: element 0: associative list with keys has an element that omits key field \"port\" (and doesn't have default value)"
     );
-}
-
-fn obj(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => panic!("not an object"),
-    }
 }

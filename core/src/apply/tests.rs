@@ -14,14 +14,14 @@ fn configmaps() -> FieldManager<'static> {
     FieldManager::new("", "v1", "ConfigMap", "", false)
 }
 
-fn obj(v: Value) -> Map<String, Value> {
+pub(super) fn obj(v: Value) -> Map<String, Value> {
     match v {
         Value::Object(m) => m,
         _ => panic!("not an object"),
     }
 }
 
-fn entries(object: &Map<String, Value>) -> Vec<Value> {
+pub(super) fn entries(object: &Map<String, Value>) -> Vec<Value> {
     object["metadata"]["managedFields"]
         .as_array()
         .cloned()

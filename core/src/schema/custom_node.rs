@@ -168,22 +168,13 @@ impl<'s> CustomNode<'s> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use crate::schema::node::tests::at;
     use serde_json::json;
 
-    fn at<'s>(mut node: SchemaNode<'s>, path: &[&str]) -> SchemaNode<'s> {
-        for step in path {
-            node = if *step == "[]" {
-                node.item()
-            } else {
-                node.field(step).unwrap_or_else(|| panic!("no field {step}"))
-            };
-        }
-        node
-    }
-
-    fn widget() -> Value {
+    /// A custom resource's schema marking lists and maps every way a CRD can.
+    pub(crate) fn widget() -> Value {
         json!({"type": "object", "properties": {
             "spec": {"type": "object", "properties": {
                 "ports": {"type": "array", "x-kubernetes-list-type": "map",

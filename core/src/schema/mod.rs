@@ -33,6 +33,8 @@ use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 pub use custom::{CustomSchema, ResourceSchema};
+#[cfg(test)]
+pub(crate) use custom_node::tests::widget as example_custom_schema;
 pub use decode::go_quote;
 pub use node::{ListType, MapKeys, NodeKind, SchemaNode};
 

@@ -378,10 +378,11 @@ impl<'s> SchemaNode<'s> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn at<'s>(mut node: SchemaNode<'s>, path: &[&str]) -> SchemaNode<'s> {
+    /// The node at `path` below `node` (`[]`: a list's items).
+    pub(in crate::schema) fn at<'s>(mut node: SchemaNode<'s>, path: &[&str]) -> SchemaNode<'s> {
         for step in path {
             node = if *step == "[]" {
                 node.item()
