@@ -194,7 +194,11 @@ pub(super) fn ensure_named_fields(set: &FieldSet, node: &SchemaNode<'_>) -> Fiel
 
 /// `value` without the paths in `remove` (an item or field that is a member goes
 /// whole). `None` when nothing is left of a list or map that had something.
-pub(super) fn remove_items(value: &Value, remove: &FieldSet, node: &SchemaNode<'_>) -> Option<Value> {
+pub(super) fn remove_items(
+    value: &Value,
+    remove: &FieldSet,
+    node: &SchemaNode<'_>,
+) -> Option<Value> {
     match (walk_of(node, value), value) {
         (Walk::List, Value::Array(items)) if !items.is_empty() => {
             let item_node = node.item();

@@ -43,18 +43,17 @@ pub(super) fn patch(scope: Scope) -> Step {
         .trim()
         .to_ascii_lowercase();
     let custom = matches!(scope.resource().schema, ResourceSchema::Custom(_));
-    let strategic = || {
-        let (group, version, kind) = scope.body_kind();
-        SchemaNode::of_kind(group, version, kind)
-    };
     let kind = match media.as_str() {
         "application/merge-patch+json" => Kind::Merge,
         "application/json-patch+json" => Kind::Json,
         super::apply::APPLY_YAML => return super::apply::apply(scope),
-        "application/strategic-merge-patch+json" if !custom => match strategic() {
-            Some(schema) => Kind::Strategic(schema),
-            None => return scope.fail(ApiError::unsupported_media_type_of_route()),
-        },
+        "application/strategic-merge-patch+json" if !custom => {
+            let (group, version, kind) = scope.body_kind();
+            match SchemaNode::of_kind(group, version, kind) {
+                Some(schema) => Kind::Strategic(schema),
+                None => return scope.fail(ApiError::unsupported_media_type_of_route()),
+            }
+        }
         // The custom resource handler's own check, naming what it takes.
         _ if custom => return scope.fail(ApiError::unsupported_media_type(CUSTOM_ACCEPTED)),
         // Built-in resources' routes refuse other types before their handler runs.

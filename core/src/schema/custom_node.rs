@@ -199,23 +199,39 @@ pub(super) mod tests {
         let schema = widget();
         let root = SchemaNode::custom_root(&schema);
         assert_eq!(root.kind(), NodeKind::Struct);
-        assert_eq!(root.member("spec").map(|(n, declared)| (n.kind(), declared)), Some((NodeKind::Struct, true)));
+        assert_eq!(
+            root.member("spec")
+                .map(|(n, declared)| (n.kind(), declared)),
+            Some((NodeKind::Struct, true))
+        );
 
         let ports = at(root, &["spec", "ports"]);
         assert_eq!(ports.kind(), NodeKind::List);
-        assert_eq!(ports.list_type(), ListType::Map(MapKeys::Builtin(&["port", "protocol"])));
+        assert_eq!(
+            ports.list_type(),
+            ListType::Map(MapKeys::Builtin(&["port", "protocol"]))
+        );
         assert_eq!(ports.key_default("protocol"), Some(json!("TCP")));
         assert_eq!(ports.key_default("port"), None);
         assert_eq!(at(ports, &["[]", "port"]).kind(), NodeKind::Scalar);
         assert_eq!(at(root, &["spec", "tags"]).list_type(), ListType::Set);
-        assert_eq!(at(root, &["spec", "args"]).list_type(), ListType::Atomic, "unmarked lists are atomic");
+        assert_eq!(
+            at(root, &["spec", "args"]).list_type(),
+            ListType::Atomic,
+            "unmarked lists are atomic"
+        );
 
         let selector = at(root, &["spec", "selector"]);
         assert_eq!(selector.kind(), NodeKind::Map);
         assert!(selector.is_atomic_map());
         let labels = at(root, &["spec", "labels"]);
         assert!(!labels.is_atomic_map());
-        assert_eq!(labels.member("app").map(|(n, declared)| (n.kind(), declared)), Some((NodeKind::Scalar, false)));
+        assert_eq!(
+            labels
+                .member("app")
+                .map(|(n, declared)| (n.kind(), declared)),
+            Some((NodeKind::Scalar, false))
+        );
 
         assert_eq!(at(root, &["spec", "port"]).kind(), NodeKind::Untyped);
         let extra = at(root, &["spec", "extra"]);
@@ -230,13 +246,21 @@ pub(super) mod tests {
         let finalizers = at(root, &["metadata", "finalizers"]);
         assert_eq!(finalizers.list_type(), ListType::Set);
         let owners = at(root, &["metadata", "ownerReferences"]);
-        assert_eq!(owners.list_type(), ListType::Map(MapKeys::Builtin(&["uid"])));
+        assert_eq!(
+            owners.list_type(),
+            ListType::Map(MapKeys::Builtin(&["uid"]))
+        );
         assert_eq!(at(root, &["apiVersion"]).kind(), NodeKind::Scalar);
 
         let template = at(root, &["spec", "template"]);
         assert_eq!(template.kind(), NodeKind::Struct);
         assert_eq!(at(template, &["metadata", "labels"]).kind(), NodeKind::Map);
-        assert_eq!(template.member("spec").map(|(n, declared)| (n.kind(), declared)), Some((NodeKind::Untyped, false)));
+        assert_eq!(
+            template
+                .member("spec")
+                .map(|(n, declared)| (n.kind(), declared)),
+            Some((NodeKind::Untyped, false))
+        );
         assert!(!template.always_carried(), "custom objects are plain JSON");
     }
 
@@ -244,9 +268,20 @@ pub(super) mod tests {
     fn a_builtin_resource_schema_gives_its_kinds_root() {
         let node = ResourceSchema::Builtin.node("apps", "v1", "Deployment");
         assert_eq!(node.definition(), Some("io.k8s.api.apps.v1.Deployment"));
-        assert_eq!(ResourceSchema::Builtin.node("example.com", "v1", "Widget").kind(), NodeKind::Untyped);
+        assert_eq!(
+            ResourceSchema::Builtin
+                .node("example.com", "v1", "Widget")
+                .kind(),
+            NodeKind::Untyped
+        );
         let custom = ResourceSchema::custom(widget());
-        assert_eq!(custom.node("example.com", "v1", "Widget").definition(), None);
-        assert_eq!(custom.node("example.com", "v1", "Widget").kind(), NodeKind::Struct);
+        assert_eq!(
+            custom.node("example.com", "v1", "Widget").definition(),
+            None
+        );
+        assert_eq!(
+            custom.node("example.com", "v1", "Widget").kind(),
+            NodeKind::Struct
+        );
     }
 }
