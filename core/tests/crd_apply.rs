@@ -204,3 +204,54 @@ fn strategic_merge_patch_and_other_types_are_refused_naming_what_is_taken() {
     }
     assert_eq!(get(&h)["spec"]["tags"], json!(["a"]));
 }
+
+#[test]
+fn status_is_applied_through_its_subresource_only() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                     "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                         "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
+                         "status": {"type": "object", "properties": {
+                             "conditions": {"type": "array", "x-kubernetes-list-type": "map",
+                                            "x-kubernetes-list-map-keys": ["type"],
+                                            "items": {"type": "object", "properties": {
+                                                "type": {"type": "string"}, "status": {"type": "string"}}}}}}}}}}]}});
+    assert_eq!(send(&h, "POST", CRDS, "application/json", &crd.to_string()).status, 201);
+    let widget = |spec: Value, status: Value| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": spec, "status": status})
+            .to_string()
+    };
+    let r = send(&h, "PATCH", &format!("{W1}?fieldManager=user"), APPLY, &widget(json!({"size": 1}), json!({"conditions": [{"type": "A", "status": "True"}]})));
+    assert_eq!(r.status, 201, "{}", text(&r));
+    assert_eq!(r.json().get("status"), None, "the main resource does not write status");
+
+    let path = format!("{W1}/status?fieldManager=ctl-a");
+    let r = send(&h, "PATCH", &path, APPLY, &widget(json!({"size": 9}), json!({"conditions": [{"type": "A", "status": "True"}]})));
+    assert_eq!(r.status, 200, "{}", text(&r));
+    let path = format!("{W1}/status?fieldManager=ctl-b");
+    let r = send(&h, "PATCH", &path, APPLY, &widget(json!({}), json!({"conditions": [{"type": "B", "status": "False"}]})));
+    assert_eq!(r.status, 200, "{}", text(&r));
+    let stored = get(&h);
+    assert_eq!(stored["spec"], json!({"size": 1}), "the status subresource does not write spec");
+    assert_eq!(
+        stored["status"]["conditions"],
+        json!([{"type": "A", "status": "True"}, {"type": "B", "status": "False"}]),
+        "conditions merged by type"
+    );
+    let entry = stored["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "ctl-b")
+        .cloned()
+        .unwrap_or_else(|| panic!("{:#}", stored["metadata"]["managedFields"]));
+    assert_eq!(entry["subresource"], "status");
+    assert_eq!(
+        entry["fieldsV1"],
+        json!({"f:status": {"f:conditions": {"k:{\"type\":\"B\"}": {".": {}, "f:status": {}, "f:type": {}}}}})
+    );
+}

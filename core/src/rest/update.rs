@@ -96,7 +96,17 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
     scope.admit_mutating(Operation::Update, &mut new)?;
     let mut new = match scope.subresource_handler() {
-        Some(Handler::Status) => scope.resource().strategy.prepare_for_status_update(&new, old.clone()),
+        Some(Handler::Status) => {
+            let mut kept = scope.resource().strategy.prepare_for_status_update(&new, old.clone());
+            if scope.is_apply() {
+                // An apply recorded its managed fields in `new` (other writes record
+                // theirs below): they stay, as upstream's status strategies keep them.
+                if let Some(fields) = new.get("metadata").and_then(|m| m.get("managedFields")) {
+                    meta_mut(&mut kept).insert("managedFields".into(), fields.clone());
+                }
+            }
+            kept
+        }
         Some(Handler::Scale(_) | Handler::CustomScale) => super::scale::write_back(scope, old, &new)?,
         _ => {
             scope.resource().strategy.check_grants(&scope.grants(), &new, Some(old))?;
