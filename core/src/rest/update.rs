@@ -136,7 +136,15 @@ fn respond_viewed(scope: Scope, obj: Object) -> Step {
 /// The object a write to `/status` stores, checked by its kind.
 fn status_update(scope: &Scope, old: &Object, new: &Object) -> Result<Object, ApiError> {
     let r = scope.resource();
-    let new = r.strategy.prepare_for_status_update(new, old.clone());
+    let mut kept = r.strategy.prepare_for_status_update(new, old.clone());
+    if scope.is_apply() {
+        // An apply recorded its managed fields in `new` (other writes record theirs
+        // later): they stay, as upstream's status strategies keep them.
+        if let Some(fields) = new.get("metadata").and_then(|m| m.get("managedFields")) {
+            meta_mut(&mut kept).insert("managedFields".into(), fields.clone());
+        }
+    }
+    let new = kept;
     let errs = r.strategy.validate_status_update(&new, old);
     if !errs.is_empty() {
         return Err(ApiError::invalid(&r.group, &r.kind, meta_str(&new, "name"), errs));

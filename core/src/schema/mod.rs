@@ -16,6 +16,7 @@
 //! warnings under `Warn` (the default) and ignored under `Ignore`.
 
 mod custom;
+mod custom_node;
 mod decode;
 pub mod enums;
 pub mod list_extensions;
@@ -34,8 +35,10 @@ use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 pub use custom::{CustomSchema, ResourceSchema};
+#[cfg(test)]
+pub(crate) use custom_node::tests::widget as example_custom_schema;
 pub use decode::go_quote;
-pub use node::{ListType, NodeKind, SchemaNode};
+pub use node::{ListType, MapKeys, NodeKind, SchemaNode};
 
 /// The OpenAPI v2 `definitions` object, as generated (pretty-printed JSON, sorted keys).
 pub const DEFINITIONS_JSON: &str = include_str!("definitions.json");
