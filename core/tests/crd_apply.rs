@@ -218,7 +218,7 @@ fn status_is_applied_through_its_subresource_only() {
                          "status": {"type": "object", "properties": {
                              "conditions": {"type": "array", "x-kubernetes-list-type": "map",
                                             "x-kubernetes-list-map-keys": ["type"],
-                                            "items": {"type": "object", "properties": {
+                                            "items": {"type": "object", "required": ["type"], "properties": {
                                                 "type": {"type": "string"}, "status": {"type": "string"}}}}}}}}}}]}});
     assert_eq!(send(&h, "POST", CRDS, "application/json", &crd.to_string()).status, 201);
     let widget = |spec: Value, status: Value| {
