@@ -13,6 +13,8 @@ pub enum ErrorKind {
     TooLong,
     Duplicate,
     NotSupported,
+    /// Something went wrong that is not the client's fault.
+    Internal,
 }
 
 impl ErrorKind {
@@ -24,6 +26,7 @@ impl ErrorKind {
             Self::TooLong => "Too long",
             Self::Duplicate => "Duplicate value",
             Self::NotSupported => "Unsupported value",
+            Self::Internal => "Internal error",
         }
     }
 
@@ -36,6 +39,7 @@ impl ErrorKind {
             Self::TooLong => "FieldValueTooLong",
             Self::Duplicate => "FieldValueDuplicate",
             Self::NotSupported => "FieldValueNotSupported",
+            Self::Internal => "InternalError",
         }
     }
 }
