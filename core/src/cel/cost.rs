@@ -573,26 +573,10 @@ impl Coster<'_> {
             "replace" if args.len() >= 2 => {
                 let sz = size(target?);
                 let (to_replace, with) = (size(&args[0]), size(&args[1]));
-                let mut count = Estimate::fixed(0);
-                let mut retained = Estimate::fixed(0);
-                if to_replace.min == 0 {
-                    count.max = if sz.max < u64::MAX { sz.max + 1 } else { sz.max };
-                    retained.max = sz.max;
-                } else if with.max <= to_replace.min {
-                    count.max = 0;
-                    retained.max = sz.max;
-                } else {
-                    count.max = (sz.max as f64 / to_replace.min as f64).ceil() as u64;
-                }
-                if to_replace.max == 0 {
-                    count.min = if sz.min < u64::MAX { sz.min + 1 } else { sz.min };
-                    retained.min = sz.min;
-                } else if to_replace.max <= with.min {
-                    count.min = 0;
-                    retained.min = sz.min;
-                } else {
-                    count.min = (sz.min as f64 / to_replace.max as f64).ceil() as u64;
-                }
+                let (count_max, retained_max) = replace_bound(sz.max, to_replace.min, with.max <= to_replace.min);
+                let (count_min, retained_min) = replace_bound(sz.min, to_replace.max, to_replace.max <= with.min);
+                let count = Estimate { min: count_min, max: count_max };
+                let retained = Estimate { min: retained_min, max: retained_max };
                 let result = count.multiply(with).add(retained);
                 Some((sz.factor(2.0 * STRING_TRAVERSAL_COST_FACTOR), Some(result)))
             }
@@ -749,6 +733,19 @@ impl Coster<'_> {
             min: 0,
             max: node.max_elements.max(0) as u64,
         })
+    }
+}
+
+/// One bound of `replace()`'s result (Kubernetes' estimate): how many replacements
+/// of `to_replace` characters a string of `size` may see, and how much of it is kept
+/// as it is (all of it when `keeps`: the bound is reached without replacing).
+fn replace_bound(size: u64, to_replace: u64, keeps: bool) -> (u64, u64) {
+    if to_replace == 0 {
+        (size.saturating_add(1), size)
+    } else if keeps {
+        (0, size)
+    } else {
+        ((size as f64 / to_replace as f64).ceil() as u64, 0)
     }
 }
 

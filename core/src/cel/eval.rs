@@ -7,12 +7,12 @@
 //! `&&` and `||` are commutative over errors: `false && error` is `false` whichever
 //! side errs, and an error only surfaces when no side decides the result.
 
-use super::ast::{Expr, ExprKind, Literal};
+use super::ast::{Expr, ExprKind, Literal, ACCUMULATOR};
 use super::checker::{Checked, Reference};
 use super::cost::call_cost;
 use super::lib::{value_matches, Overload};
 use super::stack::StackGuard;
-use super::value::{Map, Str, Value};
+use super::value::{List, Map, Str, Value};
 use std::rc::Rc;
 
 /// A checked expression, ready to run.
@@ -172,7 +172,9 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
                 let is_map = matches!(range, Value::Map(_));
                 for (first, second) in items {
                     let base = self.locals.len();
-                    self.locals.push((&c.accu_var, accu.clone()));
+                    // The accumulator moves into the scope (no second reference), so
+                    // `@result + [x]` can append in place (see `accumulate`).
+                    self.locals.push((&c.accu_var, accu));
                     match &c.iter_var2 {
                         Some(v2) => {
                             let value = if is_map {
@@ -198,6 +200,7 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
                         }
                     };
                     if !go_on {
+                        accu = std::mem::replace(&mut self.locals[base].1, Value::Null);
                         self.locals.truncate(base);
                         break;
                     }
@@ -279,6 +282,9 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
             }
             _ => {}
         }
+        if let Some(v) = self.accumulate(id, function, target, args)? {
+            return Ok(v);
+        }
         let mut values: Vec<Value<'a>> = Vec::with_capacity(args.len() + 1);
         if let Some(t) = target {
             values.push(self.eval(t)?);
@@ -290,22 +296,97 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
         if let Some(err) = values.iter().find(|v| v.is_error()) {
             return Ok(err.clone());
         }
-        let overloads: &[&'static Overload] = match self.program.checked.refs.get(id as usize) {
-            Some(Reference::Overloads(o)) => o,
-            _ => &[],
-        };
-        let Some(overload) = overloads
-            .iter()
-            .find(|o| o.params.len() == values.len() && o.params.iter().zip(&values).all(|(t, v)| value_matches(v, t)))
-        else {
-            return Ok(Value::error(format!("no such overload: {function}")));
-        };
-        let Some(imp) = overload.imp else {
+        let Some((overload, imp)) = self.resolve(id, &values) else {
             return Ok(Value::error(format!("no such overload: {function}")));
         };
         let result = imp(&values);
         self.charge(call_cost(function, overload.id, &values, &result))?;
         Ok(result)
+    }
+}
+
+impl<'p, 'a> Evaluator<'p, '_, 'a> {
+    /// The first of the call's checked overloads whose parameters the evaluated
+    /// arguments fit, and its implementation.
+    fn resolve(&self, id: u32, values: &[Value<'a>]) -> Option<(&'static Overload, super::lib::Imp)> {
+        let overloads: &[&'static Overload] = match self.program.checked.refs.get(id as usize) {
+            Some(Reference::Overloads(o)) => o,
+            _ => &[],
+        };
+        let overload = overloads
+            .iter()
+            .find(|o| o.params.len() == values.len() && o.params.iter().zip(values).all(|(t, v)| value_matches(v, t)))?;
+        Some((overload, overload.imp?))
+    }
+
+    /// `@result + [x]` and `cel.@mapInsert(@result, k, v)` of the projection macros:
+    /// the accumulator is taken out of its scope and extended in place, so building a
+    /// list of n elements costs n steps, not n² copies. `None` when the call is not
+    /// one of these or the accumulator is shared.
+    fn accumulate(
+        &mut self,
+        id: u32,
+        function: &str,
+        target: Option<&'p Expr>,
+        args: &'p [Expr],
+    ) -> Result<Option<Value<'a>>, CostLimitExceeded> {
+        if target.is_some() || !matches!(function, "_+_" | "cel.@mapInsert") {
+            return Ok(None);
+        }
+        let Some(ExprKind::Ident(name)) = args.first().map(|a| &a.kind) else {
+            return Ok(None);
+        };
+        if name != ACCUMULATOR {
+            return Ok(None);
+        }
+        let Some(slot) = self.locals.iter().rposition(|(n, _)| *n == name.as_str()) else {
+            return Ok(None);
+        };
+        let unique = match &self.locals[slot].1 {
+            Value::List(List::Owned(rc)) => Rc::strong_count(rc) == 1 && function == "_+_",
+            Value::Map(Map::Owned(rc)) => Rc::strong_count(rc) == 1 && function == "cel.@mapInsert",
+            _ => false,
+        };
+        if !unique {
+            return Ok(None);
+        }
+        let mut accu = std::mem::replace(&mut self.locals[slot].1, Value::Null);
+        self.charge(1)?;
+        let mut rest = Vec::with_capacity(args.len() - 1);
+        for arg in &args[1..] {
+            let v = self.eval(arg)?;
+            if v.is_error() {
+                return Ok(Some(v));
+            }
+            rest.push(v);
+        }
+        let result = match (&mut accu, rest.as_slice()) {
+            (Value::List(List::Owned(rc)), [Value::List(more)]) => {
+                let items = Rc::get_mut(rc).expect("checked unique");
+                items.extend(more.iter());
+                accu
+            }
+            (Value::Map(Map::Owned(rc)), [key, value]) => {
+                let entries = Rc::get_mut(rc).expect("checked unique");
+                if entries.iter().any(|(k, _)| k.eq_bool(key)) {
+                    Value::error(format!("insert failed: key {key} already exists"))
+                } else {
+                    entries.push((key.clone(), value.clone()));
+                    accu
+                }
+            }
+            _ => {
+                // Another overload: dispatch as usual with the accumulator back in front.
+                let mut values = vec![accu];
+                values.extend(rest);
+                match self.resolve(id, &values) {
+                    Some((_, imp)) => imp(&values),
+                    None => Value::error(format!("no such overload: {function}")),
+                }
+            }
+        };
+        self.charge(1)?;
+        Ok(Some(result))
     }
 }
 

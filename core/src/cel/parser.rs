@@ -408,46 +408,48 @@ impl Parser {
 
     fn list(&mut self) -> PResult<Expr> {
         let start = self.next().start;
-        self.enter()?;
-        let mut elements = Vec::new();
         let mut optional = Vec::new();
-        while self.peek().tok != Tok::RBracket {
-            if self.eat(&Tok::Question) {
-                optional.push(elements.len());
+        let elements = self.entries(Tok::RBracket, "']'", |p, i| {
+            if p.eat(&Tok::Question) {
+                optional.push(i);
             }
-            elements.push(self.expr()?);
-            if !self.eat(&Tok::Comma) {
-                break;
-            }
-        }
-        self.expect(Tok::RBracket, "']'")?;
-        self.leave(1);
+            p.expr()
+        })?;
         Ok(self.node(start, ExprKind::List { elements, optional }))
     }
 
     fn map(&mut self) -> PResult<Expr> {
         let start = self.next().start;
-        self.enter()?;
-        let mut entries = Vec::new();
-        while self.peek().tok != Tok::RBrace {
-            let optional = self.eat(&Tok::Question);
-            let key = self.expr()?;
-            let colon = self.expect(Tok::Colon, "':'")?.start;
-            let value = self.expr()?;
-            let id = self.new_id(colon);
-            entries.push(MapEntry {
+        let entries = self.entries(Tok::RBrace, "'}'", |p, _| {
+            let optional = p.eat(&Tok::Question);
+            let key = p.expr()?;
+            let colon = p.expect(Tok::Colon, "':'")?.start;
+            let value = p.expr()?;
+            let id = p.new_id(colon);
+            Ok(MapEntry {
                 id,
                 key,
                 value,
                 optional,
-            });
+            })
+        })?;
+        Ok(self.node(start, ExprKind::Map { entries }))
+    }
+
+    /// Comma-separated entries up to `close` (a trailing comma allowed), one nesting
+    /// level deeper.
+    fn entries<T>(&mut self, close: Tok, shown: &str, mut entry: impl FnMut(&mut Self, usize) -> PResult<T>) -> PResult<Vec<T>> {
+        self.enter()?;
+        let mut out = Vec::new();
+        while self.peek().tok != close {
+            out.push(entry(self, out.len())?);
             if !self.eat(&Tok::Comma) {
                 break;
             }
         }
-        self.expect(Tok::RBrace, "'}'")?;
+        self.expect(close, shown)?;
         self.leave(1);
-        Ok(self.node(start, ExprKind::Map { entries }))
+        Ok(out)
     }
 
     /// Literals, and the errors of tokens that cannot start an expression.
@@ -517,32 +519,25 @@ impl Parser {
             name.push_str(&part);
         }
         let open = self.expect(Tok::LBrace, "'{'")?;
-        self.enter()?;
-        let mut fields = Vec::new();
-        while self.peek().tok != Tok::RBrace {
-            let optional = self.eat(&Tok::Question);
-            let field = match self.peek().tok.clone() {
+        let fields = self.entries(Tok::RBrace, "'}'", |p, _| {
+            let optional = p.eat(&Tok::Question);
+            let name = match p.peek().tok.clone() {
                 Tok::Ident(f) => {
-                    self.next();
+                    p.next();
                     f
                 }
-                _ => return self.unexpected("{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}"),
+                _ => return p.unexpected("{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}"),
             };
-            let colon = self.expect(Tok::Colon, "':'")?;
-            let value = self.expr()?;
-            let id = self.new_id(colon.start);
-            fields.push(StructField {
+            let colon = p.expect(Tok::Colon, "':'")?.start;
+            let value = p.expr()?;
+            let id = p.new_id(colon);
+            Ok(StructField {
                 id,
-                name: field,
+                name,
                 value,
                 optional,
-            });
-            if !self.eat(&Tok::Comma) {
-                break;
-            }
-        }
-        self.expect(Tok::RBrace, "'}'")?;
-        self.leave(1);
+            })
+        })?;
         Ok(self.node(open.start, ExprKind::Struct { name, fields }))
     }
 

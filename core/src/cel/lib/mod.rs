@@ -19,6 +19,7 @@ mod urls;
 
 pub use format::FormatDef;
 pub use net::Cidr;
+pub(crate) use quantity::suffix_scale;
 pub use quantity::Quantity;
 pub use regex::compile_regex;
 pub use standard::format_g;

@@ -73,33 +73,7 @@ impl Quantity {
         let (int_part, frac_part) = number.split_once('.').unwrap_or((number, ""));
         let mut digits: Vec<u8> = int_part.bytes().chain(frac_part.bytes()).map(|b| b - b'0').collect();
         let mut exp = -(frac_part.len() as i64);
-        let (mul10, mul2): (i64, u32) = match suffix {
-            "" => (0, 0),
-            "n" => (-9, 0),
-            "u" => (-6, 0),
-            "m" => (-3, 0),
-            "k" => (3, 0),
-            "M" => (6, 0),
-            "G" => (9, 0),
-            "T" => (12, 0),
-            "P" => (15, 0),
-            "E" => (18, 0),
-            "Ki" => (0, 10),
-            "Mi" => (0, 20),
-            "Gi" => (0, 30),
-            "Ti" => (0, 40),
-            "Pi" => (0, 50),
-            "Ei" => (0, 60),
-            other => {
-                let e = other.strip_prefix(['e', 'E']).ok_or("unable to parse quantity's suffix")?;
-                let digits_part = e.trim_start_matches(['+', '-']);
-                if digits_part.is_empty() || !digits_part.bytes().all(|b| b.is_ascii_digit()) || e.len() - digits_part.len() > 1 {
-                    return Err("unable to parse quantity's suffix");
-                }
-                let v: i64 = e.parse().map_err(|_| "unable to parse quantity's suffix")?;
-                (v, 0)
-            }
-        };
+        let (mul10, mul2) = suffix_scale(suffix).ok_or("unable to parse quantity's suffix")?;
         exp = exp.saturating_add(mul10);
         for _ in 0..mul2 {
             digits = multiply_small(&digits, 2);
@@ -203,6 +177,37 @@ impl Quantity {
             .unwrap_or(f64::NAN);
         v
     }
+}
+
+/// The power of ten and the power of two a quantity's suffix stands for (`m` is
+/// 10^-3, `Ki` 2^10, `e3` 10^3); `None` for a suffix `resource.Quantity` does not know.
+pub(crate) fn suffix_scale(suffix: &str) -> Option<(i64, u32)> {
+    Some(match suffix {
+        "" => (0, 0),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
+        "Ki" => (0, 10),
+        "Mi" => (0, 20),
+        "Gi" => (0, 30),
+        "Ti" => (0, 40),
+        "Pi" => (0, 50),
+        "Ei" => (0, 60),
+        other => {
+            let e = other.strip_prefix(['e', 'E'])?;
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            (e.parse().ok()?, 0)
+        }
+    })
 }
 
 fn multiply_small(digits: &[u8], m: u8) -> Vec<u8> {

@@ -205,6 +205,9 @@ fn quote(s: &str) -> String {
     out
 }
 
+/// The most decimals `format()` prints.
+const MAX_PRECISION: usize = 1000;
+
 /// `"...".format([args])`: the clauses `%s`, `%d`, `%f`, `%e`, `%x`, `%X`, `%o`,
 /// `%b` (with `.N` precision for floats) and `%%`.
 fn format<'a>(v: &[Value<'a>]) -> Value<'a> {
@@ -232,8 +235,10 @@ fn format<'a>(v: &[Value<'a>]) -> Value<'a> {
                 digits.push(*d);
                 chars.next();
             }
-            precision = match digits.parse() {
-                Ok(p) => Some(p),
+            precision = match digits.parse::<usize>() {
+                // Bounded so a rule cannot ask for a gigabyte of zeros.
+                Ok(p) if p <= MAX_PRECISION => Some(p),
+                Ok(_) => return Value::error(format!("precision exceeds the limit of {MAX_PRECISION}")),
                 Err(_) => return Value::error("error while parsing precision: unable to find end of precision specifier"),
             };
         }
