@@ -45,11 +45,14 @@ pub struct Outcome<'a> {
 pub const COST_LIMIT_MESSAGE: &str = "operation cancelled: actual cost limit exceeded";
 
 impl Program {
-    pub fn eval<'a>(&self, activation: &Activation<'a>, limit: u64) -> Outcome<'a> {
+    /// Evaluate against `activation`; the program and the values it sees are borrowed
+    /// for the same time, so string literals are read in place.
+    pub fn eval<'a>(&'a self, activation: &Activation<'a>, limit: u64) -> Outcome<'a> {
         let mut ev = Evaluator {
             program: self,
             activation,
             locals: Vec::new(),
+            scratch: Vec::new(),
             cost: 0,
             limit,
             guard: StackGuard::new(),
@@ -59,10 +62,12 @@ impl Program {
     }
 }
 
-struct Evaluator<'p, 'v, 'a> {
-    program: &'p Program,
+struct Evaluator<'v, 'a> {
+    program: &'a Program,
     activation: &'v Activation<'a>,
-    locals: Vec<(&'p str, Value<'a>)>,
+    locals: Vec<(&'a str, Value<'a>)>,
+    /// Evaluated arguments of the calls under way.
+    scratch: Vec<Value<'a>>,
     cost: u64,
     limit: u64,
     guard: StackGuard,
@@ -70,7 +75,7 @@ struct Evaluator<'p, 'v, 'a> {
 
 type EvalResult<'a> = Result<Value<'a>, CostLimitExceeded>;
 
-impl<'p, 'a> Evaluator<'p, '_, 'a> {
+impl<'a> Evaluator<'_, 'a> {
     fn charge(&mut self, cost: u64) -> Result<(), CostLimitExceeded> {
         self.cost = self.cost.saturating_add(cost);
         if self.cost > self.limit {
@@ -80,7 +85,7 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
         }
     }
 
-    fn eval(&mut self, e: &'p Expr) -> EvalResult<'a> {
+    fn eval(&mut self, e: &'a Expr) -> EvalResult<'a> {
         if self.guard.exhausted() {
             return Ok(Value::error("max recursion depth exceeded"));
         }
@@ -234,7 +239,7 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
         }
     }
 
-    fn call(&mut self, id: u32, function: &str, target: Option<&'p Expr>, args: &'p [Expr]) -> EvalResult<'a> {
+    fn call(&mut self, id: u32, function: &str, target: Option<&'a Expr>, args: &'a [Expr]) -> EvalResult<'a> {
         match function {
             "_&&_" | "_||_" => {
                 let stop = function == "_||_";
@@ -285,27 +290,45 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
         if let Some(v) = self.accumulate(id, function, target, args)? {
             return Ok(v);
         }
-        let mut values: Vec<Value<'a>> = Vec::with_capacity(args.len() + 1);
+        // Arguments go on a scratch stack shared by all calls (no allocation per call).
+        let base = self.scratch.len();
+        let outcome = self.call_with_scratch(id, function, target, args, base);
+        self.scratch.truncate(base);
+        outcome
+    }
+
+    fn call_with_scratch(
+        &mut self,
+        id: u32,
+        function: &str,
+        target: Option<&'a Expr>,
+        args: &'a [Expr],
+        base: usize,
+    ) -> EvalResult<'a> {
         if let Some(t) = target {
-            values.push(self.eval(t)?);
+            let v = self.eval(t)?;
+            self.scratch.push(v);
         }
         for arg in args {
-            values.push(self.eval(arg)?);
+            let v = self.eval(arg)?;
+            self.scratch.push(v);
         }
+        let values = &self.scratch[base..];
         // Errors propagate: the first erroneous argument is the result.
         if let Some(err) = values.iter().find(|v| v.is_error()) {
             return Ok(err.clone());
         }
-        let Some((overload, imp)) = self.resolve(id, &values) else {
+        let Some((overload, imp)) = self.resolve(id, values) else {
             return Ok(Value::error(format!("no such overload: {function}")));
         };
-        let result = imp(&values);
-        self.charge(call_cost(function, overload.id, &values, &result))?;
+        let result = imp(values);
+        let cost = call_cost(function, overload.id, values, &result);
+        self.charge(cost)?;
         Ok(result)
     }
 }
 
-impl<'p, 'a> Evaluator<'p, '_, 'a> {
+impl<'a> Evaluator<'_, 'a> {
     /// The first of the call's checked overloads whose parameters the evaluated
     /// arguments fit, and its implementation.
     fn resolve(&self, id: u32, values: &[Value<'a>]) -> Option<(&'static Overload, super::lib::Imp)> {
@@ -327,8 +350,8 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
         &mut self,
         id: u32,
         function: &str,
-        target: Option<&'p Expr>,
-        args: &'p [Expr],
+        target: Option<&'a Expr>,
+        args: &'a [Expr],
     ) -> Result<Option<Value<'a>>, CostLimitExceeded> {
         if target.is_some() || !matches!(function, "_+_" | "cel.@mapInsert") {
             return Ok(None);
@@ -390,14 +413,14 @@ impl<'p, 'a> Evaluator<'p, '_, 'a> {
     }
 }
 
-fn literal<'a>(lit: &Literal) -> Value<'a> {
+fn literal<'a>(lit: &'a Literal) -> Value<'a> {
     match lit {
         Literal::Null => Value::Null,
         Literal::Bool(b) => Value::Bool(*b),
         Literal::Int(i) => Value::Int(*i),
         Literal::Uint(u) => Value::Uint(*u),
         Literal::Double(d) => Value::Double(*d),
-        Literal::String(s) => Value::String(Str::Owned(Rc::from(s.as_str()))),
+        Literal::String(s) => Value::String(Str::Borrowed(s)),
         Literal::Bytes(b) => Value::Bytes(Rc::from(b.as_slice())),
     }
 }

@@ -47,38 +47,36 @@ impl CompiledSchema {
             },
             None => Ratchet::default(),
         };
-        v.node(root, &Path::Nil, new, old, ratchet);
+        v.node(root, &Path::Root, new, old, ratchet);
         v.out
     }
 }
 
 /// A field path as upstream's `field.Path` prints it (`<nil>` for the root, which is
-/// where the custom resource strategy starts).
-#[derive(Clone, Debug)]
-enum Path {
-    Nil,
-    At(String),
+/// where the custom resource strategy starts). Built as a chain on the stack and
+/// printed only for an error: validating an object that passes allocates no paths.
+#[derive(Clone, Copy, Debug)]
+enum Path<'p> {
+    Root,
+    Child(&'p Path<'p>, &'p str),
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
 }
 
-impl Path {
-    fn child(&self, name: &str) -> Path {
-        match self {
-            Path::Nil => Path::At(name.to_owned()),
-            Path::At(p) => Path::At(format!("{p}.{name}")),
-        }
+impl<'p> Path<'p> {
+    fn child(&'p self, name: &'p str) -> Path<'p> {
+        Path::Child(self, name)
     }
 
-    fn key(&self, key: &str) -> Path {
+    fn render(&self) -> String {
         match self {
-            Path::Nil => Path::At(format!("[{key}]")),
-            Path::At(p) => Path::At(format!("{p}[{key}]")),
-        }
-    }
-
-    fn as_str(&self) -> &str {
-        match self {
-            Path::Nil => "<nil>",
-            Path::At(p) => p,
+            Path::Root => "<nil>".to_owned(),
+            Path::Child(Path::Root, name) => (*name).to_owned(),
+            Path::Child(parent, name) => format!("{}.{name}", parent.render()),
+            Path::Key(Path::Root, key) => format!("[{key}]"),
+            Path::Key(parent, key) => format!("{}[{key}]", parent.render()),
+            Path::Index(Path::Root, i) => format!("[{i}]"),
+            Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
         }
     }
 }
@@ -161,7 +159,7 @@ fn map_list_key(item: &Json, keys: &[String]) -> Option<String> {
 
 impl Validator {
     /// Validate `new` at `node`; false once the budget is spent (nothing more runs).
-    fn node<'j>(&mut self, node: &Node, path: &Path, new: &'j Json, old: Option<&'j Json>, ratchet: Ratchet<'j>) -> bool {
+    fn node<'j>(&mut self, node: &Node, path: &Path<'_>, new: &'j Json, old: Option<&'j Json>, ratchet: Ratchet<'j>) -> bool {
         if new.is_null() {
             return true;
         }
@@ -182,7 +180,7 @@ impl Validator {
                         (Some(index), Some(keys)) => map_list_key(item, keys).and_then(|k| index.get(&k).copied()),
                         _ => None,
                     };
-                    let item_path = path.key(&i.to_string());
+                    let item_path = Path::Index(path, i);
                     if !self.node(item_node, &item_path, item, correlated, ratchet.index(correlated, item)) {
                         return false;
                     }
@@ -193,7 +191,7 @@ impl Validator {
                 if let Some(additional) = &node.additional {
                     for (k, v) in map {
                         let old_v = old_map.and_then(|m| m.get(k));
-                        if !self.node(additional, &path.key(k), v, old_v, ratchet.key(k)) {
+                        if !self.node(additional, &Path::Key(path, k), v, old_v, ratchet.key(k)) {
                             return false;
                         }
                     }
@@ -211,8 +209,8 @@ impl Validator {
         true
     }
 
-    fn invalid(path: &Path, type_name: &str, detail: impl Into<String>) -> FieldError {
-        FieldError::invalid(path.as_str(), type_name, detail)
+    fn invalid(path: &Path<'_>, type_name: &str, detail: impl Into<String>) -> FieldError {
+        FieldError::invalid(&path.render(), type_name, detail)
     }
 
     fn stop(&mut self, error: FieldError) -> bool {
@@ -222,7 +220,7 @@ impl Validator {
     }
 
     /// The rules of one node.
-    fn expressions<'j>(&mut self, node: &Node, path: &Path, new: &'j Json, old: Option<&'j Json>, ratchet: Ratchet<'j>) -> bool {
+    fn expressions<'j>(&mut self, node: &Node, path: &Path<'_>, new: &'j Json, old: Option<&'j Json>, ratchet: Ratchet<'j>) -> bool {
         let Some(decl) = &node.decl else { return true };
         if node.rules.is_empty() {
             return true;
@@ -303,7 +301,7 @@ impl Validator {
             }
             let error_path = match &rule.normalized_field_path {
                 Some(p) if !p.is_empty() => path.child(p),
-                _ => path.clone(),
+                _ => *path,
             };
             let message = match &rule.message_program {
                 Ok(Some(message_program)) => match self.message(rule, &message_program.program, &plain) {
@@ -373,8 +371,8 @@ enum MessageOutcome {
 }
 
 /// The error of a failed rule, of the kind its `reason` asks for.
-fn error_for_reason(rule: &Rule, path: &Path, type_name: &str, message: String) -> FieldError {
-    let field = path.as_str();
+fn error_for_reason(rule: &Rule, path: &Path<'_>, type_name: &str, message: String) -> FieldError {
+    let field = &path.render();
     match rule.reason() {
         Some(Reason::Forbidden) => FieldError::forbidden(field, message),
         Some(Reason::Required) => FieldError::required(field, message),
