@@ -215,3 +215,44 @@ fn nulls_are_not_validated() {
         "x-kubernetes-validations": [{"rule": "self.size() > 3"}]}}}));
     assert!(errors(&s, json!({"a": null}), None).is_empty());
 }
+
+#[test]
+fn optional_old_self_must_be_unwrapped() {
+    let schema = json!({"type": "object", "properties": {"a": {"type": "string",
+        "x-kubernetes-validations": [{"rule": "oldSelf == self", "optionalOldSelf": true}]}}});
+    let errs = compile_schema(&schema, "spec.versions[0].schema.openAPIV3Schema").unwrap_err();
+    assert!(
+        errs[0].detail.ends_with(
+            "compilation failed: ERROR: <input>:1:9: found no matching overload for '_==_' applied to '(optional_type(string), string)'\n | oldSelf == self\n | ........^"
+        ),
+        "{}",
+        errs[0].detail
+    );
+}
+
+#[test]
+fn rules_under_unescapable_property_names_still_run() {
+    let s = compiled(json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "a@b": {"type": "string", "x-kubernetes-validations": [{"rule": "self.size() < 3"}]}
+    }}}}));
+    assert_eq!(
+        errors(&s, json!({"spec": {"a@b": "long"}}), None),
+        vec!["spec.a@b: Invalid value: \"string\": failed rule: self.size() < 3"]
+    );
+}
+
+#[test]
+fn maps_and_lists_of_objects_report_their_keys_and_indexes() {
+    let s = compiled(json!({"type": "object", "properties": {
+        "m": {"type": "object", "maxProperties": 5, "additionalProperties": {"type": "string", "maxLength": 10,
+            "x-kubernetes-validations": [{"rule": "self != 'bad'", "message": "no bad values"}]}},
+        "l": {"type": "array", "maxItems": 5, "items": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= 0"}]}}
+    }}));
+    assert_eq!(
+        errors(&s, json!({"m": {"ok": "x", "k": "bad"}, "l": [1, -1]}), None),
+        vec![
+            "l[1]: Invalid value: \"integer\": failed rule: self >= 0",
+            "m[k]: Invalid value: \"string\": no bad values",
+        ]
+    );
+}
