@@ -319,7 +319,7 @@ impl<'a> Evaluator<'_, 'a> {
             return Ok(err.clone());
         }
         let Some((overload, imp)) = self.resolve(id, values) else {
-            return Ok(Value::error(format!("no such overload: {function}")));
+            return Ok(no_such_overload(function, values));
         };
         let result = imp(values);
         let cost = call_cost(function, overload.id, values, &result);
@@ -404,13 +404,24 @@ impl<'a> Evaluator<'_, 'a> {
                 values.extend(rest);
                 match self.resolve(id, &values) {
                     Some((_, imp)) => imp(&values),
-                    None => Value::error(format!("no such overload: {function}")),
+                    None => no_such_overload(function, &values),
                 }
             }
         };
         self.charge(1)?;
         Ok(Some(result))
     }
+}
+
+/// The error of a call no overload fits at run time, as cel-go words it: operators
+/// (one implementation over the arguments' traits) say only "no such overload",
+/// functions name themselves and the arguments' types.
+fn no_such_overload<'a>(function: &str, values: &[Value<'a>]) -> Value<'a> {
+    if function.starts_with('_') || function.starts_with('@') || function == "!_" || function == "-_" {
+        return Value::no_such_overload();
+    }
+    let types: Vec<&str> = values.iter().map(Value::type_name).collect();
+    Value::error(format!("no such overload: {function}({})", types.join(", ")))
 }
 
 fn literal<'a>(lit: &'a Literal) -> Value<'a> {

@@ -86,3 +86,11 @@ pub fn eval_with(schema: &Json, object: &Json, expr: &str) -> String {
 pub fn eval(expr: &str) -> String {
     eval_with(&sample_schema(), &sample_object(), expr)
 }
+
+/// The lead caches compiled schemas in the custom resource strategy, shared by the
+/// threads that serve requests.
+#[test]
+fn compiled_schemas_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<super::CompiledSchema>();
+}
