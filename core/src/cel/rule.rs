@@ -32,6 +32,22 @@ impl Reason {
     }
 }
 
+/// Upstream compiles the constant patterns of `find()` and `findAll()` when it builds
+/// the program: a bad one fails the rule then.
+fn constant_regex_error(e: &super::ast::Expr) -> Option<String> {
+    use super::ast::{ExprKind, Literal};
+    if let ExprKind::Call { function, target: Some(_), args } = &e.kind {
+        if function == "find" || function == "findAll" {
+            if let Some(ExprKind::Literal(Literal::String(pattern))) = args.first().map(|a| &a.kind) {
+                if let Err(err) = super::lib::compile_regex(pattern) {
+                    return Some(err);
+                }
+            }
+        }
+    }
+    e.children().into_iter().find_map(constant_regex_error)
+}
+
 /// A validation rule, compiled.
 #[derive(Debug)]
 pub struct Rule {
@@ -78,7 +94,10 @@ impl Rule {
         self.program = match compile_expression(&self.rule, decl, optional) {
             Err(issues) => Err(format!("compilation failed: {issues}")),
             Ok(c) if c.output != Type::Bool => Err("cel expression must evaluate to a bool".to_owned()),
-            Ok(c) => Ok(Some(c)),
+            Ok(c) => match constant_regex_error(&c.program.expr) {
+                Some(e) => Err(format!("program instantiation failed: {e}")),
+                None => Ok(Some(c)),
+            },
         };
         if self.program.is_err() {
             return;

@@ -167,3 +167,10 @@ fn per_rule_cost_counts_how_often_the_rule_runs() {
     let errs = compile_schema(&schema, ROOT).unwrap_err();
     assert!(errs.iter().any(|e| e.kind == ErrorKind::Forbidden && e.field.ends_with("items.x-kubernetes-validations[0].rule")));
 }
+
+#[test]
+fn constant_patterns_of_find_are_compiled_with_the_rule() {
+    let errs = errors(with_rules(json!({"type": "string", "x-kubernetes-validations": [{"rule": "self.find('[') == ''"}]})));
+    assert_eq!(errs.len(), 1);
+    assert!(errs[0].contains(": program instantiation failed: error parsing regexp: "), "{}", errs[0]);
+}
