@@ -131,14 +131,10 @@ fn add<'a>(v: &[Value<'a>]) -> Value<'a> {
         (Value::String(x), Value::String(y)) => Value::string(format!("{}{}", &**x, &**y)),
         (Value::Bytes(x), Value::Bytes(y)) => Value::Bytes(Rc::from([&x[..], &y[..]].concat())),
         (Value::List(x), Value::List(y)) => x.concat(y),
-        (Value::Duration(x), Value::Duration(y)) => x
-            .checked_add(*y)
-            .map(Value::Duration)
-            .unwrap_or_else(|| Value::error("integer overflow")),
-        (Value::Timestamp(t), Value::Duration(d)) | (Value::Duration(d), Value::Timestamp(t)) => t
-            .add(*d)
-            .map(Value::Timestamp)
-            .unwrap_or_else(|| Value::error("timestamp overflow")),
+        (Value::Duration(x), Value::Duration(y)) => duration_or_overflow(x.checked_add(*y)),
+        (Value::Timestamp(t), Value::Duration(d)) | (Value::Duration(d), Value::Timestamp(t)) => {
+            timestamp_or_overflow(t.add(*d))
+        }
         _ => Value::no_such_overload(),
     }
 }
@@ -148,23 +144,19 @@ fn sub<'a>(v: &[Value<'a>]) -> Value<'a> {
         (Value::Int(x), Value::Int(y)) => x.checked_sub(*y).map(Value::Int).unwrap_or_else(int_overflow),
         (Value::Uint(x), Value::Uint(y)) => x.checked_sub(*y).map(Value::Uint).unwrap_or_else(uint_overflow),
         (Value::Double(x), Value::Double(y)) => Value::Double(x - y),
-        (Value::Duration(x), Value::Duration(y)) => x
-            .checked_sub(*y)
-            .map(Value::Duration)
-            .unwrap_or_else(|| Value::error("integer overflow")),
-        (Value::Timestamp(t), Value::Duration(d)) => match d.0.checked_neg() {
-            Some(n) => t
-                .add(Span(n))
-                .map(Value::Timestamp)
-                .unwrap_or_else(|| Value::error("timestamp overflow")),
-            None => Value::error("timestamp overflow"),
-        },
-        (Value::Timestamp(x), Value::Timestamp(y)) => x
-            .sub(*y)
-            .map(Value::Duration)
-            .unwrap_or_else(|| Value::error("integer overflow")),
+        (Value::Duration(x), Value::Duration(y)) => duration_or_overflow(x.checked_sub(*y)),
+        (Value::Timestamp(t), Value::Duration(d)) => timestamp_or_overflow(d.0.checked_neg().and_then(|n| t.add(Span(n)))),
+        (Value::Timestamp(x), Value::Timestamp(y)) => duration_or_overflow(x.sub(*y)),
         _ => Value::no_such_overload(),
     }
+}
+
+fn duration_or_overflow<'a>(d: Option<Span>) -> Value<'a> {
+    d.map(Value::Duration).unwrap_or_else(int_overflow)
+}
+
+fn timestamp_or_overflow<'a>(t: Option<Instant>) -> Value<'a> {
+    t.map(Value::Timestamp).unwrap_or_else(|| Value::error("timestamp overflow"))
 }
 
 fn mul<'a>(v: &[Value<'a>]) -> Value<'a> {
