@@ -21,6 +21,7 @@ pub mod audit;
 pub mod authn;
 pub mod authorization;
 pub mod bootstrap;
+pub mod cel;
 pub mod config;
 pub mod controllers;
 pub mod deadline;

@@ -243,3 +243,42 @@ fn of_a_crd_converted_by_webhook_only_the_storage_version_is_served_for_now() {
     assert_eq!(send(&h, "GET", WIDGETS, None).status, 200);
     assert_eq!(send(&h, "GET", "/apis/example.com/v2/namespaces/default/widgets", None).status, 404);
 }
+
+fn with_rules(rules: Value) -> Value {
+    let mut crd = crd();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = rules;
+    crd
+}
+
+#[test]
+fn cel_rules_of_the_schema_refuse_objects_that_break_them() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let rules = json!([{"rule": "self.size < 10", "message": "size must stay under 10"},
+                       {"rule": "self.size == oldSelf.size || self.size > oldSelf.size", "message": "size may only grow"}]);
+    assert_eq!(send(&h, "POST", CRDS, Some(&with_rules(rules))).status, 201);
+    let widget = |size: i64| json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": size}});
+    let refused = send(&h, "POST", WIDGETS, Some(&widget(20)));
+    assert_eq!(refused.status, 422);
+    assert_eq!(refused.json()["message"], "Widget.example.com \"w\" is invalid: spec: Invalid value: \"object\": size must stay under 10");
+    assert_eq!(refused.json()["details"]["causes"][0]["field"], "spec");
+    assert_eq!(send(&h, "POST", WIDGETS, Some(&widget(5))).status, 201);
+    let body = json!({"spec": {"size": 3}}).to_string();
+    let request = format!(
+        "PATCH {WIDGETS}/w HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let shrunk = parse_responses(&h.send(request.as_bytes())).unwrap().remove(0);
+    assert_eq!(shrunk.status, 422);
+    assert!(shrunk.json()["message"].as_str().unwrap().ends_with("spec: Invalid value: \"object\": size may only grow"), "{}", shrunk.json());
+}
+
+#[test]
+fn a_crd_whose_rule_does_not_compile_is_refused() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let refused = send(&h, "POST", CRDS, Some(&with_rules(json!([{"rule": "self.colour == 'red'"}]))));
+    assert_eq!(refused.status, 422, "{}", refused.json());
+    let cause = &refused.json()["details"]["causes"][0];
+    assert_eq!(cause["field"], "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule");
+    assert!(cause["message"].as_str().unwrap().contains("compilation failed: ERROR: <input>:1:5: undefined field 'colour'"), "{cause}");
+    assert_eq!(send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).status, 404);
+}

@@ -12,6 +12,7 @@ pub use printer_columns::PrinterColumns;
 
 use super::{Columns, Handler, Strategy};
 use crate::status::ApiError;
+use crate::validation::FieldError;
 use crate::rest::object::{meta_mut, spec_changed, Object};
 use crate::selection::table::{DeclaredFields, FieldLabels};
 use serde_json::{json, Value};
@@ -35,6 +36,8 @@ pub struct CustomResources {
     columns: PrinterColumns,
     /// The version's `selectableFields`.
     fields: DeclaredFields,
+    /// The version's `x-kubernetes-validations` rules, compiled.
+    rules: crate::cel::CompiledSchema,
 }
 
 /// What a version's strategy needs of its CRD besides the version itself.
@@ -90,7 +93,17 @@ impl CustomResources {
             scale,
             columns: PrinterColumns::of(version),
             fields: DeclaredFields::new(of.namespaced, paths),
+            rules: crate::cel::CompiledSchema::build(version.pointer("/schema/openAPIV3Schema").unwrap_or(&Value::Null)),
         }
+    }
+
+    /// The errors the CEL rules find in `new` (nothing to do for a CRD without rules).
+    fn check_rules(&self, new: &Object, old: Option<&Object>) -> Vec<FieldError> {
+        if self.rules.is_empty() {
+            return Vec::new();
+        }
+        let old = old.map(|o| Value::Object(o.clone()));
+        self.rules.validate(&Value::Object(new.clone()), old.as_ref())
     }
 
     /// Whether the version serves the `status` subresource.
@@ -114,6 +127,20 @@ impl Strategy for CustomResources {
 
     fn typed_list_items(&self) -> bool {
         true
+    }
+
+    /// The CRD's CEL rules (`x-kubernetes-validations`) on a new object.
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        self.check_rules(new, None)
+    }
+
+    /// The CEL rules on an updated object; transition rules see the old one.
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        self.check_rules(new, Some(old))
+    }
+
+    fn validate_status_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        self.check_rules(new, Some(old))
     }
 
     /// Objects of a CRD with several versions may be stored in another: they are

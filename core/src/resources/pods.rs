@@ -283,26 +283,8 @@ pub(crate) fn quantity_nanos(text: &str) -> Option<i128> {
             .saturating_add(i128::from(digit - b'0'));
     }
     // value = mantissa × 10^(exponent) × 2^(binary); nano-units add 9 to the exponent.
-    let (exponent, binary): (i32, u32) = match suffix {
-        "" => (0, 0),
-        "n" => (-9, 0),
-        "u" => (-6, 0),
-        "m" => (-3, 0),
-        "k" => (3, 0),
-        "M" => (6, 0),
-        "G" => (9, 0),
-        "T" => (12, 0),
-        "P" => (15, 0),
-        "E" => (18, 0),
-        "Ki" => (0, 10),
-        "Mi" => (0, 20),
-        "Gi" => (0, 30),
-        "Ti" => (0, 40),
-        "Pi" => (0, 50),
-        "Ei" => (0, 60),
-        s if s.starts_with(['e', 'E']) => (s[1..].parse().ok()?, 0),
-        _ => return None,
-    };
+    let (exponent, binary) = crate::cel::lib::suffix_scale(suffix)?;
+    let exponent = i32::try_from(exponent).ok()?;
     let exponent = exponent + 9 - i32::try_from(fraction.len()).ok()?;
     let scaled = mantissa.saturating_mul(1i128 << binary);
     let nanos = if exponent >= 0 {

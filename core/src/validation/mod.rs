@@ -19,6 +19,8 @@ pub enum ErrorKind {
     TooMany,
     /// A value of the wrong JSON type (kube-openapi's schema validator).
     TypeInvalid,
+    /// Something went wrong that is not the client's fault.
+    Internal,
 }
 
 impl ErrorKind {
@@ -32,6 +34,7 @@ impl ErrorKind {
             Self::NotSupported => "Unsupported value",
             Self::TooMany => "Too many",
             Self::TypeInvalid => "Invalid value",
+            Self::Internal => "Internal error",
         }
     }
 
@@ -46,6 +49,7 @@ impl ErrorKind {
             Self::NotSupported => "FieldValueNotSupported",
             Self::TooMany => "FieldValueTooMany",
             Self::TypeInvalid => "FieldValueTypeInvalid",
+            Self::Internal => "InternalError",
         }
     }
 }

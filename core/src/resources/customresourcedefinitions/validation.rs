@@ -439,15 +439,13 @@ fn validate_column(column: &Value, path: &FieldPath) -> Vec<FieldError> {
     errors
 }
 
-/// HOOK (CEL): the errors of compiling the `x-kubernetes-validations` rules of
-/// `schema` — a version's whole `openAPIV3Schema`, structural and otherwise valid —
-/// and of their estimated cost against upstream's limits, at `path` (the schema's own
-/// path, `spec.versions[0].schema.openAPIV3Schema`). Upstream reports them after the
-/// schema's other errors, only when there are none. Nothing compiles CEL yet: the lead
-/// connects `crate::cel::compile_schema(schema)` here, prefixing the paths of its
-/// errors (relative to the schema root) with `path`.
-pub(crate) fn cel_rule_errors(_schema: &Value, _path: &FieldPath) -> Vec<FieldError> {
-    Vec::new()
+/// The errors of compiling the `x-kubernetes-validations` rules of `schema` — a
+/// version's whole `openAPIV3Schema`, structural and otherwise valid — and of their
+/// estimated cost against upstream's limits, at `path` (the schema's own path,
+/// `spec.versions[0].schema.openAPIV3Schema`). Upstream reports them after the
+/// schema's other errors, only when there are none.
+pub(crate) fn cel_rule_errors(schema: &Value, path: &FieldPath) -> Vec<FieldError> {
+    crate::cel::compile_schema(schema, path.as_str()).err().unwrap_or_default()
 }
 
 /// HOOK (printer columns' JSONPath): the errors of parsing a column's `jsonPath` in
