@@ -11,6 +11,15 @@
 //! <input>:1:6: undefined field 'foo'`, `estimated rule cost exceeds budget by factor
 //! of ...`).
 //!
+//! How the server uses it:
+//! - CRD validation: `compile_schema(schema, "spec.versions[0].schema.openAPIV3Schema")`
+//!   once the version's schema passed the structural checks (upstream compiles rules
+//!   only then); its errors follow the schema's own.
+//! - The custom resource strategy: `CompiledSchema::build(schema)` once per CRD version
+//!   (lenient: a rule that fails to compile reports when objects are validated), then
+//!   `validate(&object, None)` on create and `validate_with_warnings(&new, Some(&old))`
+//!   on update (the warnings are the ratcheted failures, for `Warning` headers).
+//!
 //! The stages follow cel-go's: [`parser`] (with [`macros`] expanded, nesting and size
 //! bounded as cel-go bounds them), [`checker`] (types from the schema node the rule
 //! sits on, [`decl`]), [`cost`] (the static estimate and the runtime charges), and
