@@ -229,7 +229,7 @@ pub(crate) fn set_condition(conditions: &mut Vec<Value>, c: Condition<'_>, now: 
 }
 
 /// What the controllers make of one CRD now: the status it should have and the names
-/// it is served under.
+/// it is served under (those its stored status accepted, once that says Established).
 #[derive(Debug)]
 pub(crate) struct Decision {
     pub status: Value,
@@ -270,8 +270,14 @@ pub(crate) fn decide(crd: &Value, taken: &Taken, now: &str) -> Decision {
     status.insert("conditions".into(), json!(conditions));
     status.insert("acceptedNames".into(), names.clone());
     status.insert("storedVersions".into(), json!(stored));
-    let served = conditions.iter().any(|c| c["type"] == "Established" && c["status"] == "True");
-    Decision { status: Value::Object(status), served_as: served.then_some(names) }
+    // Served once storage says Established (as upstream's handler reads it), under the
+    // names stored with it: no client finds the resource before the condition.
+    let stored_established = had
+        .get("conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"));
+    let served_as = stored_established.then(|| had.get("acceptedNames").cloned().unwrap_or_default());
+    Decision { status: Value::Object(status), served_as }
 }
 
 /// What the cleanup of a CRD being deleted wants next.
@@ -350,8 +356,11 @@ mod tests {
     #[test]
     fn served_versions_become_resources_with_upstreams_default_names() {
         let decided = decide(&crd(), &Taken::default(), "2026-11-24T12:00:00Z");
-        let names = decided.served_as.expect("served");
-        let resources = resources_of(&crd(), &names);
+        assert!(decided.served_as.is_none(), "not before the stored status says Established");
+        let mut established = crd();
+        established["status"] = decided.status;
+        let names = decide(&established, &Taken::default(), "2026-11-24T12:00:00Z").served_as.expect("served");
+        let resources = resources_of(&established, &names);
         assert_eq!(resources.len(), 1);
         let r = &resources[0];
         assert_eq!((r.group.as_str(), r.version.as_str(), r.plural.as_str(), r.singular.as_str()), ("example.com", "v1", "widgets", "widget"));
