@@ -229,7 +229,7 @@ pub(crate) fn set_condition(conditions: &mut Vec<Value>, c: Condition<'_>, now: 
 }
 
 /// What the controllers make of one CRD now: the status it should have and the names
-/// it is served under (those its stored status accepted, once that says Established).
+/// it is served under (those its stored status accepted).
 #[derive(Debug)]
 pub(crate) struct Decision {
     pub status: Value,
@@ -237,18 +237,29 @@ pub(crate) struct Decision {
     pub served_as: Option<Value>,
 }
 
-/// Decide a CRD's status: its accepted names and `NamesAccepted`, `Established` once
-/// every name is accepted (and for good), `storedVersions` with the storage version.
+/// Decide a CRD's status, as upstream's naming and establishing controllers do: its
+/// accepted names and `NamesAccepted`; `Established` (for good) once the accepted
+/// names are stored and the resource served under them; `storedVersions` with the
+/// storage version.
 pub(crate) fn decide(crd: &Value, taken: &Taken, now: &str) -> Decision {
     let had = crd.get("status").cloned().unwrap_or_else(|| json!({}));
     let (names, accepted) = accept_names(crd, taken);
     let mut conditions = had.get("conditions").and_then(Value::as_array).cloned().unwrap_or_default();
     let (status, reason, message) = &accepted;
     set_condition(&mut conditions, Condition { kind: "NamesAccepted", status, reason, message }, now);
-    let established = conditions.iter().any(|c| c["type"] == "Established" && c["status"] == "True");
-    if !established {
-        let c = match *status {
-            "True" => Condition { kind: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" },
+    // Served once storage says the names are accepted (as upstream's handler reads
+    // it), under the names stored with them; Established follows, so a client that
+    // waited for it always finds the resource.
+    let stored_condition = |kind: &str| {
+        had.get("conditions")
+            .and_then(Value::as_array)
+            .is_some_and(|cs| cs.iter().any(|c| c["type"] == kind && c["status"] == "True"))
+    };
+    let served_as = stored_condition("NamesAccepted").then(|| had.get("acceptedNames").cloned().unwrap_or_default());
+    if !stored_condition("Established") {
+        let c = match (*status, served_as.is_some()) {
+            ("True", true) => Condition { kind: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" },
+            ("True", false) => Condition { kind: "Established", status: "False", reason: "Installing", message: "the initial names have been accepted" },
             _ => Condition { kind: "Established", status: "False", reason: "NotAccepted", message: "not all names are accepted" },
         };
         set_condition(&mut conditions, c, now);
@@ -270,13 +281,6 @@ pub(crate) fn decide(crd: &Value, taken: &Taken, now: &str) -> Decision {
     status.insert("conditions".into(), json!(conditions));
     status.insert("acceptedNames".into(), names.clone());
     status.insert("storedVersions".into(), json!(stored));
-    // Served once storage says Established (as upstream's handler reads it), under the
-    // names stored with it: no client finds the resource before the condition.
-    let stored_established = had
-        .get("conditions")
-        .and_then(Value::as_array)
-        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"));
-    let served_as = stored_established.then(|| had.get("acceptedNames").cloned().unwrap_or_default());
     Decision { status: Value::Object(status), served_as }
 }
 
@@ -356,11 +360,11 @@ mod tests {
     #[test]
     fn served_versions_become_resources_with_upstreams_default_names() {
         let decided = decide(&crd(), &Taken::default(), "2026-11-24T12:00:00Z");
-        assert!(decided.served_as.is_none(), "not before the stored status says Established");
-        let mut established = crd();
-        established["status"] = decided.status;
-        let names = decide(&established, &Taken::default(), "2026-11-24T12:00:00Z").served_as.expect("served");
-        let resources = resources_of(&established, &names);
+        assert!(decided.served_as.is_none(), "not before the stored status accepts the names");
+        let mut accepted = crd();
+        accepted["status"] = decided.status;
+        let names = decide(&accepted, &Taken::default(), "2026-11-24T12:00:00Z").served_as.expect("served");
+        let resources = resources_of(&accepted, &names);
         assert_eq!(resources.len(), 1);
         let r = &resources[0];
         assert_eq!((r.group.as_str(), r.version.as_str(), r.plural.as_str(), r.singular.as_str()), ("example.com", "v1", "widgets", "widget"));
@@ -370,10 +374,15 @@ mod tests {
 
     #[test]
     fn the_status_is_established_once_and_then_left_alone() {
-        let status = decide(&crd(), &Taken::default(), "2026-11-24T12:00:00Z").status;
-        assert_eq!(status["acceptedNames"]["listKind"], "WidgetList");
-        assert_eq!(status["storedVersions"], json!(["v1"]));
+        let installing = decide(&crd(), &Taken::default(), "2026-11-24T12:00:00Z").status;
+        assert_eq!(installing["acceptedNames"]["listKind"], "WidgetList");
+        assert_eq!(installing["storedVersions"], json!(["v1"]));
+        assert_eq!(installing["conditions"][1]["reason"], "Installing", "established only once served");
+        let mut accepted = crd();
+        accepted["status"] = installing;
+        let status = decide(&accepted, &Taken::default(), "2026-11-24T12:00:01Z").status;
         assert_eq!(status["conditions"][1]["type"], "Established");
+        assert_eq!(status["conditions"][1]["status"], "True");
         let mut established = crd();
         established["status"] = status.clone();
         assert_eq!(decide(&established, &Taken::default(), "2026-11-24T13:00:00Z").status, status);
