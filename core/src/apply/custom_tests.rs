@@ -12,6 +12,12 @@ fn schema() -> Value {
     crate::schema::example_custom_schema()
 }
 
+/// The field manager of widgets, by `schema`.
+fn widgets(schema: &Value) -> FieldManager<'_> {
+    let node = SchemaNode::custom_root(schema);
+    FieldManager::with_schema(node, "example.com", "v1", "Widget", "", false)
+}
+
 fn widget(spec: Value) -> Value {
     json!({"apiVersion": "example.com/v1", "kind": "Widget",
            "metadata": {"name": "w", "namespace": "default"}, "spec": spec})
@@ -39,14 +45,7 @@ fn fields_of(object: &Map<String, Value>, manager: &str) -> Value {
 #[test]
 fn a_list_map_merges_by_its_keys_across_managers() {
     let schema = schema();
-    let m = FieldManager::with_schema(
-        SchemaNode::custom_root(&schema),
-        "example.com",
-        "v1",
-        "Widget",
-        "",
-        false,
-    );
+    let m = widgets(&schema);
     let one = apply(
         &m,
         None,
@@ -119,14 +118,7 @@ fn a_list_map_merges_by_its_keys_across_managers() {
 #[test]
 fn sets_merge_and_atomic_lists_and_maps_are_replaced_whole() {
     let schema = schema();
-    let m = FieldManager::with_schema(
-        SchemaNode::custom_root(&schema),
-        "example.com",
-        "v1",
-        "Widget",
-        "",
-        false,
-    );
+    let m = widgets(&schema);
     let spec = json!({"tags": ["a"], "args": ["--x"], "selector": {"app": "w", "tier": "web"}});
     let one = apply(&m, None, spec, "alice", false).unwrap();
     assert_eq!(
@@ -179,14 +171,7 @@ fn sets_merge_and_atomic_lists_and_maps_are_replaced_whole() {
 #[test]
 fn what_the_schema_leaves_open_merges_as_plain_json() {
     let schema = schema();
-    let m = FieldManager::with_schema(
-        SchemaNode::custom_root(&schema),
-        "example.com",
-        "v1",
-        "Widget",
-        "",
-        false,
-    );
+    let m = widgets(&schema);
     let one = apply(
         &m,
         None,
@@ -217,14 +202,7 @@ fn what_the_schema_leaves_open_merges_as_plain_json() {
 #[test]
 fn updates_own_the_objects_they_add_and_labels_merge_as_object_meta() {
     let schema = schema();
-    let m = FieldManager::with_schema(
-        SchemaNode::custom_root(&schema),
-        "example.com",
-        "v1",
-        "Widget",
-        "",
-        false,
-    );
+    let m = widgets(&schema);
     let mut created = obj(widget(json!({"tags": ["a"]})));
     created["metadata"]["labels"] = json!({"app": "w"});
     m.record_update(None, &mut created, "creator", NOW);
@@ -254,14 +232,7 @@ fn updates_own_the_objects_they_add_and_labels_merge_as_object_meta() {
 #[test]
 fn an_item_without_its_keys_is_refused_as_upstream_refuses_it() {
     let schema = schema();
-    let m = FieldManager::with_schema(
-        SchemaNode::custom_root(&schema),
-        "example.com",
-        "v1",
-        "Widget",
-        "",
-        false,
-    );
+    let m = widgets(&schema);
     let err = apply(
         &m,
         None,

@@ -284,7 +284,10 @@ impl<'s> SchemaNode<'s> {
     /// The node of a struct's field or a map's value; `None` for a field the struct
     /// does not have. Untyped values have untyped children.
     pub fn field(&self, name: &str) -> Option<SchemaNode<'s>> {
-        self.member(name).map(|(node, _)| node)
+        match &self.0 {
+            Repr::Builtin(node) => node.member(name).map(|(n, _)| n.into()),
+            Repr::Custom(node) => Some(node.member(name).0),
+        }
     }
 
     /// [`SchemaNode::field`], and whether the schema declares `name` as a field of its
