@@ -187,15 +187,21 @@ fn a_second_crd_asking_for_names_already_held_is_not_established() {
     assert_eq!(send(&h, "GET", WIDGETS, None).status, 200);
 }
 
-#[test]
-fn a_crd_with_two_versions_serves_each_object_in_the_version_asked_for() {
-    let h = Harness::new(Config::default(), MemoryStore::new());
+/// The CRD with a second version, v2, served and not stored.
+fn two_versions() -> Value {
     let mut two = crd();
     let v1 = two["spec"]["versions"][0].clone();
     let mut v2 = v1.clone();
     v2["name"] = json!("v2");
     v2["storage"] = json!(false);
     two["spec"]["versions"] = json!([v1, v2]);
+    two
+}
+
+#[test]
+fn a_crd_with_two_versions_serves_each_object_in_the_version_asked_for() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let two = two_versions();
     assert_eq!(send(&h, "POST", CRDS, Some(&two)).status, 201);
 
     let widget = json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}});
@@ -229,12 +235,7 @@ fn openapi_v3_shows_the_subresources_and_schema_of_a_custom_resource() {
 #[test]
 fn of_a_crd_converted_by_webhook_only_the_storage_version_is_served_for_now() {
     let h = Harness::new(Config::default(), MemoryStore::new());
-    let mut two = crd();
-    let v1 = two["spec"]["versions"][0].clone();
-    let mut v2 = v1.clone();
-    v2["name"] = json!("v2");
-    v2["storage"] = json!(false);
-    two["spec"]["versions"] = json!([v1, v2]);
+    let mut two = two_versions();
     two["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
         "conversionReviewVersions": ["v1"],
         "clientConfig": {"url": "https://127.0.0.1:1/convert"}}});

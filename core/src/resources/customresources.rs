@@ -13,15 +13,15 @@ pub use printer_columns::PrinterColumns;
 use super::{Columns, Handler, Strategy};
 use crate::status::ApiError;
 use crate::validation::FieldError;
-use crate::rest::object::{meta_mut, spec_changed, Object};
+use crate::rest::object::{spec_changed, Object};
 use crate::selection::table::{DeclaredFields, FieldLabels};
 use serde_json::{json, Value};
 
 /// The rules of one served version of a CRD.
 #[derive(Debug)]
 pub struct CustomResources {
-    /// The version as the CRD declares it (`spec.versions[i]`): two strategies made
-    /// from equal declarations are the same strategy.
+    /// The version as the CRD declares it (`spec.versions[i]`) with the facts of its
+    /// CRD below: two strategies made from equal definitions are the same strategy.
     definition: Value,
     /// Whether the version serves `status` (`subresources.status`).
     status: bool,
@@ -76,13 +76,18 @@ impl CustomResources {
                 label_selector: path("labelSelectorPath"),
             }
         });
-        let mut definition = version.clone();
         let name = version.get("name").and_then(Value::as_str).unwrap_or("");
         let versions = (of.versions > 1).then(|| (format!("{}/{name}", of.group), format!("{}/{}", of.group, of.storage_version)));
-        // Part of what the strategy is made from: a CRD that starts terminating, or
-        // moves its storage version, changes its resources.
-        definition["terminating"] = json!(terminating);
-        definition["storageVersion"] = json!(of.storage_version);
+        // All the strategy is made from: a CRD that changes any of it (starts
+        // terminating, moves its storage version, adds a version) changes its resources.
+        let definition = json!({
+            "version": version,
+            "group": of.group,
+            "storageVersion": of.storage_version,
+            "versions": of.versions,
+            "terminating": terminating,
+            "namespaced": of.namespaced,
+        });
         let selectable = version.get("selectableFields").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         let paths = selectable.iter().filter_map(|f| f.get("jsonPath").and_then(Value::as_str));
         CustomResources {
@@ -104,11 +109,6 @@ impl CustomResources {
         }
         let old = old.map(|o| Value::Object(o.clone()));
         self.rules.validate(&Value::Object(new.clone()), old.as_ref())
-    }
-
-    /// Whether the version serves the `status` subresource.
-    pub fn serves_status(&self) -> bool {
-        self.status
     }
 }
 
@@ -200,14 +200,8 @@ impl Strategy for CustomResources {
     /// Upstream counts every change but metadata's in the generation, and status's
     /// too when no status subresource owns it.
     fn count_generation(&self, old: &Object, new: &mut Object) {
-        let changed = spec_changed(old, new) || (!self.status && old.get("status") != new.get("status"));
-        if changed {
-            let generation = old
-                .get("metadata")
-                .and_then(|m| m.get("generation"))
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            meta_mut(new).insert("generation".into(), json!(generation + 1));
+        if spec_changed(old, new) || (!self.status && old.get("status") != new.get("status")) {
+            super::next_generation(old, new);
         }
     }
 }

@@ -243,14 +243,19 @@ pub trait Strategy: Send + Sync + 'static {
     /// kind tracks generations.
     fn count_generation(&self, old: &Object, new: &mut Object) {
         if self.tracks_generation() && spec_changed(old, new) {
-            let generation = old
-                .get("metadata")
-                .and_then(|m| m.get("generation"))
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            meta_mut(new).insert("generation".into(), json!(generation + 1));
+            next_generation(old, new);
         }
     }
+}
+
+/// `new` one generation past `old`.
+pub fn next_generation(old: &Object, new: &mut Object) {
+    let generation = old
+        .get("metadata")
+        .and_then(|m| m.get("generation"))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    meta_mut(new).insert("generation".into(), json!(generation + 1));
 }
 
 /// Who serves a subresource (or a whole resource) instead of the generic verbs.

@@ -80,11 +80,7 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     if let Err(e) = scope.admit_validating(Operation::Delete, &obj) {
         return scope.fail(e);
     }
-    let mut marked = obj.clone();
-    let now = object::rfc3339(scope.inputs.now);
-    r.strategy.mark_deleting(&mut marked, &now);
-    if !finalizers::of(&marked).is_empty() {
-        finalizers::mark_deleting(&mut marked, &now);
+    if let Some(marked) = marked_for_finalizers(&scope, &obj) {
         return mark_deleting(scope, current, marked, (pre, dry_run));
     }
     if dry_run {
@@ -100,6 +96,19 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
         Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre, dry_run),
         other => scope.fail_storage(&scope.name, other),
     })
+}
+
+/// `obj` marked as being deleted, when it has finalizers to wait for (its own, or one
+/// its kind adds on delete); `None` when it can go at once.
+fn marked_for_finalizers(scope: &Scope, obj: &Object) -> Option<Object> {
+    let mut marked = obj.clone();
+    let now = object::rfc3339(scope.inputs.now);
+    scope.resource().strategy.mark_deleting(&mut marked, &now);
+    if finalizers::of(&marked).is_empty() {
+        return None;
+    }
+    finalizers::mark_deleting(&mut marked, &now);
+    Some(marked)
 }
 
 /// The object has finalizers to wait for: write it as being deleted and answer with
@@ -236,16 +245,11 @@ fn delete_listed(
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
-    let mut marked = obj.clone();
-    let now = object::rfc3339(scope.inputs.now);
-    scope.resource().strategy.mark_deleting(&mut marked, &now);
-    let op = if finalizers::of(&marked).is_empty() {
-        StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) }
-    } else if finalizers::deleting(&obj) {
-        return delete_listed(scope, listed, at + 1, done);
-    } else {
-        finalizers::mark_deleting(&mut marked, &now);
-        StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision }
+    let op = match marked_for_finalizers(&scope, &obj) {
+        None => StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) },
+        // Already being deleted: nothing to change.
+        Some(_) if finalizers::deleting(&obj) => return delete_listed(scope, listed, at + 1, done),
+        Some(marked) => StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision },
     };
     scope.then(op, move |scope, result| match result {
         Ok(_) | Err(StorageError::NotFound { .. }) => delete_listed(scope, listed, at + 1, done),
