@@ -320,6 +320,20 @@ pub(crate) fn cleanup(crd: &Value, objects: &[Value]) -> Cleanup {
     }
 }
 
+/// The `Terminating` condition of a CRD whose objects are being deleted, set in its
+/// (decided) `status`.
+pub(crate) fn cleanup_in_progress(status: &mut Value, now: &str) {
+    let mut conditions = status["conditions"].as_array().cloned().unwrap_or_default();
+    let c = Condition {
+        kind: "Terminating",
+        status: "True",
+        reason: "InstanceDeletionInProgress",
+        message: "CustomResource deletion is in progress",
+    };
+    set_condition(&mut conditions, c, now);
+    status["conditions"] = Value::Array(conditions);
+}
+
 /// Mark a CRD a DELETE asks to remove: its cleanup finalizer added and its
 /// `Terminating` condition set, as upstream's CRD storage does before it deletes.
 pub(crate) fn mark_terminating(crd: &mut crate::rest::object::Object, now: &str) {

@@ -85,27 +85,21 @@ fn custom_resource_definitions(shared: &Shared, mut definitions: Vec<Value>, now
         let mut decided = crds::decide(crd, &taken, now);
         let resources = decided.served_as.as_ref().map(|names| crds::resources_of(crd, names)).unwrap_or_default();
         // A served CRD whose objects' cache is not filled yet cannot tell what is left.
-        let cleanup = match objects(custom_objects_cache(shared, crd)) {
+        let objects_cache = custom_objects_cache(shared, crd);
+        let prefix = objects_cache.as_ref().map(|c| c.prefix().to_owned());
+        let cleanup = match objects(objects_cache) {
             Some(objects) => crds::cleanup(crd, &objects),
             None if resources.is_empty() => crds::cleanup(crd, &[]),
             None => crds::Cleanup::None,
         };
         if cleanup != crds::Cleanup::None {
-            cleaning.extend(custom_objects_cache(shared, crd).map(|c| c.prefix().to_owned()));
+            cleaning.extend(prefix);
         }
         match cleanup {
             crds::Cleanup::None => {}
             crds::Cleanup::Finish => writes.push(remove_cleanup_finalizer(crd, &name)),
             cleanup @ (crds::Cleanup::Delete(_) | crds::Cleanup::Wait) => {
-                let mut conditions = decided.status["conditions"].as_array().cloned().unwrap_or_default();
-                let c = crds::Condition {
-                    kind: "Terminating",
-                    status: "True",
-                    reason: "InstanceDeletionInProgress",
-                    message: "CustomResource deletion is in progress",
-                };
-                crds::set_condition(&mut conditions, c, now);
-                decided.status["conditions"] = Value::Array(conditions);
+                crds::cleanup_in_progress(&mut decided.status, now);
                 if let (crds::Cleanup::Delete(namespaces), Some(r)) = (cleanup, resources.first()) {
                     writes.extend(namespaces.iter().map(|ns| delete_collection(r, ns.as_deref())));
                 }
