@@ -205,6 +205,19 @@ impl Apiary {
             .expect("kubectl runs")
     }
 
+    /// Run kubectl until it succeeds, for at most 20 s: a resource a CRD has just
+    /// added may be missing a moment longer from kubectl's cached discovery.
+    pub fn kubectl_until_served(&self, version: &str, args: &[&str]) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let out = self.kubectl(version, args);
+            if out.status.success() || std::time::Instant::now() >= deadline {
+                return ok(&out);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -1,10 +1,11 @@
 //! Values printed as Go prints the decoded JSON (`map[string]interface{}` and friends)
 //! with `%v`, `%#v`, `%s`, `reflect.TypeOf` and `json.Marshal`: kube-apiserver words
-//! strategic merge patch errors and custom resource validation errors that way, and
-//! clients show those messages as they are.
+//! strategic merge patch errors and custom resource validation errors that way and
+//! prints JSONPath results (printer columns, selectable fields) that way, and clients
+//! show them as they are.
 
 use crate::schema::go_quote;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The Go type a decoded JSON value has (integers are kept as `int64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,21 +74,30 @@ pub(crate) fn lists(lists: &[&[Value]]) -> String {
     format!("[{}]", inner.join(" "))
 }
 
+/// `fmt.Sprintf("%v", map)`.
+pub(crate) fn v_object(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    write_map(&mut out, map, false);
+    out
+}
+
+fn write_map(out: &mut String, map: &Map<String, Value>, s_verb: bool) {
+    // fmt prints maps with their keys sorted; serde_json's map is sorted already.
+    out.push_str("map[");
+    for (i, (key, item)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(key);
+        out.push(':');
+        write(out, item, s_verb);
+    }
+    out.push(']');
+}
+
 fn write(out: &mut String, value: &Value, s_verb: bool) {
     match value {
-        Value::Object(map) => {
-            // fmt prints maps with their keys sorted; serde_json's map is sorted already.
-            out.push_str("map[");
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(key);
-                out.push(':');
-                write(out, item, s_verb);
-            }
-            out.push(']');
-        }
+        Value::Object(map) => write_map(out, map, s_verb),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -163,79 +173,6 @@ fn write_sharp(out: &mut String, value: &Value, top: bool) {
     }
 }
 
-/// `json.Marshal(value)` as Go's encoder writes the decoded value: compact, keys sorted,
-/// `<`, `>` and `&` escaped, floats in Go's JSON form (`1`, `1e+21`).
-pub(crate) fn json(value: &Value) -> String {
-    let mut out = String::new();
-    write_json(&mut out, value);
-    out
-}
-
-fn write_json(out: &mut String, value: &Value) {
-    match value {
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                json_string(out, key);
-                out.push(':');
-                write_json(out, item);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(out, item);
-            }
-            out.push(']');
-        }
-        Value::String(text) => json_string(out, text),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => out.push_str(&i.to_string()),
-            None => out.push_str(&json_float(n.as_f64().unwrap_or(0.0))),
-        },
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Null => out.push_str("null"),
-    }
-}
-
-fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// A float64 as encoding/json writes it: plain digits from 1e-6 to below 1e21, Go's
-/// exponent form (`1e+21`, `1e-7`) outside.
-fn json_float(f: f64) -> String {
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let sci = format!("{f:e}");
-        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-        let exp: i32 = exp.parse().unwrap_or(0);
-        // Go writes `e+21` and, cleaned up, `e-7`.
-        return if exp < 0 { format!("{mantissa}e{exp}") } else { format!("{mantissa}e+{exp:02}") };
-    }
-    format!("{f}")
-}
-
 /// A float64 as `%v` prints it: `%g` with the fewest digits that read back the same,
 /// in exponent form below 1e-4 and from 1e+06 on (Go's threshold for shortest `%g`).
 pub(crate) fn float(f: f64) -> String {
@@ -272,6 +209,112 @@ pub(crate) fn float(f: f64) -> String {
         format!("-{body}")
     } else {
         body
+    }
+}
+
+/// `json.Marshal(value)`: compact, keys sorted (serde_json's map is sorted already),
+/// `<`, `>`, `&`, U+2028 and U+2029 escaped, and floats as Go's encoder writes them.
+pub(crate) fn json(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, value);
+    out
+}
+
+/// `json.Marshal(map)`.
+pub(crate) fn json_object(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    write_json_object(&mut out, map);
+    out
+}
+
+fn write_json_object(out: &mut String, map: &Map<String, Value>) {
+    out.push('{');
+    for (i, (key, item)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_string(out, key);
+        out.push(':');
+        write_json(out, item);
+    }
+    out.push('}');
+}
+
+fn write_json(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) => write_json_object(out, map),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item);
+            }
+            out.push(']');
+        }
+        Value::String(text) => json_string(out, text),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&json_float(n.as_f64().unwrap_or(0.0))),
+        },
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.push_str("null"),
+    }
+}
+
+fn json_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        if let Some(escape) = shared_escape(c) {
+            out.push_str(escape);
+            continue;
+        }
+        match c {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The escapes Go's `%q` and its JSON encoder write alike: the double quote, the
+/// backslash, and the control characters that have a letter of their own in both.
+pub(crate) fn shared_escape(c: char) -> Option<&'static str> {
+    Some(match c {
+        '"' => "\\\"",
+        '\\' => "\\\\",
+        '\n' => "\\n",
+        '\r' => "\\r",
+        '\t' => "\\t",
+        '\u{8}' => "\\b",
+        '\u{c}' => "\\f",
+        _ => return None,
+    })
+}
+
+/// A float64 as Go's JSON encoder writes it: plain digits from 1e-6 up to 1e21, the
+/// exponent form outside (`1e+21`, `1e-7`).
+pub(crate) fn json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let sci = format!("{f:e}");
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        // Go writes at least two exponent digits, then drops the zero of `e-0d`.
+        return match exp.abs() {
+            e if e < 10 && exp < 0 => format!("{mantissa}e-{e}"),
+            e => format!("{mantissa}e{sign}{e:02}"),
+        };
+    }
+    // Rust's `Display` gives the shortest digits that read back, never an exponent.
+    let plain = format!("{f}");
+    if plain == "-0" {
+        "-0".to_owned()
+    } else {
+        plain
     }
 }
 
@@ -314,6 +357,26 @@ mod tests {
             (123.456, "123.456"),
         ] {
             assert_eq!(float(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn marshals_like_go() {
+        assert_eq!(
+            json(&json!({"b": [1, 2.5, null, true], "a": {"c": "x<y>&z\u{2028}\n\u{1}"}})),
+            r#"{"a":{"c":"x\u003cy\u003e\u0026z\u2028\n\u0001"},"b":[1,2.5,null,true]}"#
+        );
+        for (f, want) in [
+            (2.0, "2"),
+            (0.75, "0.75"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1.5e300, "1.5e+300"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (-2.5e-10, "-2.5e-10"),
+        ] {
+            assert_eq!(json_float(f), want, "{f}");
         }
     }
 }

@@ -44,6 +44,7 @@ impl Server {
                     authorizers: crate::authorization::Authorizers::new(&config.authorizer),
                     latest: Default::default(),
                     crd_resources: Default::default(),
+                    crd_cleanups: Default::default(),
                     metrics,
                     config,
                     served,

@@ -39,6 +39,9 @@ pub(crate) struct Shared {
     pub(crate) latest: std::sync::atomic::AtomicU64,
     /// The resources served for CustomResourceDefinitions (group, version, plural).
     pub(crate) crd_resources: std::sync::Mutex<Vec<(String, String, String)>>,
+    /// The caches of the objects of CRDs being deleted: their changes wake the
+    /// controllers.
+    pub(crate) crd_cleanups: std::sync::Mutex<Vec<String>>,
     /// Bearer tokens that authenticated in the last 10 s.
     pub(crate) token_cache: crate::authn::TokenCache,
 }

@@ -224,6 +224,21 @@ impl ApiError {
         )
     }
 
+    /// go-restful's answer to a body its route does not consume (a built-in
+    /// resource's PATCH of another type), as kube-apiserver passes it on.
+    pub fn unsupported_media_type_of_route() -> ApiError {
+        ApiError {
+            details: Some(Box::default()),
+            ..Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type")
+        }
+    }
+
+    /// An error kube-apiserver passes on without a status of its own: 500, no
+    /// reason, the error's text as the message.
+    pub fn unclassified(message: impl Into<String>) -> ApiError {
+        Self::new(500, "", message)
+    }
+
     pub fn internal(message: impl std::fmt::Display) -> ApiError {
         ApiError {
             details: Some(Box::new(Details {

@@ -65,6 +65,76 @@ pub fn parse_rfc3339(s: &str) -> Option<u64> {
     u64::try_from(secs).ok()
 }
 
+/// The instant (seconds since the epoch, nanoseconds) of `s` read as Go's
+/// `time.Parse(time.RFC3339, s)` reads it: any offset, fractional seconds, a one-digit
+/// hour, fields checked against the calendar; `None` for anything else.
+pub fn parse_go_rfc3339(s: &str) -> Option<(i64, u32)> {
+    let b = s.as_bytes();
+    let digits = |from: usize, n: usize| -> Option<i64> {
+        let part = b.get(from..from + n)?;
+        part.iter().all(u8::is_ascii_digit).then(|| part.iter().fold(0, |v, d| v * 10 + i64::from(d - b'0')))
+    };
+    let literal = |at: usize, c: u8| (b.get(at) == Some(&c)).then_some(());
+    let year = digits(0, 4)?;
+    literal(4, b'-')?;
+    let month = digits(5, 2)?;
+    literal(7, b'-')?;
+    let day = digits(8, 2)?;
+    literal(10, b'T')?;
+    // Go's "15" takes one digit or two.
+    let (hour, at) = match digits(11, 2) {
+        Some(h) => (h, 13),
+        None => (digits(11, 1)?, 12),
+    };
+    literal(at, b':')?;
+    let minute = digits(at + 1, 2)?;
+    literal(at + 3, b':')?;
+    let second = digits(at + 4, 2)?;
+    let mut at = at + 6;
+    let mut nanos = 0u32;
+    if matches!(b.get(at), Some(b'.' | b',')) && b.get(at + 1).is_some_and(u8::is_ascii_digit) {
+        let end = (at + 1..b.len()).find(|&i| !b[i].is_ascii_digit()).unwrap_or(b.len());
+        // Nine digits count; more are read and dropped.
+        let frac = &b[at + 1..end.min(at + 10)];
+        nanos = frac.iter().fold(0u32, |v, d| v * 10 + u32::from(d - b'0')) * 10u32.pow(9 - frac.len() as u32);
+        at = end;
+    }
+    let offset = match b.get(at) {
+        Some(b'Z') => {
+            at += 1;
+            0
+        }
+        Some(sign @ (b'+' | b'-')) => {
+            let (hours, minutes) = (digits(at + 1, 2)?, digits(at + 4, 2)?);
+            literal(at + 3, b':')?;
+            if hours > 24 || minutes > 60 {
+                return None;
+            }
+            at += 6;
+            let offset = hours * 3600 + minutes * 60;
+            if *sign == b'-' {
+                -offset
+            } else {
+                offset
+            }
+        }
+        _ => return None,
+    };
+    let month_days = [31, if is_leap(year) { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let valid = at == b.len()
+        && (1..=12).contains(&month)
+        && (1..=month_days[(month.clamp(1, 12) - 1) as usize]).contains(&day)
+        && hour < 24
+        && minute < 60
+        && second < 60;
+    let days = days_from_civil(year, month, day);
+    valid.then(|| (days * 86_400 + hour * 3600 + minute * 60 + second - offset, nanos))
+}
+
+fn is_leap(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
 /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`); `zone` is the name written at the end:
 /// `GMT` for IMF-fixdate headers, `UTC` where Go formats a UTC time as RFC 1123.
 pub fn http_date(t: SystemTime, zone: &str) -> String {
@@ -113,6 +183,26 @@ mod tests {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
         assert_eq!(parse_rfc3339("2000-02-29T00:00:00Z"), Some(951_782_400));
         assert_eq!(parse_rfc3339("nope"), None);
+    }
+
+    #[test]
+    fn go_rfc3339_reads_offsets_fractions_and_rejects_the_rest() {
+        let at = |s: &str| parse_go_rfc3339(s);
+        assert_eq!(at("2026-11-23T01:02:03Z"), Some((1_795_392_000 + 3_723, 0)));
+        assert_eq!(at("2026-11-23T03:02:03+02:00"), Some((1_795_392_000 + 3_723, 0)));
+        assert_eq!(at("2026-11-22T23:02:03-02:00"), Some((1_795_392_000 + 3_723, 0)));
+        assert_eq!(at("2026-11-23T1:02:03Z"), Some((1_795_392_000 + 3_723, 0)));
+        assert_eq!(at("2026-11-23T01:02:03.5Z"), Some((1_795_392_000 + 3_723, 500_000_000)));
+        assert_eq!(at("2026-11-23T01:02:03,1234567891Z"), Some((1_795_392_000 + 3_723, 123_456_789)));
+        assert_eq!(at("2024-02-29T00:00:00Z").map(|t| t.0), Some(1_709_164_800));
+        for bad in [
+            "not-a-date", "", "2026-11-23", "2026-11-23T01:02:03", "2026-11-23t01:02:03Z",
+            "2026-11-23T01:02:03Zx", "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z",
+            "2026-11-23T24:00:00Z", "2026-11-23T01:60:00Z", "2026-11-23T01:02:60Z",
+            "2026-11-23T01:02:03+0200", "2026-11-23T01:02:03.Z", "26-11-23T01:02:03Z",
+        ] {
+            assert_eq!(at(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -124,3 +124,162 @@ fn send_patch(h: &Harness<MemoryStore>, path: &str, patch: &Value) -> Value {
     assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
     reply.json()
 }
+
+#[test]
+fn deleting_a_crd_deletes_its_objects_first_and_refuses_new_ones_meanwhile() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&crd())).status, 201);
+    assert_eq!(send(&h, "POST", "/api/v1/namespaces", Some(&json!({"metadata": {"name": "other"}}))).status, 201);
+    let widget = |ns: &str, name: &str, finalizers: Value| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": name, "namespace": ns, "finalizers": finalizers}})
+    };
+    assert_eq!(send(&h, "POST", WIDGETS, Some(&widget("default", "plain", json!([])))).status, 201);
+    let held = widget("other", "held", json!(["example.com/hold"]));
+    assert_eq!(send(&h, "POST", "/apis/example.com/v1/namespaces/other/widgets", Some(&held)).status, 201);
+
+    let deleted = send(&h, "DELETE", &format!("{CRDS}/widgets.example.com"), None);
+    assert_eq!(deleted.status, 200);
+    let marked = deleted.json();
+    assert!(marked["metadata"]["deletionTimestamp"].is_string(), "{marked}");
+    assert_eq!(marked["metadata"]["finalizers"], json!(["customresourcecleanup.apiextensions.k8s.io"]));
+    let terminating = |crd: &Value| {
+        crd["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "Terminating").cloned().unwrap()
+    };
+    assert_eq!(terminating(&marked)["reason"], "InstanceDeletionPending");
+
+    // The controller has deleted what it could; the held object waits for its finalizer.
+    let crd_now = send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).json();
+    assert_eq!(terminating(&crd_now)["reason"], "InstanceDeletionInProgress");
+    assert_eq!(send(&h, "GET", &format!("{WIDGETS}/plain"), None).status, 404);
+    let still = send(&h, "GET", "/apis/example.com/v1/namespaces/other/widgets/held", None).json();
+    assert!(still["metadata"]["deletionTimestamp"].is_string());
+    let refused = send(&h, "POST", WIDGETS, Some(&widget("default", "late", json!([]))));
+    assert_eq!(refused.status, 405);
+    assert_eq!(refused.json()["message"], "create not allowed while custom resource definition is terminating");
+
+    let release = json!({"metadata": {"finalizers": null}});
+    let body = release.to_string();
+    let request = format!(
+        "PATCH /apis/example.com/v1/namespaces/other/widgets/held HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(parse_responses(&h.send(request.as_bytes())).unwrap().remove(0).status, 200);
+    assert_eq!(send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).status, 404);
+    assert_eq!(send(&h, "GET", WIDGETS, None).status, 404);
+}
+
+#[test]
+fn a_second_crd_asking_for_names_already_held_is_not_established() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&crd())).status, 201);
+    let mut gadgets = crd();
+    gadgets["metadata"]["name"] = json!("gadgets.example.com");
+    gadgets["spec"]["names"] = json!({"plural": "gadgets", "kind": "Widget"});
+    assert_eq!(send(&h, "POST", CRDS, Some(&gadgets)).status, 201);
+    let status = send(&h, "GET", &format!("{CRDS}/gadgets.example.com"), None).json()["status"].clone();
+    let condition = |kind: &str| status["conditions"].as_array().unwrap().iter().find(|c| c["type"] == kind).cloned().unwrap();
+    // Both kinds conflict; upstream's condition names the last conflict found.
+    assert_eq!(condition("NamesAccepted")["reason"], "ListKindConflict");
+    assert_eq!(condition("NamesAccepted")["message"], "\"WidgetList\" is already in use");
+    assert_eq!(condition("Established")["status"], "False");
+    assert_eq!(send(&h, "GET", "/apis/example.com/v1/namespaces/default/gadgets", None).status, 404);
+    assert_eq!(send(&h, "GET", WIDGETS, None).status, 200);
+}
+
+/// The CRD with a second version, v2, served and not stored.
+fn two_versions() -> Value {
+    let mut two = crd();
+    let v1 = two["spec"]["versions"][0].clone();
+    let mut v2 = v1.clone();
+    v2["name"] = json!("v2");
+    v2["storage"] = json!(false);
+    two["spec"]["versions"] = json!([v1, v2]);
+    two
+}
+
+#[test]
+fn a_crd_with_two_versions_serves_each_object_in_the_version_asked_for() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let two = two_versions();
+    assert_eq!(send(&h, "POST", CRDS, Some(&two)).status, 201);
+
+    let widget = json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}});
+    let created = send(&h, "POST", "/apis/example.com/v2/namespaces/default/widgets", Some(&widget));
+    assert_eq!(created.status, 201);
+    assert_eq!(created.json()["apiVersion"], "example.com/v2");
+    assert_eq!(send(&h, "GET", &format!("{WIDGETS}/w"), None).json()["apiVersion"], "example.com/v1");
+    let listed = send(&h, "GET", "/apis/example.com/v2/namespaces/default/widgets", None).json();
+    assert_eq!(listed["apiVersion"], "example.com/v2");
+    assert_eq!(listed["items"][0]["apiVersion"], "example.com/v2", "custom resources' list items keep their type");
+    assert_eq!(listed["items"][0]["kind"], "Widget");
+    let patched = send_patch(&h, "/apis/example.com/v2/namespaces/default/widgets/w", &json!({"spec": {"size": 2}}));
+    assert_eq!(patched["apiVersion"], "example.com/v2");
+    let status = send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).json()["status"].clone();
+    assert_eq!(status["storedVersions"], json!(["v1"]));
+}
+
+#[test]
+fn openapi_v3_shows_the_subresources_and_schema_of_a_custom_resource() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&with_subresources())).status, 201);
+    let doc = send(&h, "GET", "/openapi/v3/apis/example.com/v1", None).json();
+    let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
+    for path in ["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status", "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/scale"] {
+        assert!(paths.iter().any(|p| p.as_str() == path), "{path} missing from {paths:?}");
+    }
+    let schema = &doc["components"]["schemas"]["com.example.v1.Widget"];
+    assert_eq!(schema["properties"]["status"]["properties"]["replicas"]["type"], "integer");
+}
+
+#[test]
+fn of_a_crd_converted_by_webhook_only_the_storage_version_is_served_for_now() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let mut two = two_versions();
+    two["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
+        "conversionReviewVersions": ["v1"],
+        "clientConfig": {"url": "https://127.0.0.1:1/convert"}}});
+    let created = send(&h, "POST", CRDS, Some(&two));
+    assert_eq!(created.status, 201, "{}", String::from_utf8_lossy(&created.body));
+    assert_eq!(send(&h, "GET", WIDGETS, None).status, 200);
+    assert_eq!(send(&h, "GET", "/apis/example.com/v2/namespaces/default/widgets", None).status, 404);
+}
+
+fn with_rules(rules: Value) -> Value {
+    let mut crd = crd();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = rules;
+    crd
+}
+
+#[test]
+fn cel_rules_of_the_schema_refuse_objects_that_break_them() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let rules = json!([{"rule": "self.size < 10", "message": "size must stay under 10"},
+                       {"rule": "self.size == oldSelf.size || self.size > oldSelf.size", "message": "size may only grow"}]);
+    assert_eq!(send(&h, "POST", CRDS, Some(&with_rules(rules))).status, 201);
+    let widget = |size: i64| json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": size}});
+    let refused = send(&h, "POST", WIDGETS, Some(&widget(20)));
+    assert_eq!(refused.status, 422);
+    assert_eq!(refused.json()["message"], "Widget.example.com \"w\" is invalid: spec: Invalid value: \"object\": size must stay under 10");
+    assert_eq!(refused.json()["details"]["causes"][0]["field"], "spec");
+    assert_eq!(send(&h, "POST", WIDGETS, Some(&widget(5))).status, 201);
+    let body = json!({"spec": {"size": 3}}).to_string();
+    let request = format!(
+        "PATCH {WIDGETS}/w HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let shrunk = parse_responses(&h.send(request.as_bytes())).unwrap().remove(0);
+    assert_eq!(shrunk.status, 422);
+    assert!(shrunk.json()["message"].as_str().unwrap().ends_with("spec: Invalid value: \"object\": size may only grow"), "{}", shrunk.json());
+}
+
+#[test]
+fn a_crd_whose_rule_does_not_compile_is_refused() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let refused = send(&h, "POST", CRDS, Some(&with_rules(json!([{"rule": "self.colour == 'red'"}]))));
+    assert_eq!(refused.status, 422, "{}", refused.json());
+    let cause = &refused.json()["details"]["causes"][0];
+    assert_eq!(cause["field"], "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule");
+    assert!(cause["message"].as_str().unwrap().contains("compilation failed: ERROR: <input>:1:5: undefined field 'colour'"), "{cause}");
+    assert_eq!(send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).status, 404);
+}

@@ -334,3 +334,16 @@ fn kubectl_still_conflicts_where_the_object_left_its_last_applied_configuration(
         .contains("\"k\":\"w\""));
     assert_eq!(h.call("GET", CM, Value::Null).json(), stored);
 }
+
+#[test]
+fn an_apply_through_status_keeps_its_managed_fields() {
+    let h = Harness::new();
+    created_by_a_applied_by_b(&h);
+    let config = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"status":{"replicas":1}}"#;
+    let applied = send(&h, "PATCH", &format!("{DEPLOY}/status?fieldManager=ctl"), APPLY, config);
+    assert_eq!(applied["status"]["replicas"], 1);
+    let ctl = entry(&applied, "ctl").unwrap_or_else(|| panic!("no entry of ctl: {applied:#}"));
+    assert_eq!(ctl["subresource"], "status");
+    assert_eq!(ctl["fieldsV1"], json!({"f:status": {"f:replicas": {}}}));
+    assert_eq!(managers(&applied), ["b/Apply", "ctl/Apply", "a/Update"]);
+}

@@ -67,9 +67,14 @@ fn bad_patches_are_refused_with_the_right_code() {
     assert_eq!(patch(&h, "application/merge-patch+json", &json!({"data": {"k": 5}})).status, 400);
     // Renaming through a patch.
     assert_eq!(patch(&h, "application/merge-patch+json", &json!({"metadata": {"name": "b"}})).status, 400);
-    // Not a patch type at all.
+    // Not a patch type at all: the route refuses it before the handler, as go-restful
+    // words it (recorded: error-415-patch-json).
     let r = patch(&h, "application/json", &json!({"data": {"k": "x"}}));
     assert_eq!(r.status, 415, "{}", r.message());
+    assert_eq!(
+        (r.json()["reason"].clone(), r.message(), r.json()["details"].clone()),
+        (json!("UnsupportedMediaType"), "415: Unsupported Media Type".to_owned(), json!({}))
+    );
     // Nothing to patch.
     let r = h.send("PATCH", "/api/v1/namespaces/default/configmaps/none", &[("Content-Type", "application/merge-patch+json")], "{}");
     assert_eq!(r.status, 404);

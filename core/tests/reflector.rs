@@ -178,3 +178,41 @@ fn a_subscribed_client_watch_gets_writes_the_reflector_follows() {
     assert_eq!(event.event.revision(), rv(&c));
     assert_eq!(event.event.key(), "/registry/configmaps/default/c");
 }
+
+#[test]
+fn a_resource_joining_is_caught_up_without_ending_the_other_watches() {
+    let h = Harness::new();
+    let mut driver = Driver::new(&h);
+    driver.run(&h);
+    let from = h.store.current_revision();
+    let WatchSource::Cache(subscription) =
+        source_of(&h, &format!("{CMS}?watch=true&resourceVersion={from}"))
+    else {
+        panic!("served from the cache")
+    };
+    // Objects stored under a prefix no cache serves yet, then the resource joins.
+    let widgets = apiary_core::registry::Registry::builtin()
+        .lookup("", "v1", "configmaps")
+        .map(|cm| apiary_core::registry::Resource {
+            group: "example.com".into(),
+            kind: "Widget".into(),
+            plural: "widgets".into(),
+            singular: "widget".into(),
+            short_names: vec![],
+            categories: vec![],
+            storage_version_hash: None,
+            schema: apiary_core::schema::ResourceSchema::custom(json!({"type": "object"})),
+            ..cm.clone()
+        })
+        .unwrap();
+    h.server.add_resource(widgets);
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+    h.call("POST", "/apis/example.com/v1/namespaces/default/widgets", widget);
+    driver.run(&h);
+    let cache = h.server.watch_cache("/registry/example.com/widgets/").expect("a cache for widgets");
+    assert_eq!(cache.object_count(), Some(1), "the new cache is filled");
+    let c = h.call("POST", CMS, cm("c")).json();
+    driver.run(&h);
+    let event = subscription.try_next().expect("an event").expect("the watch goes on, not ended");
+    assert_eq!(event.event.revision(), rv(&c));
+}

@@ -2,19 +2,44 @@
 //! run them on stored objects: never panic; a successful apply leaves an object whose
 //! managed fields read back, and applying the same configuration again as the same
 //! manager neither conflicts nor changes it; recording an update never panics either.
+//! Built-in kinds by their generated schemas, and a custom resource by its CRD schema.
 #![no_main]
 
 use apiary_core::apply::{FieldManager, FieldSet};
+use apiary_core::schema::SchemaNode;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
+use std::sync::OnceLock;
 
 const KINDS: &[(&str, &str, &str)] = &[
     ("apps", "v1", "Deployment"),
     ("", "v1", "ConfigMap"),
     ("", "v1", "Pod"),
     ("", "v1", "Service"),
+    ("example.com", "v1", "Widget"),
 ];
 const NOW: &str = "2026-11-22T00:00:00Z";
+
+/// The custom resource's schema: every way a CRD schema marks lists and maps.
+fn widget_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                      "x-kubernetes-list-map-keys": ["port", "protocol"],
+                      "items": {"type": "object", "properties": {
+                          "port": {"type": "integer"},
+                          "protocol": {"type": "string", "default": "TCP"},
+                          "name": {"type": "string"}}}},
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "args": {"type": "array", "items": {"type": "string"}},
+            "selector": {"type": "object", "x-kubernetes-map-type": "atomic",
+                         "additionalProperties": {"type": "string"}},
+            "value": {"x-kubernetes-int-or-string": true},
+            "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                         "x-kubernetes-preserve-unknown-fields": true}}}}})
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
     // One byte picks the kind and force; then the live object and the configuration,
@@ -33,7 +58,17 @@ fuzz_target!(|data: &[u8]| {
     };
     let (group, version, kind) = KINDS[pick as usize % KINDS.len()];
     let force = pick & 0x80 != 0;
-    let manager = FieldManager::new(group, version, kind, "", kind != "ConfigMap");
+    let manager = match kind {
+        "Widget" => FieldManager::with_schema(
+            SchemaNode::custom_root(widget_schema()),
+            group,
+            version,
+            kind,
+            "",
+            false,
+        ),
+        _ => FieldManager::new(group, version, kind, "", kind != "ConfigMap"),
+    };
     let api_version = if group.is_empty() {
         version.to_owned()
     } else {

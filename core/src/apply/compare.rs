@@ -4,7 +4,7 @@
 use super::path::PathElement;
 use super::set::FieldSet;
 use super::typed::{field_node, item_element, walk_both, Walk};
-use crate::schema::{NodeKind, SchemaNode};
+use crate::schema::SchemaNode;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -19,7 +19,7 @@ pub struct Comparison {
 fn compare_fields(
     l: &Map<String, Value>,
     r: &Map<String, Value>,
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
     path: &mut Vec<PathElement>,
     out: &mut Comparison,
 ) -> Result<(), String> {
@@ -55,7 +55,7 @@ fn compare_fields(
 pub fn compare_objects(
     old: &Map<String, Value>,
     new: &Map<String, Value>,
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
 ) -> Result<Comparison, String> {
     let mut out = Comparison::default();
     compare_fields(old, new, node, &mut Vec::new(), &mut out)?;
@@ -63,7 +63,7 @@ pub fn compare_objects(
 }
 
 /// Compare `old` with `new` (whole objects) at `node`.
-pub fn compare(old: &Value, new: &Value, node: &SchemaNode) -> Result<Comparison, String> {
+pub fn compare(old: &Value, new: &Value, node: &SchemaNode<'_>) -> Result<Comparison, String> {
     let mut out = Comparison::default();
     compare_at(Some(old), Some(new), node, &mut Vec::new(), &mut out)?;
     Ok(out)
@@ -72,7 +72,7 @@ pub fn compare(old: &Value, new: &Value, node: &SchemaNode) -> Result<Comparison
 fn compare_at(
     lhs: Option<&Value>,
     rhs: Option<&Value>,
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
     path: &mut Vec<PathElement>,
     out: &mut Comparison,
 ) -> Result<(), String> {
@@ -95,9 +95,9 @@ fn compare_at(
         Walk::List => compare_lists(lhs, rhs, node, path, out)?,
     }
     // A map or list item that appeared or went is itself added or removed. A struct
-    // field is not: upstream's objects always carry their (non-pointer) structs.
-    let struct_field =
-        node.kind() == NodeKind::Struct && matches!(path.last(), Some(PathElement::Field(_)));
+    // field of a built-in kind is not: upstream's objects always carry their
+    // (non-pointer) structs.
+    let struct_field = node.always_carried() && matches!(path.last(), Some(PathElement::Field(_)));
     if !struct_field {
         match (lhs, rhs) {
             (None, Some(_)) => out.added.insert(path),
@@ -110,7 +110,7 @@ fn compare_at(
 
 /// Items grouped by the element naming them, in order of first appearance.
 fn group<'a>(
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
     list: Option<&'a Value>,
 ) -> Result<Vec<(PathElement, Vec<&'a Value>)>, String> {
     let mut groups: Vec<(PathElement, Vec<&Value>)> = Vec::new();
@@ -135,7 +135,7 @@ fn group<'a>(
 fn compare_lists(
     lhs: Option<&Value>,
     rhs: Option<&Value>,
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
     path: &mut Vec<PathElement>,
     out: &mut Comparison,
 ) -> Result<(), String> {

@@ -38,7 +38,7 @@ fn annotation(metadata: Option<&Value>) -> Option<&str> {
 pub(super) fn allowed_conflicts(
     live: &Value,
     api_version: &str,
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
 ) -> Option<FieldSet> {
     let last: Value = serde_json::from_str(annotation(live.get("metadata"))?).ok()?;
     if !last.is_object() || last.get("apiVersion").and_then(Value::as_str) != Some(api_version) {

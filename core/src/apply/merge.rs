@@ -9,14 +9,14 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `config` merged into `live` at `node`.
-pub fn merge(live: &Value, config: &Value, node: &SchemaNode) -> Result<Value, String> {
+pub fn merge(live: &Value, config: &Value, node: &SchemaNode<'_>) -> Result<Value, String> {
     Ok(merge_at(Some(live), Some(config), node)?.unwrap_or(Value::Object(Map::new())))
 }
 
 fn merge_at(
     lhs: Option<&Value>,
     rhs: Option<&Value>,
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
 ) -> Result<Option<Value>, String> {
     let (l, r) = match (lhs, rhs) {
         (None, None) => return Ok(None),
@@ -59,7 +59,7 @@ fn merge_at(
 /// Merge two lists by item: items both have, in the configuration's order where the
 /// two disagree; items only the live list has, where they were; new items after the
 /// items they follow in the configuration.
-fn merge_lists(l: &Value, r: &Value, node: &SchemaNode) -> Result<Option<Value>, String> {
+fn merge_lists(l: &Value, r: &Value, node: &SchemaNode<'_>) -> Result<Option<Value>, String> {
     let none = Vec::new();
     let litems = l.as_array().unwrap_or(&none);
     let ritems = r.as_array().unwrap_or(&none);

@@ -21,6 +21,8 @@ mod typed;
 mod updater;
 
 #[cfg(test)]
+mod custom_tests;
+#[cfg(test)]
 mod tests;
 
 pub use managers::{ManagerId, Managers, Operation};
@@ -33,9 +35,10 @@ use crate::status::{ApiError, Cause};
 use serde_json::{Map, Value};
 use updater::Updater;
 
-/// Field tracking for writes to one kind through one endpoint.
-pub struct FieldManager {
-    node: SchemaNode,
+/// Field tracking for writes to one kind through one endpoint, by the kind's schema
+/// (borrowed for `'s`: a custom resource's own).
+pub struct FieldManager<'s> {
+    node: SchemaNode<'s>,
     ignored: FieldSet,
     /// `apps/v1`, as managed fields entries name it.
     api_version: String,
@@ -43,18 +46,33 @@ pub struct FieldManager {
     subresource: String,
 }
 
-impl FieldManager {
-    /// For `kind` in `group`/`version`, written through `subresource` (`""` for the
-    /// resource itself). `has_status` says whether the resource has a status
-    /// subresource, whose fields then belong to it alone.
+impl FieldManager<'static> {
+    /// For the built-in `kind` in `group`/`version`, written through `subresource`
+    /// (`""` for the resource itself). `has_status` says whether the resource has a
+    /// status subresource, whose fields then belong to it alone.
     pub fn new(
         group: &str,
         version: &str,
         kind: &str,
         subresource: &str,
         has_status: bool,
-    ) -> FieldManager {
+    ) -> FieldManager<'static> {
         let node = SchemaNode::of_kind(group, version, kind).unwrap_or_else(SchemaNode::untyped);
+        FieldManager::with_schema(node, group, version, kind, subresource, has_status)
+    }
+}
+
+impl<'s> FieldManager<'s> {
+    /// [`FieldManager::new`] for objects of the schema at `node` (a custom
+    /// resource's, through [`crate::schema::ResourceSchema::node`]).
+    pub fn with_schema(
+        node: SchemaNode<'s>,
+        group: &str,
+        version: &str,
+        kind: &str,
+        subresource: &str,
+        has_status: bool,
+    ) -> FieldManager<'s> {
         let mut ignored = FieldSet::new();
         let field = PathElement::field;
         match subresource {
@@ -142,9 +160,9 @@ impl FieldManager {
         if api_version == self.api_version && kind == self.kind {
             return Ok(());
         }
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         Err(ApiError::bad_request(format!(
-            "invalid object type: {group}/{version}, Kind={kind}"
+            "invalid object type: {}",
+            go_gvk(api_version, kind)
         )))
     }
 
@@ -198,9 +216,11 @@ impl FieldManager {
         }
         .map_err(|e| match e {
             ApplyError::Conflicts(conflicts) => conflict_error(&conflicts),
-            ApplyError::Invalid(why) => ApiError::bad_request(format!(
-                "failed to create typed patch object ({}, Kind={}): {why}",
-                self.api_version, self.kind
+            // Upstream passes this on as a plain error: a 500 without a reason.
+            ApplyError::Invalid(why) => ApiError::unclassified(format!(
+                "failed to create typed patch object ({}; {}): {why}",
+                namespaced_name(config),
+                go_gvk(&self.api_version, &self.kind)
             )),
         })?;
         let Value::Object(mut object) = applied else {
@@ -213,6 +233,25 @@ impl FieldManager {
         set_managed_fields(&mut object, managers.encode());
         Ok(object)
     }
+}
+
+/// A group, version and kind as Go prints one: `apps/v1, Kind=Deployment`, and
+/// `/v1, Kind=ConfigMap` for the core group.
+fn go_gvk(api_version: &str, kind: &str) -> String {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    format!("{group}/{version}, Kind={kind}")
+}
+
+/// `namespace/name` of an object, as upstream names the object an apply failed on.
+fn namespaced_name(object: &Value) -> String {
+    let meta = |name: &str| {
+        object
+            .get("metadata")
+            .and_then(|m| m.get(name))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    format!("{}/{}", meta("namespace"), meta("name"))
 }
 
 fn managed_fields(object: &Value) -> Option<&Value> {

@@ -6,22 +6,22 @@ use serde_json::json;
 const NOW: &str = "2026-11-22T10:00:00Z";
 const LATER: &str = "2026-11-22T10:05:00Z";
 
-fn deployments() -> FieldManager {
+fn deployments() -> FieldManager<'static> {
     FieldManager::new("apps", "v1", "Deployment", "", true)
 }
 
-fn configmaps() -> FieldManager {
+fn configmaps() -> FieldManager<'static> {
     FieldManager::new("", "v1", "ConfigMap", "", false)
 }
 
-fn obj(v: Value) -> Map<String, Value> {
+pub(super) fn obj(v: Value) -> Map<String, Value> {
     match v {
         Value::Object(m) => m,
         _ => panic!("not an object"),
     }
 }
 
-fn entries(object: &Map<String, Value>) -> Vec<Value> {
+pub(super) fn entries(object: &Map<String, Value>) -> Vec<Value> {
     object["metadata"]["managedFields"]
         .as_array()
         .cloned()
@@ -328,9 +328,10 @@ fn bad_applies_are_refused_with_upstreams_errors() {
     let m = deployments();
     let mut dup = deployment(1, "x");
     dup["spec"]["template"]["spec"]["containers"] = json!([{"name": "a"}, {"name": "a"}]);
-    // Duplicates in a configuration are an error upstream at merge time.
+    // Duplicates in a configuration are an error upstream at merge time, passed on
+    // as a plain error (500, no reason).
     let err = m.apply(None, &dup, "k", false, NOW).unwrap_err();
-    assert_eq!(err.code, 400, "{err:?}");
+    assert_eq!((err.code, err.reason), (500, ""), "{err:?}");
     assert!(
         err.message
             .contains("duplicate entries for key [name=\"a\"]"),
@@ -343,7 +344,7 @@ fn bad_applies_are_refused_with_upstreams_errors() {
     let err = m.apply(None, &keyless, "k", false, NOW).unwrap_err();
     assert_eq!(
         err.message,
-        "failed to create typed patch object (apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0: associative list with keys has an element that omits key field \"name\" (and doesn't have default value)"
+        "failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0: associative list with keys has an element that omits key field \"name\" (and doesn't have default value)"
     );
 
     let mut managed = deployment(1, "x");

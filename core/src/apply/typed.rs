@@ -19,20 +19,22 @@ pub(super) enum Walk {
 }
 
 /// How `value` at `node` is walked.
-pub(super) fn walk_of(node: &SchemaNode, value: &Value) -> Walk {
+pub(super) fn walk_of(node: &SchemaNode<'_>, value: &Value) -> Walk {
     match (node.kind(), value) {
         (NodeKind::List, Value::Array(_)) if node.list_type() != ListType::Atomic => Walk::List,
         (NodeKind::Struct | NodeKind::Map, Value::Object(_)) if !node.is_atomic_map() => {
             Walk::Fields
         }
-        (NodeKind::Untyped, Value::Object(_)) => Walk::Fields,
+        // A value of no fixed type is walked as what it is, by the marks it has.
+        (NodeKind::Untyped, Value::Object(_)) if !node.is_atomic_map() => Walk::Fields,
+        (NodeKind::Untyped, Value::Array(_)) if node.list_type() != ListType::Atomic => Walk::List,
         _ => Walk::Leaf,
     }
 }
 
 /// How two values at one node are walked together: as a leaf when either side is
 /// one, or when both are empty (which keeps "empty" distinct from "absent").
-pub(super) fn walk_both(node: &SchemaNode, lhs: Option<&Value>, rhs: Option<&Value>) -> Walk {
+pub(super) fn walk_both(node: &SchemaNode<'_>, lhs: Option<&Value>, rhs: Option<&Value>) -> Walk {
     // On every node of every write: no allocation here.
     let empty = lhs.is_none_or(is_empty_container) && rhs.is_none_or(is_empty_container);
     match (lhs.map(|v| walk_of(node, v)), rhs.map(|v| walk_of(node, v))) {
@@ -53,28 +55,20 @@ fn is_empty_container(v: &Value) -> bool {
 }
 
 /// The schema of a field of a struct or map; fields the schema lacks are untyped.
-pub(super) fn field_node(node: &SchemaNode, name: &str) -> SchemaNode {
-    node.field(name).unwrap_or_else(SchemaNode::untyped)
+pub(super) fn field_node<'s>(node: &SchemaNode<'s>, name: &str) -> SchemaNode<'s> {
+    node.field(name).unwrap_or_else(|| SchemaNode::untyped())
 }
 
 /// [`field_node`], and whether the field is a named field of a struct (not a key of a
 /// map).
-fn field_of(node: &SchemaNode, name: &str) -> (SchemaNode, bool) {
-    match node.field(name) {
-        Some(child) => (child, node.kind() == NodeKind::Struct),
-        None => (SchemaNode::untyped(), false),
-    }
-}
-
-/// The values list map keys take when an item leaves them out (the schema defaults
-/// they have upstream).
-fn key_default(key: &str) -> Option<Value> {
-    (key == "protocol").then(|| Value::String("TCP".into()))
+fn field_of<'s>(node: &SchemaNode<'s>, name: &str) -> (SchemaNode<'s>, bool) {
+    node.member(name)
+        .unwrap_or_else(|| (SchemaNode::untyped(), false))
 }
 
 /// The element naming item `index` of a list at `node`.
 pub(super) fn item_element(
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
     item: &Value,
     index: usize,
 ) -> Result<PathElement, String> {
@@ -87,17 +81,17 @@ pub(super) fn item_element(
                 ));
             };
             let mut key = Vec::with_capacity(keys.len());
-            for name in keys {
-                let value = match fields.get(*name) {
+            for name in keys.iter() {
+                let value = match fields.get(name) {
                     Some(v) if !v.is_null() => v.clone(),
-                    _ => key_default(name).ok_or_else(|| {
+                    _ => node.key_default(name).ok_or_else(|| {
                         format!(
                             "element {index}: associative list with keys has an element that omits key field {} (and doesn't have default value)",
                             crate::schema::go_quote(name)
                         )
                     })?,
                 };
-                key.push(((*name).to_owned(), value));
+                key.push((name.to_owned(), value));
             }
             key.sort_by(|a, b| a.0.cmp(&b.0));
             Ok(PathElement::Key(key))
@@ -125,7 +119,7 @@ fn kind_name(v: &Value) -> &'static str {
 
 /// Every path `value` sets: its leaves, each list item, each map key, and each empty
 /// or null field.
-pub(super) fn to_field_set(value: &Value, node: &SchemaNode) -> Result<FieldSet, String> {
+pub(super) fn to_field_set(value: &Value, node: &SchemaNode<'_>) -> Result<FieldSet, String> {
     let mut set = FieldSet::new();
     collect(value, node, &mut Vec::new(), &mut set)?;
     Ok(set)
@@ -133,7 +127,7 @@ pub(super) fn to_field_set(value: &Value, node: &SchemaNode) -> Result<FieldSet,
 
 fn collect(
     value: &Value,
-    node: &SchemaNode,
+    node: &SchemaNode<'_>,
     path: &mut Vec<PathElement>,
     set: &mut FieldSet,
 ) -> Result<(), String> {
@@ -177,7 +171,7 @@ fn collect(
 
 /// `set` with every named struct field on its paths made a member too: "a.b.c" also
 /// owns "a" and "a.b" when they are struct fields (not map keys).
-pub(super) fn ensure_named_fields(set: &FieldSet, node: &SchemaNode) -> FieldSet {
+pub(super) fn ensure_named_fields(set: &FieldSet, node: &SchemaNode<'_>) -> FieldSet {
     let mut out = FieldSet::new();
     for member in set.members() {
         out.insert_member(member.clone());
@@ -200,7 +194,11 @@ pub(super) fn ensure_named_fields(set: &FieldSet, node: &SchemaNode) -> FieldSet
 
 /// `value` without the paths in `remove` (an item or field that is a member goes
 /// whole). `None` when nothing is left of a list or map that had something.
-pub(super) fn remove_items(value: &Value, remove: &FieldSet, node: &SchemaNode) -> Option<Value> {
+pub(super) fn remove_items(
+    value: &Value,
+    remove: &FieldSet,
+    node: &SchemaNode<'_>,
+) -> Option<Value> {
     match (walk_of(node, value), value) {
         (Walk::List, Value::Array(items)) if !items.is_empty() => {
             let item_node = node.item();

@@ -29,7 +29,7 @@ pub enum ApplyError {
 
 /// Tracks managed fields for one kind and request.
 pub struct Updater<'a> {
-    pub node: &'a SchemaNode,
+    pub node: &'a SchemaNode<'a>,
     /// Fields nobody owns through this endpoint: `status` through the main resource
     /// of kinds with a status subresource, everything but `status` through it.
     pub ignored: &'a FieldSet,

@@ -28,6 +28,9 @@ use bytes::Bytes;
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// How many times [`Harness::reflect`] runs the controllers before it calls them stuck.
+const MAX_CONTROLLER_PASSES: usize = 200;
+
 /// The bytes of an HTTP/1.1 request with a JSON body (`""` for none) that accepts JSON;
 /// `headers` are more header lines, each ending in `\r\n`.
 pub fn json_request(method: &str, path: &str, headers: &str, body: &str) -> Vec<u8> {
@@ -226,7 +229,7 @@ impl<S: SyncStorage> Harness<S> {
     /// change the store holds, as far as it can without time passing; then let the
     /// built-in controllers write what they want, until they want nothing.
     pub fn reflect(&self) {
-        loop {
+        for _ in 0..MAX_CONTROLLER_PASSES {
             self.feed_caches();
             let writes = self.server.controller_writes(self.epoch + self.clock.get());
             if writes.is_empty() {
@@ -239,6 +242,7 @@ impl<S: SyncStorage> Harness<S> {
                 }
             }
         }
+        panic!("the controllers still want writes after {MAX_CONTROLLER_PASSES} passes: one of them fails or never settles");
     }
 
     fn feed_caches(&self) {

@@ -43,7 +43,7 @@ const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 pub fn strategic_merge_patch(
     original: &Value,
     patch: &Value,
-    schema: SchemaNode,
+    schema: SchemaNode<'static>,
 ) -> Result<Value, PatchError> {
     let Value::Object(original) = original else {
         return Err(bad_document());
@@ -60,7 +60,7 @@ pub fn strategic_merge_patch(
 fn merge_map(
     mut original: Object,
     mut patch: Object,
-    schema: SchemaNode,
+    schema: SchemaNode<'static>,
 ) -> Result<Object, PatchError> {
     if let Some(directive) = patch.get(PATCH) {
         let directive = directive.clone();
@@ -80,7 +80,7 @@ fn merge_field(
     original: &mut Object,
     key: String,
     value: Value,
-    schema: SchemaNode,
+    schema: SchemaNode<'static>,
 ) -> Result<(), PatchError> {
     // `$deleteFromPrimitiveList/<field>` works on `<field>`.
     let delete_list = key.starts_with(DELETE_FROM_PRIMITIVE_LIST);
@@ -138,7 +138,7 @@ fn merge_field(
 /// What a list field's schema says about merging it.
 struct ListMeta {
     /// The schema of the items.
-    item: SchemaNode,
+    item: SchemaNode<'static>,
     /// The patch strategy is `merge`.
     merges: bool,
     /// The merge key, `""` when there is none.
@@ -147,7 +147,7 @@ struct ListMeta {
 
 /// The schema of field `key` of the struct `schema` describes, found as upstream finds
 /// it in the Go type: only structs have fields to look up.
-fn lookup(schema: SchemaNode, key: &str) -> Result<SchemaNode, PatchError> {
+fn lookup(schema: SchemaNode<'static>, key: &str) -> Result<SchemaNode<'static>, PatchError> {
     match schema.kind() {
         NodeKind::Struct => schema.field(key).ok_or_else(|| no_field(schema, key)),
         NodeKind::Untyped => Err(no_field(schema, key)),
@@ -158,7 +158,7 @@ fn lookup(schema: SchemaNode, key: &str) -> Result<SchemaNode, PatchError> {
     }
 }
 
-fn lookup_list(schema: SchemaNode, key: &str) -> Result<ListMeta, PatchError> {
+fn lookup_list(schema: SchemaNode<'static>, key: &str) -> Result<ListMeta, PatchError> {
     let field = lookup(schema, key)?;
     if field.kind() != NodeKind::List {
         return Err(failed(format!(
@@ -173,7 +173,7 @@ fn lookup_list(schema: SchemaNode, key: &str) -> Result<ListMeta, PatchError> {
     })
 }
 
-fn no_field(schema: SchemaNode, key: &str) -> PatchError {
+fn no_field(schema: SchemaNode<'static>, key: &str) -> PatchError {
     // The Go type's name: the last part of the definition's name.
     let name = schema
         .definition()

@@ -44,6 +44,25 @@ impl Fanout {
         self.shared.health.set(INFORMER_SYNC, true);
     }
 
+    /// Take up the caches served now: those that joined since the last fill start over
+    /// with their share of `items`, a list of everything at `revision` (the watch's);
+    /// the others, and their watchers, go on as they are.
+    pub(super) fn catch_up(&mut self, items: Vec<KeyValue>, revision: Revision) {
+        let before = std::mem::replace(&mut self.caches, self.shared.served.caches());
+        let joined = |cache: &Arc<crate::watch_cache::WatchCache>| {
+            before.get(cache.prefix()).is_none_or(|had| !Arc::ptr_eq(had, cache))
+        };
+        let mut objects: HashMap<&str, Vec<KeyValue>> = HashMap::new();
+        for kv in items {
+            if let Some(cache) = self.caches.of_key(&kv.key).filter(|c| joined(c)) {
+                objects.entry(cache.prefix()).or_default().push(kv);
+            }
+        }
+        for cache in self.caches.iter().filter(|c| joined(c)) {
+            cache.reset_with(objects.remove(cache.prefix()).unwrap_or_default(), revision);
+        }
+    }
+
     /// Hand `event` to its resource's cache, and tell every cache that the store has
     /// reached its revision: a consistent read is then served from any cache, whichever
     /// resource was written last.

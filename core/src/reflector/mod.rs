@@ -20,7 +20,10 @@
 //! ```
 //!
 //! The states run Listing → Opening → Watching; any failure or end leads to BackingOff,
-//! which turns back into Listing once its time has come.
+//! which turns back into Listing once its time has come. A resource that joins while
+//! watching (a CRD's) is caught up without disturbing the others: Watching → CatchingUp
+//! lists everything at the watch's revision, fills only the new caches from it, and
+//! watches on.
 
 mod backoff;
 mod fanout;
@@ -110,7 +113,15 @@ enum State {
     Listing(Listing),
     Opening(Opening),
     Watching(Watching),
+    CatchingUp(CatchingUp),
     BackingOff(BackingOff),
+}
+
+/// Watching, while caches that joined since the last fill are filled from a list at
+/// the watch's revision; the watch's next events wait until they are.
+#[derive(Debug)]
+struct CatchingUp {
+    revision: Revision,
 }
 
 /// The list of everything is asked for.
@@ -210,6 +221,21 @@ impl Watching {
     }
 }
 
+impl CatchingUp {
+    fn handle(self, input: Input, cx: &mut Context<'_>) -> State {
+        match input {
+            Input::Listed(Ok(StorageOutput::Listed(page))) => {
+                cx.fanout.catch_up(page.items, self.revision);
+                State::Watching(Watching { revision: self.revision })
+            }
+            // The revision may be compacted away already: start over.
+            Input::Listed(Err(e)) => cx.back_off(&format!("catching up failed: {e}")),
+            Input::Listed(Ok(_)) => cx.back_off("a list answered with something else"),
+            other => ignored(State::CatchingUp(self), &other),
+        }
+    }
+}
+
 impl BackingOff {
     fn handle(self, input: Input, _cx: &mut Context<'_>) -> State {
         ignored(State::BackingOff(self), &input)
@@ -246,11 +272,12 @@ impl Reflector {
                 self.state = State::Listing(Listing);
             }
         }
-        // A resource joined or left: relist at once, so that its cache is filled (or
-        // the old one let go); reads go to the backend meanwhile.
-        if matches!(self.state, State::Watching(_)) && !self.fanout.is_current() {
-            self.fanout.unsync();
-            self.state = State::Listing(Listing);
+        // A resource joined or left: fill the new caches (and let the old go) at the
+        // revision the watch has reached; the others go on serving.
+        if let State::Watching(Watching { revision }) = self.state {
+            if !self.fanout.is_current() {
+                self.state = State::CatchingUp(CatchingUp { revision });
+            }
         }
         match &self.state {
             State::Listing(_) => Next::List(StorageOp::list_latest(self.root.clone())),
@@ -259,6 +286,12 @@ impl Reflector {
                 after: opening.page.revision,
             },
             State::Watching(_) => Next::ReadWatch,
+            State::CatchingUp(CatchingUp { revision }) => Next::List(StorageOp::List {
+                prefix: self.root.clone(),
+                revision: Some(*revision),
+                start_after: None,
+                limit: None,
+            }),
             State::BackingOff(BackingOff { until }) => Next::Sleep { until: *until },
         }
     }
@@ -276,6 +309,7 @@ impl Reflector {
             State::Listing(s) => s.handle(input, &mut cx),
             State::Opening(s) => s.handle(input, &mut cx),
             State::Watching(s) => s.handle(input, &mut cx),
+            State::CatchingUp(s) => s.handle(input, &mut cx),
             State::BackingOff(s) => s.handle(input, &mut cx),
         };
     }
@@ -284,7 +318,7 @@ impl Reflector {
     /// store.
     pub fn revision(&self) -> Option<Revision> {
         match &self.state {
-            State::Watching(w) => Some(w.revision),
+            State::Watching(Watching { revision }) | State::CatchingUp(CatchingUp { revision }) => Some(*revision),
             _ => None,
         }
     }

@@ -2,7 +2,7 @@
 //! served: selectable by `spec.signerName` (pkg/apis/certificates/v1/conversion.go).
 
 use super::Strategy;
-use crate::selection::table::{Rejection, SelectableFields, NAME};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
     rejection: Rejection::NotSupported,
@@ -16,7 +16,7 @@ impl Strategy for CertificateSigningRequests {
         "certificatesigningrequests"
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 }

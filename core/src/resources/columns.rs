@@ -1,8 +1,19 @@
 //! The columns a kind's Table shows between Name and Age, as kube-apiserver's printers
 //! show them, and the small readers their cells are made with.
 
+use super::customresources::PrinterColumns;
 use crate::rest::object::Object;
 use serde_json::{json, Value};
+
+/// The columns of a kind's Tables.
+#[derive(Clone, Copy, Debug)]
+pub enum Columns<'a> {
+    /// A built-in kind's, fixed: these between Name and Age.
+    Builtin(&'static [Column]),
+    /// A custom resource's: after Name, those its CRD version declares (Age among
+    /// them when it declares none).
+    Declared(&'a PrinterColumns),
+}
 
 /// A column: its header, type, and how to compute a cell from an object.
 #[derive(Clone, Copy, Debug)]

@@ -1,6 +1,6 @@
 //! ConfigMaps (core/v1): a Data column.
 
-use super::columns::{count_at, Column};
+use super::columns::{Columns, count_at, Column};
 use super::Strategy;
 use serde_json::json;
 
@@ -11,8 +11,8 @@ impl Strategy for ConfigMaps {
         "configmaps"
     }
 
-    fn columns(&self) -> &'static [Column] {
-        COLUMNS
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 }
 

@@ -10,26 +10,65 @@
 //! selector, the embedded resources' metadata, then the uniqueness of `set` and `map`
 //! lists (on an update, only when the stored object had no duplicates).
 
-use super::{Handler, Strategy};
+mod printer_columns;
+
+pub use printer_columns::PrinterColumns;
+
+use super::{Columns, Handler, Strategy};
 use crate::gofmt::{self, GoType};
-use crate::rest::object::{meta_mut, spec_changed, Object};
+use crate::rest::object::{spec_changed, Object};
 use crate::schema::compiled::StructuralSchema;
+use crate::selection::table::{DeclaredFields, FieldLabels};
+use crate::status::ApiError;
 use crate::validation::{ErrorKind, FieldError};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
+/// The kinds of schema error after which CEL rules are not run (upstream's
+/// `hasBlockingErr`).
+const BLOCKS_RULES: &[ErrorKind] =
+    &[ErrorKind::NotSupported, ErrorKind::Required, ErrorKind::TooLong, ErrorKind::TooMany, ErrorKind::TypeInvalid];
+
+const RULES_NOT_CHECKED: &str =
+    "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
+
 /// The rules of one served version of a CRD.
 #[derive(Debug)]
 pub struct CustomResources {
-    /// The version as the CRD declares it (`spec.versions[i]`): two strategies made
-    /// from equal declarations are the same strategy.
+    /// The version as the CRD declares it (`spec.versions[i]`) with the facts of its
+    /// CRD below: two strategies made from equal definitions are the same strategy.
     definition: Value,
     /// Whether the version serves `status` (`subresources.status`).
     status: bool,
+    /// Whether the CRD is being deleted: no object may be created then.
+    terminating: bool,
+    /// The apiVersion of this version's objects, and of those storage keeps, when the
+    /// CRD has other versions than this one (objects are then shown converted).
+    versions: Option<(String, String)>,
     /// The version's `subresources.scale`, when it serves one.
     scale: Option<ScalePaths>,
     /// The version's `schema.openAPIV3Schema`, compiled.
     schema: Arc<StructuralSchema>,
+    /// The version's `additionalPrinterColumns`.
+    columns: PrinterColumns,
+    /// The version's `selectableFields`.
+    fields: DeclaredFields,
+    /// The version's `x-kubernetes-validations` rules, compiled.
+    rules: crate::cel::CompiledSchema,
+}
+
+/// What a version's strategy needs of its CRD besides the version itself.
+#[derive(Debug)]
+pub struct Crd<'a> {
+    pub group: &'a str,
+    /// The version objects are stored in.
+    pub storage_version: &'a str,
+    /// How many versions the CRD declares.
+    pub versions: usize,
+    /// Whether the CRD is being deleted.
+    pub terminating: bool,
+    /// Whether its objects live in namespaces.
+    pub namespaced: bool,
 }
 
 /// Where the `scale` subresource of a custom resource reads and writes its object
@@ -42,8 +81,9 @@ pub struct ScalePaths {
 }
 
 impl CustomResources {
-    /// The strategy of `version`, one entry of a CRD's `spec.versions`.
-    pub fn new(version: &Value) -> CustomResources {
+    /// The strategy of `version`, one entry of the `spec.versions` of the CRD `of`.
+    pub fn new(version: &Value, of: &Crd<'_>) -> CustomResources {
+        let terminating = of.terminating;
         let subresources = version.get("subresources");
         let scale = subresources.and_then(|s| s.get("scale")).map(|scale| {
             let path = |key: &str| scale.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -54,11 +94,30 @@ impl CustomResources {
             }
         });
         let schema = StructuralSchema::compile(&Self::openapi_v3(version));
+        let name = version.get("name").and_then(Value::as_str).unwrap_or("");
+        let versions = (of.versions > 1).then(|| (format!("{}/{name}", of.group), format!("{}/{}", of.group, of.storage_version)));
+        // All the strategy is made from: a CRD that changes any of it (starts
+        // terminating, moves its storage version, adds a version) changes its resources.
+        let definition = json!({
+            "version": version,
+            "group": of.group,
+            "storageVersion": of.storage_version,
+            "versions": of.versions,
+            "terminating": terminating,
+            "namespaced": of.namespaced,
+        });
+        let selectable = version.get("selectableFields").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let paths = selectable.iter().filter_map(|f| f.get("jsonPath").and_then(Value::as_str));
         CustomResources {
-            definition: version.clone(),
+            definition,
+            terminating,
+            versions,
             status: subresources.and_then(|s| s.get("status")).is_some(),
             scale,
             schema: Arc::new(schema),
+            columns: PrinterColumns::of(version),
+            fields: DeclaredFields::new(of.namespaced, paths),
+            rules: crate::cel::CompiledSchema::build(version.pointer("/schema/openAPIV3Schema").unwrap_or(&Value::Null)),
         }
     }
 
@@ -68,9 +127,20 @@ impl CustomResources {
         version.pointer("/schema/openAPIV3Schema").cloned().unwrap_or_else(|| json!({"type": "object"}))
     }
 
-    /// Whether the version serves the `status` subresource.
-    pub fn serves_status(&self) -> bool {
-        self.status
+    /// `errors` and then what the CEL rules find in `new`; as upstream, the rules are
+    /// not run over an object whose schema errors could mislead them (a missing, too
+    /// long or mistyped value), and a cause says so.
+    fn then_rules(&self, mut errors: Vec<FieldError>, new: &Object, old: Option<&Object>) -> Vec<FieldError> {
+        if self.rules.is_empty() {
+            return errors;
+        }
+        if errors.iter().any(|e| BLOCKS_RULES.contains(&e.kind)) {
+            errors.push(FieldError::shown("<nil>", ErrorKind::Invalid, Some("\"null\""), RULES_NOT_CHECKED));
+            return errors;
+        }
+        let old = old.map(|o| Value::Object(o.clone()));
+        errors.extend(self.rules.validate(&Value::Object(new.clone()), old.as_ref()));
+        errors
     }
 
     /// The version's schema, compiled.
@@ -172,27 +242,61 @@ impl Strategy for CustomResources {
         true
     }
 
+    fn typed_list_items(&self) -> bool {
+        true
+    }
+
+    /// The schema's checks, the scale paths', the embedded resources' and the lists'
+    /// on a new object, then its CEL rules.
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
         let mut errors = self.schema.validate(new, None);
         errors.extend(self.scale_errors(new, true));
         errors.extend(self.schema.validate_embedded(new));
         errors.extend(self.list_errors(new, None));
-        errors
+        self.then_rules(errors, new, None)
     }
 
+    /// As on create, ratcheted against the old object; transition rules see it.
     fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
         let mut errors = self.schema.validate(new, Some(old));
         errors.extend(self.scale_errors(new, true));
         errors.extend(self.schema.validate_embedded(new));
         errors.extend(self.list_errors(new, Some(old)));
-        errors
+        self.then_rules(errors, new, Some(old))
     }
 
     fn validate_status_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
         let mut errors = self.schema.validate_status(new, old);
         errors.extend(self.scale_errors(new, false));
         errors.extend(self.list_errors(new, Some(old)));
-        errors
+        self.then_rules(errors, new, Some(old))
+    }
+
+    /// Objects of a CRD with several versions may be stored in another: they are
+    /// converted, which (with `conversion.strategy: None`) renames their apiVersion.
+    fn transforms_reads(&self) -> bool {
+        self.versions.is_some()
+    }
+
+    fn read_stored(&self, obj: &mut Object) {
+        if let Some((served, _)) = &self.versions {
+            convert(obj, served);
+        }
+    }
+
+    fn write_stored(&self, obj: &mut Object) {
+        if let Some((_, stored)) = &self.versions {
+            convert(obj, stored);
+        }
+    }
+
+    fn check_create(&self, group: &str, resource: &str) -> Result<(), ApiError> {
+        if self.terminating {
+            let mut e = ApiError::method_not_supported(group, resource, "create");
+            e.message = "create not allowed while custom resource definition is terminating".into();
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Upstream drops a new object's status when the status subresource owns it.
@@ -214,17 +318,27 @@ impl Strategy for CustomResources {
         self.scale.as_ref()
     }
 
+    fn columns(&self) -> Columns<'_> {
+        Columns::Declared(&self.columns)
+    }
+
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Declared(&self.fields)
+    }
+
     /// Upstream counts every change but metadata's in the generation, and status's
     /// too when no status subresource owns it.
     fn count_generation(&self, old: &Object, new: &mut Object) {
-        let changed = spec_changed(old, new) || (!self.status && old.get("status") != new.get("status"));
-        if changed {
-            let generation = old
-                .get("metadata")
-                .and_then(|m| m.get("generation"))
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            meta_mut(new).insert("generation".into(), json!(generation + 1));
+        if spec_changed(old, new) || (!self.status && old.get("status") != new.get("status")) {
+            super::next_generation(old, new);
         }
+    }
+}
+
+/// Convert `obj` to `api_version` as `conversion.strategy: None` does: only the
+/// apiVersion changes.
+fn convert(obj: &mut Object, api_version: &str) {
+    if obj.get("apiVersion").and_then(Value::as_str) != Some(api_version) {
+        obj.insert("apiVersion".into(), json!(api_version));
     }
 }

@@ -2,7 +2,7 @@
 //! subresource; Ready, Up-to-date and Available columns.
 
 use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
-use super::columns::{at, int_at, Column};
+use super::columns::{Columns, at, int_at, Column};
 use serde_json::{json, Value};
 
 const COLUMNS: &[Column] = &[
@@ -44,8 +44,8 @@ impl Strategy for Deployments {
         status_and_scale(name, SCALE)
     }
 
-    fn columns(&self) -> &'static [Column] {
-        COLUMNS
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 }
 

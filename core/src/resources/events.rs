@@ -3,7 +3,7 @@
 //! `regarding.*` select what core/v1's `involvedObject.*` do).
 
 use super::Strategy;
-use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 
 /// core/v1 events (pkg/registry/core/event/strategy.go).
 pub struct CoreEvents;
@@ -13,8 +13,8 @@ impl Strategy for CoreEvents {
         "events"
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &CORE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&CORE_FIELDS)
     }
 }
 
@@ -26,8 +26,8 @@ impl Strategy for Events {
         "events.events.k8s.io"
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &EVENTS_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&EVENTS_FIELDS)
     }
 }
 

@@ -2,7 +2,7 @@
 //! `status.successful`, with batch/v1's own wording for other fields.
 
 use super::Strategy;
-use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
     rejection: Rejection::NotSupportedForJob,
@@ -20,7 +20,7 @@ impl Strategy for Jobs {
         true
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 }

@@ -56,13 +56,13 @@ pub mod tokenreviews;
 #[cfg(test)]
 mod tests;
 
-pub use columns::Column;
+pub use columns::{Column, Columns};
 
 use crate::authn::{TokenUser, UserInfo};
 use crate::authorization::escalation::Grants;
 use crate::authorization::{Attributes, Decision, Rules};
 use crate::rest::object::{meta_mut, spec_changed, Object};
-use crate::selection::table::{SelectableFields, DEFAULT};
+use crate::selection::table::{FieldLabels, DEFAULT};
 use crate::status::ApiError;
 use crate::validation::FieldError;
 use serde_json::{json, Value};
@@ -119,8 +119,8 @@ pub trait Strategy: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// The kind's own checks of a write to the status subresource (the object as it will
-    /// be stored, and as it was).
+    /// The kind's own checks of a write to the status subresource, once it is prepared
+    /// (after its metadata's).
     fn validate_status_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
         Vec::new()
     }
@@ -132,20 +132,51 @@ pub trait Strategy: Send + Sync + 'static {
         Ok(())
     }
 
-    /// The columns a Table shows between Name and Age.
-    fn columns(&self) -> &'static [Column] {
-        &[]
+    /// The columns of the kind's Tables: a built-in kind's fixed ones, or those a
+    /// custom resource's CRD declares.
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(&[])
     }
 
-    /// The fields a field selector may name, and the 400 for any other.
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &DEFAULT
+    /// The fields a field selector may name, and the 400 for any other: a built-in
+    /// kind's fixed table, or those a custom resource's CRD declares.
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&DEFAULT)
+    }
+
+    /// Whether objects read from storage are shown changed ([`Strategy::read_stored`]):
+    /// the paths that serve stored bytes as they are are then skipped.
+    fn transforms_reads(&self) -> bool {
+        false
+    }
+
+    /// Make an object read from storage what this resource serves (a custom resource
+    /// stored in another version is shown in this one).
+    fn read_stored(&self, _obj: &mut Object) {}
+
+    /// Make an object about to be stored what storage keeps (a custom resource in its
+    /// CRD's storage version).
+    fn write_stored(&self, _obj: &mut Object) {}
+
+    /// Whether the items of a list keep their kind and apiVersion: custom resources'
+    /// do, as upstream's unstructured lists; built-in lists are typed.
+    fn typed_list_items(&self) -> bool {
+        false
+    }
+
+    /// Whether objects of `group`/`resource` may be created at all now.
+    fn check_create(&self, _group: &str, _resource: &str) -> Result<(), ApiError> {
+        Ok(())
     }
 
     /// Whether the object called `name` may be deleted at all.
     fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
         Ok(())
     }
+
+    /// Mark an object a DELETE asks to remove (before it is written as being deleted):
+    /// a kind that cleans up before it goes adds its finalizer here.
+    fn mark_deleting(&self, _obj: &mut Object, _now: &str) {}
 
     /// Whether a DELETE answers with the deleted object rather than a success Status
     /// (kube-apiserver's `ReturnDeletedObject` storages).
@@ -212,14 +243,19 @@ pub trait Strategy: Send + Sync + 'static {
     /// kind tracks generations.
     fn count_generation(&self, old: &Object, new: &mut Object) {
         if self.tracks_generation() && spec_changed(old, new) {
-            let generation = old
-                .get("metadata")
-                .and_then(|m| m.get("generation"))
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            meta_mut(new).insert("generation".into(), json!(generation + 1));
+            next_generation(old, new);
         }
     }
+}
+
+/// `new` one generation past `old`.
+pub fn next_generation(old: &Object, new: &mut Object) {
+    let generation = old
+        .get("metadata")
+        .and_then(|m| m.get("generation"))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    meta_mut(new).insert("generation".into(), json!(generation + 1));
 }
 
 /// Who serves a subresource (or a whole resource) instead of the generic verbs.

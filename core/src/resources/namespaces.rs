@@ -6,10 +6,10 @@
 //! answers Terminating once everything in it is gone. Its path names it in the
 //! namespace segment (`/api/v1/namespaces/{name}`).
 
-use super::columns::{str_at, Column};
+use super::columns::{Columns, str_at, Column};
 use super::{keep_status, AfterDelete, Strategy};
 use crate::rest::object::{meta_mut, meta_str, Object};
-use crate::selection::table::{Rejection, SelectableFields, NAME};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
 use crate::status::ApiError;
 use serde_json::{json, Value};
 
@@ -46,12 +46,12 @@ impl Strategy for Namespaces {
         label_with_name(new);
     }
 
-    fn columns(&self) -> &'static [Column] {
-        COLUMNS
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 
     fn check_delete(&self, name: &str) -> Result<(), ApiError> {

@@ -2,7 +2,7 @@
 //! `metadata.namespace` (upstream's node strategy leaves it out).
 
 use super::Strategy;
-use crate::selection::table::{Rejection, SelectableFields, NAME};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
 
 /// The resource of nodes, which tokens may be bound to.
 pub const RESOURCE: &str = "nodes";
@@ -19,7 +19,7 @@ impl Strategy for Nodes {
         RESOURCE
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 }

@@ -6,10 +6,10 @@
 //! (rest/binding.rs, rest/eviction.rs), whose changes to a pod's conditions are made
 //! here.
 
-use super::columns::{at, Column};
+use super::columns::{Columns, at, Column};
 use super::{Handler, Strategy};
 use crate::rest::object::Object;
-use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 use serde_json::{json, Map, Value};
 
 /// The group and resource of pods, which binding a pod reads and writes.
@@ -31,12 +31,12 @@ impl Strategy for Pods {
         reset_status(new);
     }
 
-    fn columns(&self) -> &'static [Column] {
-        COLUMNS
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 
     fn delete_returns_object(&self) -> bool {
@@ -283,26 +283,8 @@ pub(crate) fn quantity_nanos(text: &str) -> Option<i128> {
             .saturating_add(i128::from(digit - b'0'));
     }
     // value = mantissa × 10^(exponent) × 2^(binary); nano-units add 9 to the exponent.
-    let (exponent, binary): (i32, u32) = match suffix {
-        "" => (0, 0),
-        "n" => (-9, 0),
-        "u" => (-6, 0),
-        "m" => (-3, 0),
-        "k" => (3, 0),
-        "M" => (6, 0),
-        "G" => (9, 0),
-        "T" => (12, 0),
-        "P" => (15, 0),
-        "E" => (18, 0),
-        "Ki" => (0, 10),
-        "Mi" => (0, 20),
-        "Gi" => (0, 30),
-        "Ti" => (0, 40),
-        "Pi" => (0, 50),
-        "Ei" => (0, 60),
-        s if s.starts_with(['e', 'E']) => (s[1..].parse().ok()?, 0),
-        _ => return None,
-    };
+    let (exponent, binary) = crate::cel::lib::suffix_scale(suffix)?;
+    let exponent = i32::try_from(exponent).ok()?;
     let exponent = exponent + 9 - i32::try_from(fraction.len()).ok()?;
     let scaled = mantissa.saturating_mul(1i128 << binary);
     let nanos = if exponent >= 0 {

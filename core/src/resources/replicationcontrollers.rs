@@ -4,7 +4,7 @@
 //! `status.replicas`.
 
 use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
-use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
     rejection: Rejection::NotSupported,
@@ -26,8 +26,8 @@ impl Strategy for ReplicationControllers {
         status_and_scale(name, SCALE)
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 }
 

@@ -3,11 +3,11 @@
 //! its token, `ca.crt` and `namespace` when created, as upstream's token controller
 //! fills them in (upstream does it just after the create, Apiary as part of it).
 
-use super::columns::{count_at, str_at, Column};
+use super::columns::{Columns, count_at, str_at, Column};
 use super::Strategy;
 use crate::authn::ServiceAccountTokens;
 use crate::rest::object::{meta_mut, meta_str, Object};
-use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 use crate::validation::FieldError;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
@@ -33,12 +33,12 @@ impl Strategy for Secrets {
         RESOURCE
     }
 
-    fn columns(&self) -> &'static [Column] {
-        COLUMNS
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {

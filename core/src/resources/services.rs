@@ -2,7 +2,7 @@
 //! cluster IP (since v1.30) and type (since v1.31).
 
 use super::Strategy;
-use crate::selection::table::{Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
     rejection: Rejection::NotSupported,
@@ -25,7 +25,7 @@ impl Strategy for Services {
         true
     }
 
-    fn selectable_fields(&self) -> &'static SelectableFields {
-        &SELECTABLE_FIELDS
+    fn selectable_fields(&self) -> FieldLabels<'_> {
+        FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 }

@@ -11,7 +11,8 @@ use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
 
 pub(super) fn create(scope: Scope) -> Step {
-    if let Err(e) = super::dry_run::write_options(&scope, "CreateOptions") {
+    let r = scope.resource();
+    if let Err(e) = super::dry_run::write_options(&scope, "CreateOptions").and_then(|_| r.strategy.check_create(&r.group, &r.plural)) {
         return scope.fail(e);
     }
     let (obj, warnings) = match scope.decode_body("CreateOptions") {
@@ -157,7 +158,7 @@ fn store_completed(scope: Scope, obj: Object) -> Step {
     let name = meta_str(&obj, "name").to_owned();
     let op = StorageOp::Create {
         key: scope.key(&name),
-        value: object::into_storage(obj),
+        value: scope.stored(obj),
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Written(kv)) => scope.respond_written(201, &kv),

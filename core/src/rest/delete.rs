@@ -1,9 +1,11 @@
 //! DELETE of one object, DELETE of a collection, and the removal of a deleted
 //! namespace's contents.
 //!
-//! Without controllers behind it, Apiary finishes deletions at once: there are no
-//! finalizers to wait for, so a deleted object is gone when the response is written.
+//! An object without finalizers is gone when the response is written; one with
+//! finalizers is only marked as being deleted ([`finalizers`]) and goes with the write
+//! that takes its last finalizer.
 
+use super::finalizers;
 use super::object::{self, meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
@@ -56,7 +58,7 @@ pub(super) fn delete(scope: Scope) -> Step {
 }
 
 fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: bool) -> Step {
-    let obj = match scope.stored(&current) {
+    let obj = match scope.read(&current) {
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
@@ -78,6 +80,9 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     if let Err(e) = scope.admit_validating(Operation::Delete, &obj) {
         return scope.fail(e);
     }
+    if let Some(marked) = marked_for_finalizers(&scope, &obj) {
+        return mark_deleting(scope, current, marked, (pre, dry_run));
+    }
     if dry_run {
         // Found and checked: answered as deleted, nothing removed.
         return deleted(scope, obj, true);
@@ -88,6 +93,42 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj, false),
+        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre, dry_run),
+        other => scope.fail_storage(&scope.name, other),
+    })
+}
+
+/// `obj` marked as being deleted, when it has finalizers to wait for (its own, or one
+/// its kind adds on delete); `None` when it can go at once.
+fn marked_for_finalizers(scope: &Scope, obj: &Object) -> Option<Object> {
+    let mut marked = obj.clone();
+    let now = object::rfc3339(scope.inputs.now);
+    scope.resource().strategy.mark_deleting(&mut marked, &now);
+    if finalizers::of(&marked).is_empty() {
+        return None;
+    }
+    finalizers::mark_deleting(&mut marked, &now);
+    Some(marked)
+}
+
+/// The object has finalizers to wait for: write it as being deleted and answer with
+/// it (200, as upstream answers unless cascading deletion was asked for by
+/// `orphanDependents: false`).
+fn mark_deleting(scope: Scope, current: KeyValue, marked: Object, (pre, dry_run): (Preconditions, bool)) -> Step {
+    let value = scope.stored(marked.clone());
+    if dry_run || value == current.value {
+        return scope.respond(200, &Value::Object(marked));
+    }
+    let op = StorageOp::Update {
+        key: current.key.clone(),
+        value,
+        expected_revision: current.mod_revision,
+    };
+    scope.then(op, move |scope, done| match done {
+        Ok(StorageOutput::Written(kv)) => match scope.read(&kv) {
+            Ok(stored) => scope.respond(200, &Value::Object(stored)),
+            Err(e) => scope.fail(ApiError::internal(e)),
+        },
         Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre, dry_run),
         other => scope.fail_storage(&scope.name, other),
     })
@@ -188,6 +229,38 @@ fn delete_keys(
     })
 }
 
+/// Delete each listed object as a DELETE of it would (one with finalizers is only
+/// marked as being deleted), then continue with `done`. An object changed since it
+/// was listed is taken as it is now.
+fn delete_listed(
+    scope: Scope,
+    mut listed: Vec<KeyValue>,
+    at: usize,
+    done: impl FnOnce(Scope) -> Step + Send + 'static,
+) -> Step {
+    let Some(kv) = listed.get(at) else {
+        return done(scope);
+    };
+    let obj = match scope.read(kv) {
+        Ok(obj) => obj,
+        Err(e) => return scope.fail(ApiError::internal(e)),
+    };
+    let op = match marked_for_finalizers(&scope, &obj) {
+        None => StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) },
+        // Already being deleted: nothing to change.
+        Some(_) if finalizers::deleting(&obj) => return delete_listed(scope, listed, at + 1, done),
+        Some(marked) => StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision },
+    };
+    scope.then(op, move |scope, result| match result {
+        Ok(_) | Err(StorageError::NotFound { .. }) => delete_listed(scope, listed, at + 1, done),
+        Err(StorageError::Conflict { current, .. }) => {
+            listed[at] = current;
+            delete_listed(scope, listed, at, done)
+        }
+        other => scope.fail_storage("", other),
+    })
+}
+
 /// DELETE of a collection: every object under the request's prefix that its label and
 /// field selectors match; answers with the list of what was deleted (or, in a dry run,
 /// of what would have been).
@@ -205,15 +278,17 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
     scope.then(op, move |scope, result| match result {
         Ok(StorageOutput::Listed(page)) => {
             let mut items = Vec::with_capacity(page.items.len());
-            let mut keys = Vec::with_capacity(page.items.len());
+            let mut listed = Vec::with_capacity(page.items.len());
             for kv in page.items {
-                match scope.stored(&kv) {
+                match scope.read(&kv) {
                     Ok(obj) if !selection.matches(&obj) => {}
                     Ok(mut obj) => {
-                        obj.remove("kind");
-                        obj.remove("apiVersion");
+                        if !scope.resource().strategy.typed_list_items() {
+                            obj.remove("kind");
+                            obj.remove("apiVersion");
+                        }
                         items.push(Value::Object(obj));
-                        keys.push(kv.key);
+                        listed.push(kv);
                     }
                     Err(e) => return scope.fail(ApiError::internal(e)),
                 }
@@ -231,7 +306,7 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
             if dry_run {
                 return answer(scope);
             }
-            delete_keys(scope, keys, 0, answer)
+            delete_listed(scope, listed, 0, answer)
         }
         other => scope.fail_storage("", other),
     })

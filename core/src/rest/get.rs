@@ -16,7 +16,7 @@ pub(super) fn get(scope: Scope) -> Step {
         Err(e) => return scope.fail(e),
     };
     scope.with_current_checked(read_at, |scope, kv| {
-        match scope.stored(&kv) {
+        match scope.read(&kv) {
             Ok(obj) => match scope.output.shape {
                 Shape::Table(version) => {
                     let rv = kv.mod_revision.to_string();

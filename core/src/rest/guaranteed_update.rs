@@ -6,7 +6,7 @@
 //! binding a pod, and both writes of an eviction (the budget, then the pod) run this
 //! one loop; each says only what its change is and what its outcome answers.
 
-use super::object::{self, Object};
+use super::object::Object;
 use super::scope::Scope;
 use crate::effect::Step;
 use crate::status::ApiError;
@@ -96,7 +96,7 @@ where
         finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
     ) -> Step {
         let changed = scope
-            .stored(&current)
+            .read(&current)
             .map_err(ApiError::internal)
             .and_then(|old| (self.change)(&scope, &old, &current));
         let changed = match changed {
@@ -106,7 +106,10 @@ where
         if self.dry_run {
             return finish(scope, Outcome::DryRun { changed, current });
         }
-        let value = object::into_storage(changed);
+        if super::finalizers::finished(&changed) {
+            return self.delete_finished(scope, current, finish);
+        }
+        let value = scope.stored(changed);
         if value == current.value {
             return finish(scope, Outcome::Unchanged(current));
         }
@@ -117,6 +120,28 @@ where
         };
         scope.then(op, move |scope, done| match done {
             Ok(StorageOutput::Written(kv)) => finish(scope, Outcome::Stored(kv)),
+            Err(StorageError::Conflict { current, .. }) if self.attempt < self.retries => {
+                self.attempt += 1;
+                self.run(scope, current, finish)
+            }
+            other => finish(scope, Outcome::Failed(other)),
+        })
+    }
+
+    /// The change took the last finalizer from an object being deleted: delete it,
+    /// and answer with the object as it was last stored, as upstream's store does.
+    fn delete_finished(
+        mut self,
+        scope: Scope,
+        current: KeyValue,
+        finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
+    ) -> Step {
+        let op = StorageOp::Delete {
+            key: current.key.clone(),
+            expected_revision: Some(current.mod_revision),
+        };
+        scope.then(op, move |scope, done| match done {
+            Ok(StorageOutput::Deleted { prev, .. }) => finish(scope, Outcome::Stored(prev)),
             Err(StorageError::Conflict { current, .. }) if self.attempt < self.retries => {
                 self.attempt += 1;
                 self.run(scope, current, finish)

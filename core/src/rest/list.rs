@@ -74,6 +74,8 @@ struct Listing {
     /// Whether items can be served from their stored bytes without parsing: plain
     /// JSON objects, no selector.
     spliced: bool,
+    /// Whether items lose their kind and apiVersion (built-in lists).
+    untyped_items: bool,
 }
 
 /// One object of the list, parsed or already encoded as a list item.
@@ -125,7 +127,8 @@ pub(super) fn list(scope: Scope) -> Step {
         continued: start_after.is_some(),
         start_after,
         items: Vec::new(),
-        spliced: scope.splices_stored() && selection_is_everything,
+        spliced: scope.output == crate::negotiation::Output::JSON && selection_is_everything && scope.splices(),
+        untyped_items: !scope.resource().strategy.typed_list_items(),
     };
     match from_cache(scope, listing) {
         Ok(step) => step,
@@ -188,12 +191,12 @@ fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Li
 /// parsed.
 fn keep(scope: &Scope, listing: &mut Listing, kv: &crate::storage::KeyValue) -> Result<(), ApiError> {
     if listing.spliced {
-        if let Some(item) = crate::stored_json::serve(&kv.value, kv.mod_revision, true) {
+        if let Some(item) = crate::stored_json::serve(&kv.value, kv.mod_revision, listing.untyped_items) {
             listing.items.push(Item::Encoded(item));
             return Ok(());
         }
     }
-    let obj = scope.stored(kv).map_err(ApiError::internal)?;
+    let obj = scope.read(kv).map_err(ApiError::internal)?;
     if listing.selection.matches(&obj) {
         listing.items.push(Item::Parsed(obj));
     }
@@ -276,7 +279,7 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
         .items
         .into_iter()
         .filter_map(Item::parsed)
-        .map(|obj| Value::Object(as_item(obj)))
+        .map(|obj| Value::Object(as_item(&scope, obj)))
         .collect();
     let list = json!({
         "kind": r.list_kind(),
@@ -296,10 +299,13 @@ impl Item {
     }
 }
 
-/// Items of a built-in list carry no type information of their own.
-fn as_item(mut obj: Object) -> Object {
-    obj.remove("kind");
-    obj.remove("apiVersion");
+/// Items of a built-in list carry no type information of their own (a custom
+/// resource's keep theirs).
+fn as_item(scope: &Scope, mut obj: Object) -> Object {
+    if !scope.resource().strategy.typed_list_items() {
+        obj.remove("kind");
+        obj.remove("apiVersion");
+    }
     obj
 }
 
@@ -324,7 +330,7 @@ fn encoded_list(scope: &Scope, meta: &Value, items: Vec<Item>) -> Step {
         match item {
             Item::Encoded(bytes) => body.extend_from_slice(&bytes),
             Item::Parsed(obj) => {
-                serde_json::to_writer(&mut body, &as_item(obj)).expect("JSON values serialize")
+                serde_json::to_writer(&mut body, &as_item(scope, obj)).expect("JSON values serialize")
             }
         }
     }

@@ -19,10 +19,12 @@ impl Scope {
         }
     }
 
-    /// Field tracking for this resource and subresource.
-    pub fn field_manager(&self) -> FieldManager {
+    /// Field tracking for this resource and subresource, by the resource's schema (a
+    /// custom resource's own, borrowed for the request).
+    pub fn field_manager(&self) -> FieldManager<'_> {
         let r = self.resource();
-        FieldManager::new(
+        FieldManager::with_schema(
+            r.schema.node(&r.group, &r.version, &r.kind),
             &r.group,
             &r.version,
             &r.kind,

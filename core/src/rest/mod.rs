@@ -12,6 +12,7 @@ mod create_only;
 mod delete;
 mod dry_run;
 mod eviction;
+pub(crate) mod finalizers;
 mod get;
 mod guaranteed_update;
 mod list;

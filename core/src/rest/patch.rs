@@ -2,36 +2,36 @@
 //! applied to the stored object, the result decoded against the kind's schema as a PUT
 //! body would be (fieldValidation included), and stored as a guaranteed update —
 //! re-applied to the newer object when a concurrent write wins, unless the patch pins a
-//! resourceVersion. Strategic merge patch needs a built-in schema: kinds without one get
-//! 415, as custom resources do upstream. Server-side apply is not built yet: 415, naming
-//! what is.
+//! resourceVersion. Strategic merge patch needs a built-in schema: custom resources get
+//! 415, as upstream. Server-side apply (`application/apply-patch+yaml`) goes to
+//! [`super::apply`].
 
 use super::object::{meta_str, Object};
 use super::update::{check_precondition, guaranteed_update, replace};
 use super::scope::Scope;
 use crate::negotiation::Format;
 use crate::patch::{json_patch, merge_patch, strategic_merge_patch, PatchError};
-use crate::schema::SchemaNode;
+use crate::schema::{ResourceSchema, SchemaNode};
 use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::KeyValue;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
-/// The patch types this server applies to kinds with a built-in schema; the others
-/// (custom resources) take the first two only.
-const ACCEPTED: &[&str] = &[
+/// The patch types kube-apiserver takes for a custom resource, in its order: no
+/// strategic merge patch, which needs the Go types of a built-in kind.
+const CUSTOM_ACCEPTED: &[&str] = &[
     "application/json-patch+json",
     "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
+    super::apply::APPLY_YAML,
 ];
 
 #[derive(Clone, Copy)]
 enum Kind {
     Merge,
     Json,
-    /// With the schema of the kind patched.
-    Strategic(SchemaNode),
+    /// With the schema of the (built-in) kind patched.
+    Strategic(SchemaNode<'static>),
 }
 
 pub(super) fn patch(scope: Scope) -> Step {
@@ -42,17 +42,22 @@ pub(super) fn patch(scope: Scope) -> Step {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let schema = {
-        let (group, version, kind) = scope.body_kind();
-        SchemaNode::of_kind(group, version, kind)
-    };
-    let accepted = if schema.is_some() { ACCEPTED } else { &ACCEPTED[..2] };
-    let kind = match (media.as_str(), schema) {
-        ("application/merge-patch+json", _) => Kind::Merge,
-        ("application/json-patch+json", _) => Kind::Json,
-        ("application/strategic-merge-patch+json", Some(schema)) => Kind::Strategic(schema),
-        (super::apply::APPLY_YAML, _) => return super::apply::apply(scope),
-        _ => return scope.fail(ApiError::unsupported_media_type(accepted)),
+    let custom = matches!(scope.resource().schema, ResourceSchema::Custom(_));
+    let kind = match media.as_str() {
+        "application/merge-patch+json" => Kind::Merge,
+        "application/json-patch+json" => Kind::Json,
+        super::apply::APPLY_YAML => return super::apply::apply(scope),
+        "application/strategic-merge-patch+json" if !custom => {
+            let (group, version, kind) = scope.body_kind();
+            match SchemaNode::of_kind(group, version, kind) {
+                Some(schema) => Kind::Strategic(schema),
+                None => return scope.fail(ApiError::unsupported_media_type_of_route()),
+            }
+        }
+        // The custom resource handler's own check, naming what it takes.
+        _ if custom => return scope.fail(ApiError::unsupported_media_type(CUSTOM_ACCEPTED)),
+        // Built-in resources' routes refuse other types before their handler runs.
+        _ => return scope.fail(ApiError::unsupported_media_type_of_route()),
     };
     if let Err(e) = super::dry_run::write_options(&scope, "PatchOptions") {
         return scope.fail(e);
@@ -108,7 +113,7 @@ fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Ob
                 PatchError::Malformed(why) => ApiError::bad_request(why),
                 // 422 as upstream answers it; the message is the operation's own reason.
                 PatchError::NotApplicable(why) => ApiError::unprocessable(why),
-                PatchError::Internal(why) => unclassified(why),
+                PatchError::Internal(why) => ApiError::unclassified(why),
             })?
         }
         Kind::Strategic(schema) => {
@@ -118,7 +123,7 @@ fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Ob
                 PatchError::NotApplicable(_) => ApiError::unprocessable(
                     "the server rejected our request due to an error in our request",
                 ),
-                PatchError::Internal(why) => unclassified(why),
+                PatchError::Internal(why) => ApiError::unclassified(why),
             })?
         }
     }
@@ -134,17 +139,6 @@ fn patched(scope: &Scope, old: &Object, kind: Kind, patch: &Value) -> Result<(Ob
         )));
     }
     Ok((obj, warnings))
-}
-
-/// An error kube-apiserver passes on without a status of its own: 500, no reason, the
-/// error's text as the message.
-fn unclassified(message: String) -> ApiError {
-    ApiError {
-        code: 500,
-        reason: "",
-        message,
-        details: None,
-    }
 }
 
 /// How Go's JSON decoder names the type of a JSON value in its errors.

@@ -107,12 +107,7 @@ pub(crate) fn for_list(query: &Query) -> Result<ReadAt, ApiError> {
             "meta.k8s.io",
             "ListOptions",
             "",
-            vec![FieldError {
-                field: "resourceVersionMatch".to_owned(),
-                kind: crate::validation::ErrorKind::NotSupported,
-                value: Some(other.to_owned()),
-                detail: "supported values: \"Exact\", \"NotOlderThan\", \"\"".to_owned(),
-            }],
+            vec![FieldError::not_supported("resourceVersionMatch", other, &["Exact", "NotOlderThan", ""])],
         )),
     }
 }

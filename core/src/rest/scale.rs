@@ -185,8 +185,7 @@ pub(super) fn get(scope: Scope, source: Source) -> Step {
         Ok(StorageOutput::Got { kv, revision }) => match (read_at.check(revision), kv) {
             (Err(e), _) => scope.fail(e),
             (Ok(()), Some(kv)) => {
-                let shown = scope
-                    .stored(&kv)
+                let shown = scope.read(&kv)
                     .map_err(ApiError::internal)
                     .and_then(|parent| of(&source, &parent));
                 match (shown, scope.output.shape) {

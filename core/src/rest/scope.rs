@@ -155,25 +155,36 @@ impl Scope {
         Step::Respond(encoded(self.output, code, value))
     }
 
-    /// A stored object of this request's resource, as the resource serves it now (a
-    /// custom resource shaped by its current schema: pruned and defaulted).
-    pub fn stored(&self, kv: &KeyValue) -> Result<object::Object, String> {
+    /// A stored object as this request's resource shows it now: in the served version,
+    /// and for a custom resource shaped by its current schema (pruned and defaulted, so
+    /// a default added to the CRD shows on objects stored before it).
+    pub fn read(&self, kv: &KeyValue) -> Result<object::Object, String> {
         let mut obj = object::from_storage(kv)?;
-        self.resource.schema.shape_stored(&mut obj);
+        let resource = self.resource();
+        resource.strategy.read_stored(&mut obj);
+        resource.schema.shape_stored(&mut obj);
         Ok(obj)
     }
 
-    /// Whether stored objects may be answered with their stored bytes: plain JSON
-    /// asked for, and a resource that serves objects as stored.
-    pub fn splices_stored(&self) -> bool {
-        self.output == negotiation::Output::JSON && self.resource.schema.serves_stored_as_is()
+    /// The bytes storage keeps for `obj`, as this request's resource stores it.
+    pub fn stored(&self, mut obj: object::Object) -> Bytes {
+        self.resource().strategy.write_stored(&mut obj);
+        object::into_storage(obj)
+    }
+
+    /// Whether stored bytes may be served as they are (with the resourceVersion
+    /// spliced in): not when the resource shows stored objects changed.
+    pub fn splices(&self) -> bool {
+        let resource = self.resource();
+        !resource.strategy.transforms_reads() && resource.schema.serves_stored_as_is()
     }
 
     /// Answer `code` with the object this request has just written: for plain JSON its
     /// stored bytes with the resourceVersion spliced in (no parse and re-encode; they
-    /// are what the resource's schema made them already), otherwise decoded.
+    /// are what the resource's schema made them already) unless the resource serves
+    /// another version than it stores, otherwise decoded.
     pub fn respond_written(&self, code: u16, kv: &KeyValue) -> Step {
-        if self.output == negotiation::Output::JSON {
+        if self.output == negotiation::Output::JSON && !self.resource().strategy.transforms_reads() {
             if let Some(body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
                 let response = http::Response::builder()
                     .status(code)
@@ -183,7 +194,7 @@ impl Scope {
                 return Step::Respond(response);
             }
         }
-        match self.stored(kv) {
+        match self.read(kv) {
             Ok(stored) => self.respond(code, &Value::Object(stored)),
             Err(e) => self.fail(ApiError::internal(e)),
         }

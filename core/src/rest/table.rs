@@ -1,24 +1,51 @@
 //! Server-side printing: the meta.k8s.io Table that `kubectl get` asks for.
 //!
-//! Every resource gets Name and Age, and between them the columns its strategy names
-//! (those kube-apiserver's printers show). Rows carry the object's metadata as a
+//! A built-in kind's Table has Name and Age, and between them the columns its
+//! strategy names (those kube-apiserver's printers show); a custom resource's has
+//! Name and then the columns its CRD declares. Rows carry the object's metadata as a
 //! PartialObjectMetadata unless `includeObject` says otherwise.
 
 use super::object::{self, Object};
 use super::scope::Scope;
+use crate::resources::Columns;
 use serde_json::{json, Value};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The description of `metadata.creationTimestamp`, which Age columns carry.
+pub(crate) const CREATION_TIMESTAMP_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 
 /// An object's AGE cell: the time since its creation, as kubectl shows it.
 pub(crate) fn age(scope: &Scope, obj: &Object) -> String {
-    let now = scope
-        .inputs
-        .now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    object::parse_rfc3339(object::meta_str(obj, "creationTimestamp"))
-        .map(|t| human_duration(now.saturating_sub(t)))
-        .unwrap_or_else(|| "<unknown>".to_owned())
+    date_cell(scope.inputs.now, object::meta_str(obj, "creationTimestamp"))
+}
+
+/// A date cell: how long before `now` the RFC 3339 time `text` was, as upstream's
+/// `ConvertToHumanReadableDateType` shows it: `<unknown>` for no time, `<invalid>`
+/// for one that does not parse or lies ahead.
+pub(crate) fn date_cell(now: SystemTime, text: &str) -> String {
+    if text.is_empty() || text == "null" {
+        return "<unknown>".to_owned();
+    }
+    let Some((secs, nanos)) = crate::time::parse_go_rfc3339(text) else {
+        return "<invalid>".to_owned();
+    };
+    // Go's zero time (0001-01-01T00:00:00Z) means none.
+    if (secs, nanos) == (-62_135_596_800, 0) {
+        return "<unknown>".to_owned();
+    }
+    let now = match now.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
+    };
+    // A Go Duration holds int64 nanoseconds and saturates.
+    let elapsed = (now - (i128::from(secs) * 1_000_000_000 + i128::from(nanos))).clamp(i64::MIN.into(), i64::MAX.into());
+    match elapsed / 1_000_000_000 {
+        s if s < -1 => "<invalid>".to_owned(),
+        s if s < 0 => "0s".to_owned(),
+        s => human_duration(s as u64),
+    }
 }
 
 /// A short human duration, as kubectl's AGE column shows it.
@@ -51,40 +78,48 @@ pub fn human_duration(secs: u64) -> String {
 /// A Table of `objects`.
 pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
     let r = scope.resource();
-    let extras = r.strategy.columns();
-    let mut columns = vec![json!({
-        "name": "Name", "type": "string", "format": "name", "priority": 0,
-        "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
-    })];
-    for c in extras {
-        columns.push(json!({"name": c.name, "type": c.kind, "format": "", "description": c.description, "priority": 0}));
-    }
-    columns.push(json!({
-        "name": "Age", "type": "string", "format": "", "priority": 0,
-        "description": "CreationTimestamp is a timestamp representing the server time when this object was created.",
-    }));
+    let name = json!({"name": "Name", "type": "string", "format": "name", "priority": 0, "description": NAME_DESCRIPTION});
+    let now = scope.inputs.now;
+    let (columns, cells): (Vec<Value>, Box<dyn Fn(&Object) -> Vec<Value> + '_>) = match r.strategy.columns() {
+        Columns::Builtin(extras) => {
+            let mut columns = vec![name];
+            columns.extend(extras.iter().map(|c| {
+                json!({"name": c.name, "type": c.kind, "format": "", "description": c.description, "priority": 0})
+            }));
+            columns.push(json!({
+                "name": "Age", "type": "string", "format": "", "priority": 0,
+                "description": CREATION_TIMESTAMP_DESCRIPTION,
+            }));
+            let cells = move |obj: &Object| {
+                let mut cells = vec![json!(object::meta_str(obj, "name"))];
+                cells.extend(extras.iter().map(|c| (c.cell)(obj)));
+                cells.push(json!(age(scope, obj)));
+                cells
+            };
+            (columns, Box::new(cells))
+        }
+        Columns::Declared(printer) => {
+            let columns = std::iter::once(name).chain(printer.definitions().cloned()).collect();
+            let cells = move |obj: &Object| {
+                std::iter::once(json!(object::meta_str(obj, "name"))).chain(printer.cells(obj, now)).collect()
+            };
+            (columns, Box::new(cells))
+        }
+    };
     let include = scope.query.get("includeObject").unwrap_or("Metadata");
     let rows: Vec<Value> = objects
         .iter()
         .map(|obj| {
-            let mut cells = vec![json!(object::meta_str(obj, "name"))];
-            cells.extend(extras.iter().map(|c| (c.cell)(obj)));
-            let age = age(scope, obj);
-            cells.push(json!(age));
-            let mut row = json!({"cells": cells});
             let embedded = match include {
-                "None" => None,
-                "Object" => Some(Value::Object(obj.clone())),
-                _ => Some(json!({
+                "None" => Value::Null,
+                "Object" => Value::Object(obj.clone()),
+                _ => json!({
                     "kind": "PartialObjectMetadata",
                     "apiVersion": "meta.k8s.io/v1",
                     "metadata": obj.get("metadata").cloned().unwrap_or_else(|| json!({})),
-                })),
+                }),
             };
-            if let Some(e) = embedded {
-                row["object"] = e;
-            }
-            row
+            json!({"cells": cells(obj), "object": embedded})
         })
         .collect();
     let mut meta = json!({"resourceVersion": rv});
@@ -102,7 +137,8 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
 
 #[cfg(test)]
 mod tests {
-    use super::human_duration;
+    use super::{date_cell, human_duration};
+    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn ages_read_like_kubectl() {
@@ -111,5 +147,19 @@ mod tests {
         assert_eq!(human_duration(3 * 60 * 60 + 5), "3h");
         assert_eq!(human_duration(90_000), "25h");
         assert_eq!(human_duration(3 * 86_400), "3d");
+    }
+
+    #[test]
+    fn date_cells_read_like_upstreams() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_795_392_000 + 3_723); // 2026-11-23T01:02:03Z
+        assert_eq!(date_cell(now, "2026-11-23T00:20:03Z"), "42m");
+        assert_eq!(date_cell(now, "2026-11-23T02:20:03+02:00"), "42m");
+        assert_eq!(date_cell(now, "2026-11-23T01:02:04Z"), "0s", "a second ahead is now");
+        assert_eq!(date_cell(now, "2026-11-23T01:02:06Z"), "<invalid>", "further ahead is not");
+        assert_eq!(date_cell(now, "not-a-date"), "<invalid>");
+        assert_eq!(date_cell(now, ""), "<unknown>");
+        assert_eq!(date_cell(now, "null"), "<unknown>");
+        assert_eq!(date_cell(now, "0001-01-01T00:00:00Z"), "<unknown>");
+        assert_eq!(date_cell(now, "0002-01-01T00:00:00Z"), "292y", "Go's durations stop at 292 years");
     }
 }

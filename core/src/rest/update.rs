@@ -97,13 +97,10 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
     scope.admit_mutating(Operation::Update, &mut new)?;
     let r = scope.resource();
     let mut new = match scope.subresource_handler() {
-        Some(Handler::Status) => {
-            let new = r.strategy.prepare_for_status_update(&new, old.clone());
-            checked(scope, r.strategy.validate_status_update(&new, old), new)?
-        }
+        Some(Handler::Status) => status_update(scope, old, &new)?,
         Some(Handler::CustomScale) => {
             // Upstream writes a custom resource's scale through the resource's own
-            // update, so its validation applies.
+            // update, so its schema's validation applies.
             let new = super::scale::write_back(scope, old, &new)?;
             checked(scope, r.strategy.validate_update(&new, old), new)?
         }
@@ -129,7 +126,7 @@ fn checked(scope: &Scope, errors: Vec<crate::validation::FieldError>, new: Objec
 
 fn answer(scope: Scope, outcome: Outcome) -> Step {
     match outcome {
-        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match scope.stored(&kv) {
+        Outcome::Stored(kv) | Outcome::Unchanged(kv) => match scope.read(&kv) {
             Ok(stored) => respond_viewed(scope, stored),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
@@ -150,6 +147,21 @@ fn respond_viewed(scope: Scope, obj: Object) -> Step {
         Ok(shown) => scope.respond(200, &Value::Object(shown)),
         Err(e) => scope.fail(e),
     }
+}
+
+/// The object a write to `/status` stores, checked by its kind.
+fn status_update(scope: &Scope, old: &Object, new: &Object) -> Result<Object, ApiError> {
+    let r = scope.resource();
+    let mut kept = r.strategy.prepare_for_status_update(new, old.clone());
+    if scope.is_apply() {
+        // An apply recorded its managed fields in `new` (other writes record theirs
+        // later): they stay, as upstream's status strategies keep them.
+        if let Some(fields) = new.get("metadata").and_then(|m| m.get("managedFields")) {
+            meta_mut(&mut kept).insert("managedFields".into(), fields.clone());
+        }
+    }
+    let errs = r.strategy.validate_status_update(&kept, old);
+    checked(scope, errs, kept)
 }
 
 /// The object a PUT stores: the client's object with the server-owned metadata (and,
@@ -177,6 +189,7 @@ fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, A
     let name = meta_str(&new, "name").to_owned();
     let namespace = scope.namespace.as_deref();
     let mut errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    errs.extend(super::finalizers::validate_update(&new, old));
     errs.extend(r.strategy.validate_update(&new, old));
     if !errs.is_empty() {
         return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));

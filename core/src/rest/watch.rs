@@ -138,7 +138,7 @@ pub(super) fn watch(scope: Scope) -> Step {
             if exact_key.as_deref().is_some_and(|k| k != kv.key) {
                 continue;
             }
-            match scope.stored(kv) {
+            match scope.read(kv) {
                 Ok(obj) if selection.matches(&obj) => objects.push(obj),
                 Ok(_) => {}
                 Err(e) => return scope.fail(ApiError::internal(e)),

@@ -78,8 +78,8 @@ impl WatchStream {
     fn takes_spliced_frames(&self) -> bool {
         self.scope.output.shape == Shape::Object
             && !self.scope.output.pretty
-            && self.scope.resource().schema.serves_stored_as_is()
             && self.selection.is_everything()
+            && self.scope.splices()
     }
 
     fn bookmark_frame(&self, initial_events_end: bool) -> Bytes {
@@ -179,16 +179,15 @@ impl WatchResponse for WatchStream {
         }
         // The object as of this event, and (for an update) as it was before, both at
         // this event's revision.
-        let decode = |kv: &KeyValue, revision: Revision| decode(&self.scope, kv, revision);
         let decoded = match &event {
-            WatchEvent::Put { kv, prev } => decode(kv, kv.mod_revision).and_then(|new| {
+            WatchEvent::Put { kv, prev } => decode(&self.scope, kv, kv.mod_revision).and_then(|new| {
                 let old = match prev {
-                    Some(p) => Some(decode(p, kv.mod_revision)?),
+                    Some(p) => Some(decode(&self.scope, p, kv.mod_revision)?),
                     None => None,
                 };
                 Ok((new, old))
             }),
-            WatchEvent::Delete { prev, revision } => decode(prev, *revision).map(|old| (old, None)),
+            WatchEvent::Delete { prev, revision } => decode(&self.scope, prev, *revision).map(|old| (old, None)),
         };
         let (obj, old) = match decoded {
             Ok(pair) => pair,
@@ -251,10 +250,9 @@ impl WatchResponse for WatchStream {
     }
 }
 
-/// The object of an event as the resource serves it, with the resourceVersion of the
-/// event's write.
+/// The object of an event, with the resourceVersion of the event's write.
 fn decode(scope: &Scope, kv: &KeyValue, revision: Revision) -> Result<Object, String> {
-    let mut obj = scope.stored(kv)?;
+    let mut obj = scope.read(kv)?;
     object::meta_mut(&mut obj).insert(
         "resourceVersion".into(),
         Value::String(revision.to_string()),

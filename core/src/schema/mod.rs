@@ -16,26 +16,31 @@
 //! warnings under `Warn` (the default) and ignored under `Ignore`.
 
 mod custom;
+mod custom_node;
 mod decode;
 pub mod enums;
 pub mod list_extensions;
 mod node;
 pub(crate) mod object_meta;
 pub mod compiled;
+pub(crate) mod pattern;
 mod structure;
+pub(crate) mod structural;
 mod yaml;
 
 #[cfg(test)]
 mod tests;
 
 use crate::negotiation::Format;
-use crate::validation::{quoted, ErrorKind, FieldError};
+use crate::validation::FieldError;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 pub use custom::{CustomSchema, ResourceSchema};
+#[cfg(test)]
+pub(crate) use custom_node::tests::widget as example_custom_schema;
 pub use decode::go_quote;
-pub use node::{ListType, NodeKind, SchemaNode};
+pub use node::{ListType, MapKeys, NodeKind, SchemaNode};
 
 /// The OpenAPI v2 `definitions` object, as generated (pretty-printed JSON, sorted keys).
 pub const DEFINITIONS_JSON: &str = include_str!("definitions.json");
@@ -66,6 +71,22 @@ pub fn definition_name(group: &str, version: &str, kind: &str) -> Option<&'stati
         .map(|id| schemas.ty(id).name)
 }
 
+/// Decode a JSON value as the built-in definition `name` (`io.k8s.apimachinery.pkg.apis.
+/// meta.v1.ObjectMeta`), as Go's JSON decoding into that type does: unknown fields are
+/// dropped, and a value of the wrong type fails with Go's words.
+pub(crate) fn decode_as(name: &str, value: &Value) -> Result<Value, String> {
+    let schemas = structure::Schemas::get();
+    let Some(id) = schemas.types.iter().position(|t| t.name == name) else {
+        return Ok(value.clone());
+    };
+    let mut cx = decode::Cx::new(schemas, false);
+    let decoded = cx.decode(id as structure::TypeId, value);
+    if let Some(error) = cx.fatal.take().or(cx.error.take()) {
+        return Err(error);
+    }
+    decoded.map_err(|e| e.to_string())
+}
+
 /// The `fieldValidation` query parameter of create, update and patch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum FieldValidation {
@@ -86,15 +107,7 @@ impl FieldValidation {
             "" | "Warn" => Ok(FieldValidation::Warn),
             "Ignore" => Ok(FieldValidation::Ignore),
             "Strict" => Ok(FieldValidation::Strict),
-            other => Err(FieldError {
-                field: "fieldValidation".to_owned(),
-                kind: ErrorKind::NotSupported,
-                value: Some(other.to_owned()),
-                detail: format!(
-                    "supported values: {}",
-                    ["", "Ignore", "Strict", "Warn"].map(quoted).join(", ")
-                ),
-            }),
+            other => Err(FieldError::not_supported("fieldValidation", other, &["", "Ignore", "Strict", "Warn"])),
         }
     }
 }

@@ -2,9 +2,16 @@
 //! strategic merge patch and server-side apply. They walk the object and the schema
 //! together and ask, at each value, whether it is a struct, a map, a list (and how its
 //! items are matched), or a scalar.
+//!
+//! Two kinds of schema are viewed: the generated definitions of the built-in kinds
+//! (`'static`, looked up in a compact table), and the OpenAPI v3 schema a custom
+//! resource brings (borrowed from its resource for as long as the request holds it,
+//! walked as it is: [`super::custom_node`]).
 
+use super::custom_node::CustomNode;
 use super::list_extensions::{self, ListExtension};
 use super::structure::{Schemas, Shape, Ty, TypeId};
+use serde_json::Value;
 use std::sync::OnceLock;
 
 /// The extensions of every definition and field, by type and field index: looked up
@@ -42,10 +49,21 @@ fn extensions() -> &'static Extensions {
     })
 }
 
-/// One place in a schema: the type of the value there, and the list and map
-/// extensions of the field that holds it.
+/// One place in a schema: a built-in kind's, or a custom resource's own (`'s` is how
+/// long that one is borrowed).
 #[derive(Clone, Copy, Debug)]
-pub struct SchemaNode {
+pub struct SchemaNode<'s>(Repr<'s>);
+
+#[derive(Clone, Copy, Debug)]
+enum Repr<'s> {
+    Builtin(Builtin),
+    Custom(CustomNode<'s>),
+}
+
+/// A place in the generated definitions: the type of the value there, and the list
+/// and map extensions of the field that holds it.
+#[derive(Clone, Copy, Debug)]
+struct Builtin {
     ty: &'static Ty,
     /// The definition (`Ref`) that `ty` names, resolved.
     shape: Option<&'static Shape>,
@@ -59,14 +77,57 @@ pub struct SchemaNode {
 
 /// How the items of a list are told apart when lists are merged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ListType {
+pub enum ListType<'s> {
     /// Replaced whole.
     Atomic,
     /// Scalars, each at most once.
     Set,
     /// Objects identified by the values of these keys.
-    Map(&'static [&'static str]),
+    Map(MapKeys<'s>),
 }
+
+/// The key fields of a list of type `map`, as the schema holds them.
+#[derive(Clone, Copy, Debug)]
+pub enum MapKeys<'s> {
+    /// From the built-in definitions' table.
+    Builtin(&'static [&'static str]),
+    /// A custom schema's `x-kubernetes-list-map-keys` (its strings; a CRD's are
+    /// validated to be nothing else).
+    Custom(&'s [Value]),
+}
+
+impl<'s> MapKeys<'s> {
+    pub fn iter(self) -> impl Iterator<Item = &'s str> {
+        let (builtin, custom): (&[&str], &[Value]) = match self {
+            MapKeys::Builtin(keys) => (keys, &[]),
+            MapKeys::Custom(keys) => (&[], keys),
+        };
+        builtin
+            .iter()
+            .copied()
+            .chain(custom.iter().filter_map(Value::as_str))
+    }
+
+    pub fn len(self) -> usize {
+        match self {
+            MapKeys::Builtin(keys) => keys.len(),
+            MapKeys::Custom(keys) => keys.len(),
+        }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The same keys, wherever they come from.
+impl PartialEq for MapKeys<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for MapKeys<'_> {}
 
 /// What kind of value sits at a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,19 +146,34 @@ pub enum NodeKind {
 
 static ANY: Ty = Ty::Any;
 
-impl SchemaNode {
+impl SchemaNode<'static> {
     /// The root of `kind` in `group`/`version` (`""` for the core group).
-    pub fn of_kind(group: &str, version: &str, kind: &str) -> Option<SchemaNode> {
+    pub fn of_kind(group: &str, version: &str, kind: &str) -> Option<SchemaNode<'static>> {
         let id = Schemas::get().kind(group, version, kind)?;
-        Some(Self::resolved(&ANY, Some(id), None, false))
+        Some(Builtin::resolved(&ANY, Some(id), None, false).into())
     }
 
-    /// A node for a value of unknown shape (custom resources, `RawExtension`).
-    pub fn untyped() -> SchemaNode {
-        Self::new(&ANY, None, false)
+    /// A node for a value of unknown shape (`RawExtension`, what a custom schema
+    /// preserves without declaring): maps merged key by key, lists whole.
+    pub fn untyped() -> SchemaNode<'static> {
+        Builtin::new(&ANY, None, false).into()
     }
+}
 
-    fn new(ty: &'static Ty, list: Option<&'static ListExtension>, atomic_map: bool) -> SchemaNode {
+impl From<Builtin> for SchemaNode<'_> {
+    fn from(node: Builtin) -> Self {
+        SchemaNode(Repr::Builtin(node))
+    }
+}
+
+impl<'s> From<CustomNode<'s>> for SchemaNode<'s> {
+    fn from(node: CustomNode<'s>) -> Self {
+        SchemaNode(Repr::Custom(node))
+    }
+}
+
+impl Builtin {
+    fn new(ty: &'static Ty, list: Option<&'static ListExtension>, atomic_map: bool) -> Builtin {
         let id = match ty {
             Ty::Ref(id) => Some(*id),
             _ => None,
@@ -111,7 +187,7 @@ impl SchemaNode {
         id: Option<TypeId>,
         list: Option<&'static ListExtension>,
         atomic_map: bool,
-    ) -> SchemaNode {
+    ) -> Builtin {
         let (shape, definition) = match id {
             Some(id) => {
                 let def = Schemas::get().ty(id);
@@ -120,7 +196,7 @@ impl SchemaNode {
             None => (None, None),
         };
         let atomic_map = atomic_map || id.is_some_and(|id| extensions().atomic_type[id as usize]);
-        SchemaNode {
+        Builtin {
             ty,
             shape,
             id,
@@ -130,7 +206,7 @@ impl SchemaNode {
         }
     }
 
-    pub fn kind(&self) -> NodeKind {
+    fn kind(&self) -> NodeKind {
         match (self.ty, self.shape) {
             (_, Some(Shape::Struct(_))) => NodeKind::Struct,
             (_, Some(Shape::Any)) | (Ty::Any, _) => NodeKind::Untyped,
@@ -141,14 +217,7 @@ impl SchemaNode {
         }
     }
 
-    /// The definition's name, for a struct: `io.k8s.api.core.v1.PodSpec`.
-    pub fn definition(&self) -> Option<&'static str> {
-        self.definition
-    }
-
-    /// The node of a struct's field or a map's value; `None` for a field the struct
-    /// does not have. Untyped values have untyped children.
-    pub fn field(&self, name: &str) -> Option<SchemaNode> {
+    fn member(&self, name: &str) -> Option<(Builtin, bool)> {
         match (self.ty, self.shape) {
             (_, Some(Shape::Struct(fields))) => {
                 let i = fields.binary_search_by(|(f, _)| (*f).cmp(name)).ok()?;
@@ -157,70 +226,36 @@ impl SchemaNode {
                     .id
                     .map(|id| extensions().fields[id as usize][i])
                     .unwrap_or((None, false));
-                Some(Self::new(ty, list, atomic))
+                Some((Self::new(ty, list, atomic), true))
             }
-            (Ty::Map(values), None) => Some(Self::new(values, None, false)),
-            _ if self.kind() == NodeKind::Untyped => Some(Self::untyped()),
+            (Ty::Map(values), None) => Some((Self::new(values, None, false), false)),
+            _ if self.kind() == NodeKind::Untyped => Some((Self::new(&ANY, None, false), false)),
             _ => None,
         }
     }
 
-    /// The node of a list's items.
-    pub fn item(&self) -> SchemaNode {
+    fn item(&self) -> Builtin {
         match self.ty {
             Ty::Array(item) => Self::new(item, None, false),
-            _ => Self::untyped(),
+            _ => Self::new(&ANY, None, false),
         }
     }
 
-    /// `x-kubernetes-map-type: atomic`: the struct or map is replaced whole by apply.
-    pub fn is_atomic_map(&self) -> bool {
-        self.atomic_map
-    }
-
-    /// How apply merges this list (`x-kubernetes-list-type`; atomic when unmarked, as
-    /// upstream treats unmarked lists).
-    pub fn list_type(&self) -> ListType {
-        match self.list {
-            Some(ext) => match ext.list_type {
-                Some("set") => ListType::Set,
-                Some("map") => ListType::Map(ext.list_map_keys),
-                Some(_) => ListType::Atomic,
-                // Marked for patching only: merge keys make it a map for apply too.
-                None => match ext.patch_merge_key {
-                    Some(_) => ListType::Map(std::slice::from_ref(
-                        ext.patch_merge_key.as_ref().expect("matched Some"),
-                    )),
-                    None if ext.patch_strategy.is_some_and(|s| s.contains("merge")) => {
-                        ListType::Set
-                    }
-                    None => ListType::Atomic,
-                },
+    fn list_type(&self) -> ListType<'static> {
+        let Some(ext) = self.list else {
+            return ListType::Atomic;
+        };
+        match ext.list_type {
+            Some("set") => ListType::Set,
+            Some("map") => ListType::Map(MapKeys::Builtin(ext.list_map_keys)),
+            Some(_) => ListType::Atomic,
+            // Marked for patching only: merge keys make it a map for apply too.
+            None => match &ext.patch_merge_key {
+                Some(key) => ListType::Map(MapKeys::Builtin(std::slice::from_ref(key))),
+                None if ext.patch_strategy.is_some_and(|s| s.contains("merge")) => ListType::Set,
+                None => ListType::Atomic,
             },
-            None => ListType::Atomic,
         }
-    }
-
-    /// `x-kubernetes-patch-strategy` contains `merge`: strategic merge patch merges
-    /// this list (by `patch_merge_key`, or as scalars) instead of replacing it.
-    pub fn merges(&self) -> bool {
-        self.strategy_has("merge")
-    }
-
-    /// `x-kubernetes-patch-strategy` contains `retainKeys`.
-    pub fn retains_keys(&self) -> bool {
-        self.strategy_has("retainKeys")
-    }
-
-    /// `x-kubernetes-patch-strategy` is `replace`: strategic merge patch replaces this
-    /// object whole (`PodDisruptionBudgetSpec.selector`).
-    pub fn replaces(&self) -> bool {
-        self.strategy_has("replace")
-    }
-
-    /// `x-kubernetes-patch-merge-key`.
-    pub fn merge_key(&self) -> Option<&'static str> {
-        self.list.and_then(|ext| ext.patch_merge_key)
     }
 
     fn strategy_has(&self, strategy: &str) -> bool {
@@ -230,11 +265,127 @@ impl SchemaNode {
     }
 }
 
+impl<'s> SchemaNode<'s> {
+    pub fn kind(&self) -> NodeKind {
+        match &self.0 {
+            Repr::Builtin(node) => node.kind(),
+            Repr::Custom(node) => node.kind(),
+        }
+    }
+
+    /// The definition's name, for a built-in struct: `io.k8s.api.core.v1.PodSpec`.
+    pub fn definition(&self) -> Option<&'static str> {
+        match &self.0 {
+            Repr::Builtin(node) => node.definition,
+            Repr::Custom(_) => None,
+        }
+    }
+
+    /// The node of a struct's field or a map's value; `None` for a field the struct
+    /// does not have. Untyped values have untyped children.
+    pub fn field(&self, name: &str) -> Option<SchemaNode<'s>> {
+        match &self.0 {
+            Repr::Builtin(node) => node.member(name).map(|(n, _)| n.into()),
+            Repr::Custom(node) => Some(node.member(name).0),
+        }
+    }
+
+    /// [`SchemaNode::field`], and whether the schema declares `name` as a field of its
+    /// own (not a key of a map, nor a field only preserved): upstream's field sets
+    /// name such a field only through what lies below it.
+    pub fn member(&self, name: &str) -> Option<(SchemaNode<'s>, bool)> {
+        match &self.0 {
+            Repr::Builtin(node) => node.member(name).map(|(n, declared)| (n.into(), declared)),
+            Repr::Custom(node) => Some(node.member(name)),
+        }
+    }
+
+    /// The node of a list's items.
+    pub fn item(&self) -> SchemaNode<'s> {
+        match &self.0 {
+            Repr::Builtin(node) => node.item().into(),
+            Repr::Custom(node) => node.item(),
+        }
+    }
+
+    /// `x-kubernetes-map-type: atomic`: the struct or map is replaced whole by apply.
+    pub fn is_atomic_map(&self) -> bool {
+        match &self.0 {
+            Repr::Builtin(node) => node.atomic_map,
+            Repr::Custom(node) => node.is_atomic_map(),
+        }
+    }
+
+    /// How apply merges this list (`x-kubernetes-list-type`; atomic when unmarked, as
+    /// upstream treats unmarked lists).
+    pub fn list_type(&self) -> ListType<'s> {
+        match &self.0 {
+            Repr::Builtin(node) => node.list_type(),
+            Repr::Custom(node) => node.list_type(),
+        }
+    }
+
+    /// The value list map key `key` takes in an item of this list that leaves it out:
+    /// the default the items' schema gives it (upstream fills these in before it
+    /// names an item). Built-in kinds: `protocol`, whose default is `TCP`.
+    pub fn key_default(&self, key: &str) -> Option<Value> {
+        match &self.0 {
+            Repr::Builtin(_) => (key == "protocol").then(|| Value::String("TCP".into())),
+            Repr::Custom(node) => node.key_default(key),
+        }
+    }
+
+    /// A struct of a built-in kind: upstream's Go objects always carry it (empty when
+    /// nothing in it is set), so it is never added or removed itself, only its
+    /// fields. A custom resource's objects are plain JSON: none.
+    pub fn always_carried(&self) -> bool {
+        match &self.0 {
+            Repr::Builtin(node) => node.kind() == NodeKind::Struct,
+            Repr::Custom(_) => false,
+        }
+    }
+
+    /// `x-kubernetes-patch-strategy` contains `merge`: strategic merge patch merges
+    /// this list (by `patch_merge_key`, or as scalars) instead of replacing it.
+    pub fn merges(&self) -> bool {
+        self.builtin_strategy_has("merge")
+    }
+
+    /// `x-kubernetes-patch-strategy` contains `retainKeys`.
+    pub fn retains_keys(&self) -> bool {
+        self.builtin_strategy_has("retainKeys")
+    }
+
+    /// `x-kubernetes-patch-strategy` is `replace`: strategic merge patch replaces this
+    /// object whole (`PodDisruptionBudgetSpec.selector`).
+    pub fn replaces(&self) -> bool {
+        self.builtin_strategy_has("replace")
+    }
+
+    /// `x-kubernetes-patch-merge-key`.
+    pub fn merge_key(&self) -> Option<&'static str> {
+        match &self.0 {
+            Repr::Builtin(node) => node.list.and_then(|ext| ext.patch_merge_key),
+            Repr::Custom(_) => None,
+        }
+    }
+
+    /// Patch strategies are the built-in kinds' alone: strategic merge patch does not
+    /// take custom resources.
+    fn builtin_strategy_has(&self, strategy: &str) -> bool {
+        match &self.0 {
+            Repr::Builtin(node) => node.strategy_has(strategy),
+            Repr::Custom(_) => false,
+        }
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn at(mut node: SchemaNode, path: &[&str]) -> SchemaNode {
+    /// The node at `path` below `node` (`[]`: a list's items).
+    pub(in crate::schema) fn at<'s>(mut node: SchemaNode<'s>, path: &[&str]) -> SchemaNode<'s> {
         for step in path {
             node = if *step == "[]" {
                 node.item()
@@ -254,10 +405,10 @@ mod tests {
         assert_eq!(containers.kind(), NodeKind::List);
         assert!(containers.merges());
         assert_eq!(containers.merge_key(), Some("name"));
-        assert_eq!(containers.list_type(), ListType::Map(&["name"]));
+        assert_eq!(containers.list_type(), ListType::Map(MapKeys::Builtin(&["name"])));
         let ports = at(containers, &["[]", "ports"]);
         assert_eq!(ports.merge_key(), Some("containerPort"));
-        assert_eq!(ports.list_type(), ListType::Map(&["containerPort", "protocol"]));
+        assert_eq!(ports.list_type(), ListType::Map(MapKeys::Builtin(&["containerPort", "protocol"])));
         let args = at(containers, &["[]", "args"]);
         assert_eq!(args.list_type(), ListType::Atomic);
         assert!(!args.merges());

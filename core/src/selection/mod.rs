@@ -36,8 +36,7 @@ use serde_json::{Map, Value};
 /// A field term after conversion: which attribute of the object it compares.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct FieldRequirement {
-    /// The attribute name (see [`table::attribute`]).
-    attribute: &'static str,
+    attribute: table::Attribute,
     operator: FieldOperator,
     value: String,
 }
@@ -97,7 +96,7 @@ impl Selection {
             }
         }
         self.fields.iter().all(|f| {
-            let have = table::attribute(obj, f.attribute);
+            let have = f.attribute.value(obj);
             (have == f.value) == (f.operator == FieldOperator::Equals)
         })
     }
@@ -113,7 +112,7 @@ impl Selection {
     pub fn exact_name(&self) -> Option<&str> {
         self.fields
             .iter()
-            .find(|f| f.attribute == "metadata.name" && f.operator == FieldOperator::Equals)
+            .find(|f| f.attribute == table::Attribute::Named("metadata.name") && f.operator == FieldOperator::Equals)
             .map(|f| f.value.as_str())
     }
 

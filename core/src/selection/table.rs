@@ -18,8 +18,15 @@
 //! Note what upstream does *not* have, and so neither does Apiary: apps/v1
 //! registers no conversion, so replicasets (and statefulsets) reject `status.replicas`
 //! with the default message, although their strategy computes it.
+//!
+//! A custom resource is selectable by `metadata.name`, by `metadata.namespace` when
+//! namespaced, and by each path its CRD version declares in `selectableFields`
+//! ([`DeclaredFields`]; upstream's `crConverter.ConvertFieldLabel` and the custom
+//! resource strategy's `GetAttrs`).
 
+use crate::jsonpath::{Item, JsonPath};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 type Object = Map<String, Value>;
 
@@ -64,6 +71,91 @@ impl SelectableFields {
             .find(|(f, _)| *f == field)
             .map(|(_, attribute)| *attribute)
             .ok_or_else(|| self.rejection.message(field))
+    }
+}
+
+/// What a field selector's term compares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Attribute {
+    /// An attribute [`attribute`] computes, by name.
+    Named(&'static str),
+    /// A custom resource's selectable field: what its declared path finds.
+    Path(Arc<JsonPath>),
+}
+
+impl Attribute {
+    /// The attribute's value in `obj`, as a term compares it.
+    pub fn value(&self, obj: &Object) -> String {
+        match self {
+            Attribute::Named(name) => attribute(obj, name),
+            Attribute::Path(path) => declared_value(path, obj),
+        }
+    }
+}
+
+/// The fields a resource can be selected by.
+#[derive(Clone, Copy, Debug)]
+pub enum FieldLabels<'a> {
+    /// A built-in kind's, fixed.
+    Builtin(&'static SelectableFields),
+    /// A custom resource's.
+    Declared(&'a DeclaredFields),
+}
+
+impl FieldLabels<'_> {
+    /// The attribute `field` selects, or the 400 message.
+    pub fn convert(&self, field: &str) -> Result<Attribute, String> {
+        match self {
+            FieldLabels::Builtin(fields) => fields.convert(field).map(Attribute::Named),
+            FieldLabels::Declared(fields) => fields.convert(field),
+        }
+    }
+}
+
+/// The selectable fields of a custom resource: its metadata's and the paths its CRD
+/// version declares, each read once when the CRD is served.
+#[derive(Debug)]
+pub struct DeclaredFields {
+    namespaced: bool,
+    /// (the field a request names: the path without its leading dot, the path).
+    paths: Vec<(String, Arc<JsonPath>)>,
+}
+
+impl DeclaredFields {
+    /// The fields of a resource (`namespaced` or not) whose CRD version declares
+    /// `paths` (`selectableFields[*].jsonPath`, such as `.spec.color`).
+    pub fn new<'p>(namespaced: bool, paths: impl IntoIterator<Item = &'p str>) -> DeclaredFields {
+        let paths = paths
+            .into_iter()
+            .map(|path| {
+                // A path that does not parse (the CRD's validation refuses one) reads "".
+                let parsed = JsonPath::of_path(path).unwrap_or_default();
+                (path.strip_prefix('.').unwrap_or(path).to_owned(), Arc::new(parsed))
+            })
+            .collect();
+        DeclaredFields { namespaced, paths }
+    }
+
+    fn convert(&self, field: &str) -> Result<Attribute, String> {
+        match field {
+            "metadata.name" => Ok(Attribute::Named(NAME.1)),
+            "metadata.namespace" if self.namespaced => Ok(Attribute::Named(NAMESPACE.1)),
+            _ => self
+                .paths
+                .iter()
+                .find(|(name, _)| name == field)
+                .map(|(_, path)| Attribute::Path(Arc::clone(path)))
+                .ok_or_else(|| Rejection::NotSupported.message(field)),
+        }
+    }
+}
+
+/// A declared field's value: the first thing its path finds, as `fmt.Sprint` prints
+/// it; "" when it finds nothing or null.
+fn declared_value(path: &JsonPath, obj: &Object) -> String {
+    match path.first_in(obj) {
+        None | Some(Item::Json(Value::Null)) => String::new(),
+        Some(found) => found.sprint(),
     }
 }
 

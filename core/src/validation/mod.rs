@@ -1,6 +1,9 @@
 //! Validation of what clients send, with field errors worded as kube-apiserver words them.
 
 pub mod names;
+mod path;
+
+pub use path::FieldPath;
 
 use std::fmt;
 
@@ -13,10 +16,11 @@ pub enum ErrorKind {
     TooLong,
     Duplicate,
     NotSupported,
-    /// A list (or object) with more items than allowed.
     TooMany,
-    /// A value of the wrong type for its schema (printed as an invalid value).
+    /// A value of the wrong JSON type (kube-openapi's schema validator).
     TypeInvalid,
+    /// Something went wrong that is not the client's fault.
+    Internal,
 }
 
 impl ErrorKind {
@@ -30,6 +34,7 @@ impl ErrorKind {
             Self::NotSupported => "Unsupported value",
             Self::TooMany => "Too many",
             Self::TypeInvalid => "Invalid value",
+            Self::Internal => "Internal error",
         }
     }
 
@@ -44,6 +49,7 @@ impl ErrorKind {
             Self::NotSupported => "FieldValueNotSupported",
             Self::TooMany => "FieldValueTooMany",
             Self::TypeInvalid => "FieldValueTypeInvalid",
+            Self::Internal => "InternalError",
         }
     }
 }
@@ -74,6 +80,15 @@ impl FieldError {
         Self::without_value(field, ErrorKind::Invalid, format!("{value}: {detail}"))
     }
 
+    /// An Invalid error about any JSON value, printed as upstream prints it: a string
+    /// quoted, anything else as Go's JSON.
+    pub fn invalid_json(field: &str, value: &serde_json::Value, detail: impl Into<String>) -> FieldError {
+        match value {
+            serde_json::Value::String(s) => Self::invalid(field, s, detail),
+            other => Self::invalid_unquoted(field, &go_json(other), &detail.into()),
+        }
+    }
+
     pub fn required(field: &str, detail: impl Into<String>) -> FieldError {
         Self::without_value(field, ErrorKind::Required, detail)
     }
@@ -95,6 +110,32 @@ impl FieldError {
             (None, detail) => detail.to_owned(),
         };
         Self::without_value(field, kind, detail)
+    }
+
+    /// A value outside a fixed set, listing the set as Go's `field.NotSupported` does.
+    pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> FieldError {
+        let listed: Vec<String> = supported.iter().map(|s| quoted(s)).collect();
+        FieldError {
+            field: field.to_owned(),
+            kind: ErrorKind::NotSupported,
+            value: Some(value.to_owned()),
+            detail: format!("supported values: {}", listed.join(", ")),
+        }
+    }
+
+    /// A value given twice.
+    pub fn duplicate(field: &str, value: &str) -> FieldError {
+        FieldError {
+            field: field.to_owned(),
+            kind: ErrorKind::Duplicate,
+            value: Some(value.to_owned()),
+            detail: String::new(),
+        }
+    }
+
+    /// A list with more than `max` items (`actual` of them).
+    pub fn too_many(field: &str, actual: usize, max: usize) -> FieldError {
+        Self::without_value(field, ErrorKind::TooMany, format!("{actual}: must have at most {max} items"))
     }
 
     fn without_value(field: &str, kind: ErrorKind, detail: impl Into<String>) -> FieldError {
@@ -129,4 +170,61 @@ impl fmt::Display for FieldError {
 /// A string quoted as Go's `%q` quotes it (close enough for names and labels).
 pub fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+/// A JSON value as Go's `json.Marshal` writes the `interface{}` apimachinery decoded
+/// it into: keys sorted, `<`, `>` and `&` escaped, whole numbers without a fraction.
+/// Upstream prints invalid values that are not strings this way.
+pub fn go_json(v: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_go_json(&mut out, v);
+    out
+}
+
+fn write_go_json(out: &mut String, v: &serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e18 => out.push_str(&format!("{}", f as i64)),
+            _ => out.push_str(&n.to_string()),
+        },
+        Value::String(s) => out.push_str(&go_json_string(s)),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_go_json(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&go_json_string(k));
+                out.push(':');
+                write_go_json(out, &map[k]);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A string as Go's `json.Marshal` quotes it (HTML-safe).
+pub fn go_json_string(s: &str) -> String {
+    let quoted = serde_json::to_string(s).unwrap_or_default();
+    quoted
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }

@@ -201,6 +201,17 @@ pub fn create_concurrently(
     prefix: &str,
     stop: impl Fn(Instant, usize) -> bool + Clone + Send + 'static,
 ) -> usize {
+    create_concurrently_with(server, pki, prefix, create_request, stop)
+}
+
+/// [`create_concurrently`] with the create request `make` makes for each name.
+pub fn create_concurrently_with(
+    server: &Server,
+    pki: &Path,
+    prefix: &str,
+    make: fn(&str) -> Vec<u8>,
+    stop: impl Fn(Instant, usize) -> bool + Clone + Send + 'static,
+) -> usize {
     let config = tls_config(pki);
     smol::block_on(async {
         let created = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -218,8 +229,9 @@ pub fn create_concurrently(
                         if stop(begin, done) {
                             break;
                         }
-                        let request = create_request(&format!("{prefix}-{c}-{i}"));
-                        assert_eq!(round_trip(&mut stream, &request, &mut buf).await, 201);
+                        let request = make(&format!("{prefix}-{c}-{i}"));
+                        let status = round_trip(&mut stream, &request, &mut buf).await;
+                        assert_eq!(status, 201, "{}", String::from_utf8_lossy(&buf));
                         created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                 })

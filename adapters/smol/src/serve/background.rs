@@ -8,8 +8,9 @@ use apiary_core::storage::Storage;
 use smol::Timer;
 use std::time::{Duration, Instant};
 
-/// How often the built-in controllers look whether the caches they read changed.
-const CONTROLLER_LOOK_INTERVAL: Duration = Duration::from_millis(50);
+/// How often the built-in controllers look whether the caches they read changed: a
+/// CRD is established and served within about one look.
+const CONTROLLER_LOOK_INTERVAL: Duration = Duration::from_millis(10);
 /// How often an outside storage backend is probed for /readyz.
 const STORAGE_PROBE_INTERVAL: Duration = Duration::from_secs(1);
 /// How long a probe may take before the backend counts as down.

@@ -71,7 +71,7 @@ pub(super) fn retain_keys(original: &mut Object, patch: &mut Object) -> Result<(
 pub(super) fn set_element_orders(
     original: &mut Object,
     patch: &mut Object,
-    schema: SchemaNode,
+    schema: SchemaNode<'static>,
 ) -> Result<(), PatchError> {
     let keys: Vec<String> = patch
         .keys()

@@ -1,7 +1,7 @@
 use super::*;
 use serde_json::json;
 
-fn kind(name: &str) -> SchemaNode {
+fn kind(name: &str) -> SchemaNode<'static> {
     let (group, version) = match name {
         "Deployment" | "ControllerRevision" => ("apps", "v1"),
         "CustomResourceDefinition" => ("apiextensions.k8s.io", "v1"),
