@@ -151,13 +151,7 @@ impl ApiError {
 
     /// 422 Invalid, listing every field error.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: Vec<crate::validation::FieldError>) -> ApiError {
-        // Each message once, as apimachinery's aggregate error lists them.
-        let mut seen = std::collections::HashSet::new();
-        let messages: Vec<String> = errors.iter().map(|e| e.to_string()).filter(|m| seen.insert(m.clone())).collect();
-        let listed = match messages.as_slice() {
-            [one] => one.clone(),
-            many => format!("[{}]", many.join(", ")),
-        };
+        let listed = crate::validation::aggregate(&errors);
         let causes = errors
             .iter()
             .map(|e| Cause {

@@ -283,3 +283,42 @@ fn a_crd_whose_rule_does_not_compile_is_refused() {
     assert!(cause["message"].as_str().unwrap().contains("compilation failed: ERROR: <input>:1:5: undefined field 'colour'"), "{cause}");
     assert_eq!(send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).status, 404);
 }
+
+/// A CRD stored by an older server with a schema that is not structural (apiextensions
+/// v1 refuses to write one) gets upstream's `NonStructuralSchema` condition, naming
+/// each violation; the condition goes once the schema is fixed.
+#[test]
+fn a_stored_crd_with_a_non_structural_schema_says_so() {
+    use apiary_core::storage::{StorageOp, StorageOutput};
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    assert_eq!(send(&h, "POST", CRDS, Some(&crd())).status, 201);
+    let key = "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com";
+    let rewrite = |schema: Value| {
+        let Ok(StorageOutput::Got { kv: Some(kv), .. }) = h.store.apply(StorageOp::Get { key: key.into() }) else {
+            panic!("the CRD is stored under {key}");
+        };
+        let mut stored: Value = serde_json::from_slice(&kv.value).unwrap();
+        stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = schema;
+        let op = StorageOp::Update { key: key.into(), value: stored.to_string().into(), expected_revision: kv.mod_revision };
+        assert!(h.store.apply(op).is_ok());
+        h.reflect();
+    };
+    let condition = || {
+        let crd = send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).json();
+        crd["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "NonStructuralSchema").cloned()
+    };
+    assert_eq!(condition(), None);
+
+    rewrite(json!({"type": "object", "properties": {"spec": {"properties": {"size": {"type": "integer"}}}, "status": {}}}));
+    let c = condition().expect("the condition is set");
+    assert_eq!(c["status"], "True");
+    assert_eq!(c["reason"], "Violations");
+    assert_eq!(
+        c["message"],
+        "[spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields, \
+         spec.versions[0].schema.openAPIV3Schema.properties[status].type: Required value: must not be empty for specified object fields]"
+    );
+
+    rewrite(json!({"type": "object", "properties": {"spec": {"type": "object"}}}));
+    assert_eq!(condition(), None);
+}

@@ -8,7 +8,8 @@
 use crate::registry::{NameRule, Resource, Subresource};
 use crate::resources::customresources::{Crd, CustomResources};
 use crate::resources::SharedStrategy;
-use crate::schema::ResourceSchema;
+use crate::schema::{structural, ResourceSchema};
+use crate::validation::{FieldError, FieldPath};
 use serde_json::{json, Value};
 
 const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -264,6 +265,13 @@ pub(crate) fn decide(crd: &Value, taken: &Taken, now: &str) -> Decision {
         };
         set_condition(&mut conditions, c, now);
     }
+    match non_structural(crd) {
+        Some((reason, message)) => {
+            let c = Condition { kind: "NonStructuralSchema", status: "True", reason, message: &message };
+            set_condition(&mut conditions, c, now);
+        }
+        None => conditions.retain(|c| c["type"] != "NonStructuralSchema"),
+    }
     let storage = crd
         .pointer("/spec/versions")
         .and_then(Value::as_array)
@@ -282,6 +290,31 @@ pub(crate) fn decide(crd: &Value, taken: &Taken, now: &str) -> Decision {
     status.insert("acceptedNames".into(), names.clone());
     status.insert("storedVersions".into(), json!(stored));
     Decision { status: Value::Object(status), served_as }
+}
+
+/// Why a CRD's schemas are not structural, as upstream's nonstructuralschema controller
+/// words its condition (reason and message); `None` when they all are. apiextensions
+/// v1 refuses such a CRD, so only one stored by an older server can have it.
+fn non_structural(crd: &Value) -> Option<(&'static str, String)> {
+    let mut errors = Vec::new();
+    if crd.pointer("/spec/preserveUnknownFields") == Some(&Value::Bool(true)) {
+        errors.push(FieldError::invalid_unquoted("spec.preserveUnknownFields", "true", "must be false"));
+    }
+    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    for (i, version) in versions.iter().enumerate() {
+        let Some(schema) = version.pointer("/schema/openAPIV3Schema") else {
+            continue;
+        };
+        let path = FieldPath::new("spec").child("versions").index(i).child("schema").child("openAPIV3Schema");
+        match structural::violations_at(&path, schema) {
+            Ok(found) => errors.extend(found),
+            Err(e) => {
+                let message = format!("failed to check validation schema for version {}: {e}", text(version, "/name"));
+                return Some(("StructuralError", message));
+            }
+        }
+    }
+    (!errors.is_empty()).then(|| ("Violations", crate::validation::aggregate(&errors)))
 }
 
 /// What the cleanup of a CRD being deleted wants next.

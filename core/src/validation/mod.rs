@@ -167,6 +167,17 @@ impl fmt::Display for FieldError {
     }
 }
 
+/// Field errors as apimachinery's aggregate error prints them: one alone, several in
+/// brackets, each message once.
+pub fn aggregate(errors: &[FieldError]) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let messages: Vec<String> = errors.iter().map(ToString::to_string).filter(|m| seen.insert(m.clone())).collect();
+    match messages.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
 /// A string quoted as Go's `%q` quotes it (close enough for names and labels).
 pub fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))

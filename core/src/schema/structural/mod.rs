@@ -252,13 +252,15 @@ fn nested(schema: &Value) -> Result<Nested, NotStructural> {
     Ok(n)
 }
 
-/// Why `schema` is not structural: empty when it is. This is what upstream's
-/// `NonStructuralSchema` condition lists for a stored CRD (paths from the schema root).
+/// Why `schema` is not structural: empty when it is (paths from the schema root).
 pub(crate) fn violations(schema: &Value) -> Vec<FieldError> {
-    match Structural::from_json(schema) {
-        Ok(s) => rules::validate(&FieldPath::default(), &s),
-        Err(reason) => vec![FieldError::invalid("", "", reason)],
-    }
+    violations_at(&FieldPath::default(), schema).unwrap_or_else(|reason| vec![FieldError::invalid("", "", reason)])
+}
+
+/// Why `schema`, found at `path`, is not structural; `Err` when it cannot even be read
+/// as one. Upstream's `NonStructuralSchema` condition lists these for a stored CRD.
+pub(crate) fn violations_at(path: &FieldPath, schema: &Value) -> Result<Vec<FieldError>, String> {
+    Structural::from_json(schema).map(|s| rules::validate(path, &s))
 }
 
 /// Whether `schema` is structural.
