@@ -10,6 +10,7 @@
 //! selector, the embedded resources' metadata, then the uniqueness of `set` and `map`
 //! lists (on an update, only when the stored object had no duplicates).
 
+pub mod conversion_review;
 mod printer_columns;
 
 pub use printer_columns::PrinterColumns;
