@@ -206,4 +206,15 @@ pub trait WatchResponse: Send {
     fn on_error(&mut self, error: StorageError) -> Bytes;
     /// A BOOKMARK frame carrying the newest revision the client has seen.
     fn bookmark(&mut self) -> Option<Bytes>;
+    /// The outbound call the last event needs before its frame can be written (a
+    /// conversion webhook's): make it, feed its outcome to
+    /// [`WatchResponse::call_done`], and only then the next event.
+    fn take_call(&mut self) -> Option<Outbound> {
+        None
+    }
+    /// The outcome of the call [`WatchResponse::take_call`] asked for, at `now`: the
+    /// frame of the event that waited for it, if any.
+    fn call_done(&mut self, _outcome: CallOutcome, _now: SystemTime) -> Option<Bytes> {
+        None
+    }
 }

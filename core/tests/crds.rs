@@ -232,19 +232,6 @@ fn openapi_v3_shows_the_subresources_and_schema_of_a_custom_resource() {
     assert_eq!(schema["properties"]["status"]["properties"]["replicas"]["type"], "integer");
 }
 
-#[test]
-fn of_a_crd_converted_by_webhook_only_the_storage_version_is_served_for_now() {
-    let h = Harness::new(Config::default(), MemoryStore::new());
-    let mut two = two_versions();
-    two["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
-        "conversionReviewVersions": ["v1"],
-        "clientConfig": {"url": "https://127.0.0.1:1/convert"}}});
-    let created = send(&h, "POST", CRDS, Some(&two));
-    assert_eq!(created.status, 201, "{}", String::from_utf8_lossy(&created.body));
-    assert_eq!(send(&h, "GET", WIDGETS, None).status, 200);
-    assert_eq!(send(&h, "GET", "/apis/example.com/v2/namespaces/default/widgets", None).status, 404);
-}
-
 fn with_rules(rules: Value) -> Value {
     let mut crd = crd();
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = rules;

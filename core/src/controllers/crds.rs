@@ -157,13 +157,11 @@ pub(crate) fn resources_of(crd: &Value, names: &Value) -> Vec<Resource> {
         versions: versions.len(),
         terminating: crd.pointer("/metadata/deletionTimestamp").is_some(),
         namespaced,
+        conversion: crd.pointer("/spec/conversion").unwrap_or(&Value::Null),
     };
     versions
         .iter()
         .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(false))
-        // Conversion webhooks are not called yet: of a CRD that needs one only the
-        // storage version is served, rather than objects converted wrongly.
-        .filter(|v| text(crd, "/spec/conversion/strategy") != "Webhook" || text(v, "/name") == storage_version)
         .map(|v| (v, CustomResources::new(v, &of)))
         .map(|(v, strategy)| Resource {
             group: group.to_owned(),

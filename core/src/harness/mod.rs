@@ -471,7 +471,8 @@ impl<S: SyncStorage> Harness<S> {
                 for frame in stream.take_initial() {
                     out.extend_from_slice(&connection.encode_chunk(&frame));
                 }
-                watch_frames(&self.store, source, &mut *stream, self.epoch + self.clock.get(), |frame| {
+                let calls = self.calls.borrow();
+                watch_frames(&self.store, source, &mut *stream, self.epoch + self.clock.get(), &*calls, |frame| {
                     out.extend_from_slice(&connection.encode_chunk(&frame))
                 });
                 out.extend_from_slice(&connection.encode_stream_end());
@@ -493,13 +494,17 @@ pub fn watch_frames<S: SyncStorage>(
     source: WatchSource,
     stream: &mut dyn WatchResponse,
     now: SystemTime,
+    calls: &dyn Fn(&Outbound) -> CallOutcome,
     mut write: impl FnMut(Bytes),
 ) {
     match source {
         WatchSource::Cache(subscription) => {
             while let Some(item) = subscription.try_next() {
                 match item {
-                    Ok(event) => stream.on_cached(&event, now).into_iter().for_each(&mut write),
+                    Ok(event) => {
+                        let frame = stream.on_cached(&event, now);
+                        after_call(stream, frame, now, calls).into_iter().for_each(&mut write)
+                    }
                     Err(e) => write(stream.on_error(e)),
                 }
                 if stream.is_done() {
@@ -510,7 +515,8 @@ pub fn watch_frames<S: SyncStorage>(
         WatchSource::Backend { prefix, after } => match store.watch_now(&prefix, after) {
             Ok(mut events) => {
                 while let Some(event) = events.next_now() {
-                    stream.on_event(event, now).into_iter().for_each(&mut write);
+                    let frame = stream.on_event(event, now);
+                    after_call(stream, frame, now, calls).into_iter().for_each(&mut write);
                     if stream.is_done() {
                         break;
                     }
@@ -518,5 +524,18 @@ pub fn watch_frames<S: SyncStorage>(
             }
             Err(e) => write(stream.on_error(e)),
         },
+    }
+}
+
+/// `frame`, unless the watch asked for a call first: then what its answer gives.
+fn after_call(
+    stream: &mut dyn WatchResponse,
+    frame: Option<Bytes>,
+    now: SystemTime,
+    calls: &dyn Fn(&Outbound) -> CallOutcome,
+) -> Option<Bytes> {
+    match stream.take_call() {
+        Some(outbound) => stream.call_done(calls(&outbound), now),
+        None => frame,
     }
 }

@@ -11,8 +11,10 @@
 //! lists (on an update, only when the stored object had no duplicates).
 
 pub mod conversion_review;
+mod conversion_webhook;
 mod printer_columns;
 
+pub use conversion_webhook::{ConversionWebhook, Endpoints};
 pub use printer_columns::PrinterColumns;
 
 use super::{Columns, Handler, Strategy};
@@ -46,6 +48,8 @@ pub struct CustomResources {
     /// The apiVersion of this version's objects, and of those storage keeps, when the
     /// CRD has other versions than this one (objects are then shown converted).
     versions: Option<(String, String)>,
+    /// The CRD's conversion webhook, when it has one and other versions.
+    webhook: Option<Arc<ConversionWebhook>>,
     /// The version's `subresources.scale`, when it serves one.
     scale: Option<ScalePaths>,
     /// The version's `schema.openAPIV3Schema`, compiled.
@@ -70,6 +74,8 @@ pub struct Crd<'a> {
     pub terminating: bool,
     /// Whether its objects live in namespaces.
     pub namespaced: bool,
+    /// Its `spec.conversion` (null when absent).
+    pub conversion: &'a Value,
 }
 
 /// Where the `scale` subresource of a custom resource reads and writes its object
@@ -97,6 +103,12 @@ impl CustomResources {
         let schema = StructuralSchema::compile(&Self::openapi_v3(version));
         let name = version.get("name").and_then(Value::as_str).unwrap_or("");
         let versions = (of.versions > 1).then(|| (format!("{}/{name}", of.group), format!("{}/{}", of.group, of.storage_version)));
+        // A webhook converts around storage instead (`rest::conversion`).
+        let webhook = versions
+            .clone()
+            .and_then(|(served, stored)| ConversionWebhook::of(of.conversion, served, stored))
+            .map(Arc::new);
+        let versions = if webhook.is_some() { None } else { versions };
         // All the strategy is made from: a CRD that changes any of it (starts
         // terminating, moves its storage version, adds a version) changes its resources.
         let definition = json!({
@@ -106,6 +118,7 @@ impl CustomResources {
             "versions": of.versions,
             "terminating": terminating,
             "namespaced": of.namespaced,
+            "conversion": of.conversion,
         });
         let selectable = version.get("selectableFields").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         let paths = selectable.iter().filter_map(|f| f.get("jsonPath").and_then(Value::as_str));
@@ -113,6 +126,7 @@ impl CustomResources {
             definition,
             terminating,
             versions,
+            webhook,
             status: subresources.and_then(|s| s.get("status")).is_some(),
             scale,
             schema: Arc::new(schema),
@@ -276,7 +290,11 @@ impl Strategy for CustomResources {
     /// Objects of a CRD with several versions may be stored in another: they are
     /// converted, which (with `conversion.strategy: None`) renames their apiVersion.
     fn transforms_reads(&self) -> bool {
-        self.versions.is_some()
+        self.versions.is_some() || self.webhook.is_some()
+    }
+
+    fn conversion_webhook(&self) -> Option<&ConversionWebhook> {
+        self.webhook.as_deref()
     }
 
     fn read_stored(&self, obj: &mut Object) {

@@ -150,6 +150,12 @@ pub trait Strategy: Send + Sync + 'static {
         false
     }
 
+    /// The webhook that converts this resource's objects to and from the version
+    /// storage keeps, around every storage operation (`rest::conversion`).
+    fn conversion_webhook(&self) -> Option<&customresources::ConversionWebhook> {
+        None
+    }
+
     /// Make an object read from storage what this resource serves (a custom resource
     /// stored in another version is shown in this one).
     fn read_stored(&self, _obj: &mut Object) {}

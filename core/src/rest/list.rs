@@ -144,6 +144,10 @@ pub(super) fn list(scope: Scope) -> Step {
 /// otherwise hand the request back for storage.
 fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Listing)>> {
     use super::read_at::ReadAt;
+    if scope.resource().strategy.conversion_webhook().is_some() {
+        // The cache holds the storage version; storage's answers are converted.
+        return Err(Box::new((scope, listing)));
+    }
     let at_least = match listing.read_at {
         ReadAt::Any => 0,
         ReadAt::NotOlderThan(n) => n,

@@ -227,6 +227,9 @@ impl Scope {
         op: StorageOp,
         next: impl FnOnce(Scope, Completion) -> Step + Send + 'static,
     ) -> Step {
+        if self.resource().strategy.conversion_webhook().is_some() {
+            return super::conversion::around_storage(self, op, Box::new(next));
+        }
         Step::storage(op, move |done| next(self, done))
     }
 

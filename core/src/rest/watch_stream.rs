@@ -10,7 +10,8 @@
 
 use super::object::{self, Object};
 use super::scope::Scope;
-use crate::effect::WatchResponse;
+use crate::effect::{CallOutcome, Outbound, WatchResponse};
+use crate::resources::customresources::conversion_review::Review;
 use crate::negotiation::Shape;
 use crate::watch::{encode_frame, spliced_frame, EventType};
 use crate::selection::Selection;
@@ -40,6 +41,16 @@ pub struct WatchStream {
     timeout: Duration,
     bookmarks: bool,
     done: bool,
+    /// An event waiting for its conversion webhook's answer, and the call to make.
+    converting: Option<(Converting, Option<Outbound>)>,
+}
+
+/// An event of a resource with a conversion webhook, sent for conversion to the served
+/// version: its objects (new, then the previous one) come back in the review's answer.
+#[derive(Debug)]
+struct Converting {
+    review: Review,
+    event: WatchEvent,
 }
 
 impl WatchStream {
@@ -60,6 +71,7 @@ impl WatchStream {
             timeout,
             bookmarks,
             done: false,
+            converting: None,
         }
     }
 
@@ -177,39 +189,10 @@ impl WatchResponse for WatchStream {
                 return Some(frame);
             }
         }
-        // The object as of this event, and (for an update) as it was before, both at
-        // this event's revision.
-        let decoded = match &event {
-            WatchEvent::Put { kv, prev } => decode(&self.scope, kv, kv.mod_revision).and_then(|new| {
-                let old = match prev {
-                    Some(p) => Some(decode(&self.scope, p, kv.mod_revision)?),
-                    None => None,
-                };
-                Ok((new, old))
-            }),
-            WatchEvent::Delete { prev, revision } => decode(&self.scope, prev, *revision).map(|old| (old, None)),
-        };
-        let (obj, old) = match decoded {
-            Ok(pair) => pair,
-            Err(e) => return Some(self.error_frame(&ApiError::internal(e))),
-        };
-        let matches = self.selection.matches(&obj);
-        let (kind, shown) = match (&event, old) {
-            (WatchEvent::Delete { .. }, _) if matches => (EventType::Deleted, obj),
-            (WatchEvent::Delete { .. }, _) => return None,
-            (_, None) if matches => (EventType::Added, obj),
-            (_, None) => return None,
-            (_, Some(old)) => match (self.selection.matches(&old), matches) {
-                (true, true) => (EventType::Modified, obj),
-                (false, true) => (EventType::Added, obj),
-                // It left the selection: the client sees its last matching state go,
-                // at this event's revision.
-                (true, false) => (EventType::Deleted, old),
-                (false, false) => return None,
-            },
-        };
-        self.scope.inputs.now = now;
-        Some(self.frame(kind, &shown))
+        if self.scope.resource().strategy.conversion_webhook().is_some() {
+            return self.convert(event, now);
+        }
+        self.event_frame(event, now)
     }
 
     /// A cache event, observed at `now`: its shared frame when this watch can use it.
@@ -247,6 +230,113 @@ impl WatchResponse for WatchStream {
     /// A BOOKMARK frame carrying the newest revision the client has seen.
     fn bookmark(&mut self) -> Option<Bytes> {
         (self.bookmarks && !self.done).then(|| self.bookmark_frame(false))
+    }
+
+    fn take_call(&mut self) -> Option<Outbound> {
+        self.converting.as_mut().and_then(|(_, call)| call.take())
+    }
+
+    fn call_done(&mut self, outcome: CallOutcome, now: SystemTime) -> Option<Bytes> {
+        let (Converting { review, event }, _) = self.converting.take()?;
+        self.converted(event, review.outcome(outcome), now)
+    }
+}
+
+impl WatchStream {
+    /// The frame of an event whose objects are in the served version.
+    fn event_frame(&mut self, event: WatchEvent, now: SystemTime) -> Option<Bytes> {
+        // The object as of this event, and (for an update) as it was before, both at
+        // this event's revision.
+        let decoded = match &event {
+            WatchEvent::Put { kv, prev } => decode(&self.scope, kv, kv.mod_revision).and_then(|new| {
+                let old = match prev {
+                    Some(p) => Some(decode(&self.scope, p, kv.mod_revision)?),
+                    None => None,
+                };
+                Ok((new, old))
+            }),
+            WatchEvent::Delete { prev, revision } => decode(&self.scope, prev, *revision).map(|old| (old, None)),
+        };
+        let (obj, old) = match decoded {
+            Ok(pair) => pair,
+            Err(e) => return Some(self.error_frame(&ApiError::internal(e))),
+        };
+        let matches = self.selection.matches(&obj);
+        let (kind, shown) = match (&event, old) {
+            (WatchEvent::Delete { .. }, _) if matches => (EventType::Deleted, obj),
+            (WatchEvent::Delete { .. }, _) => return None,
+            (_, None) if matches => (EventType::Added, obj),
+            (_, None) => return None,
+            (_, Some(old)) => match (self.selection.matches(&old), matches) {
+                (true, true) => (EventType::Modified, obj),
+                (false, true) => (EventType::Added, obj),
+                // It left the selection: the client sees its last matching state go,
+                // at this event's revision.
+                (true, false) => (EventType::Deleted, old),
+                (false, false) => return None,
+            },
+        };
+        self.scope.inputs.now = now;
+        Some(self.frame(kind, &shown))
+    }
+
+    /// Convert an event's objects to the served version through the resource's webhook:
+    /// at once when they are in it already, else once the call is answered.
+    fn convert(&mut self, event: WatchEvent, now: SystemTime) -> Option<Bytes> {
+        let objects: Result<Vec<Value>, String> = event_values(&event)
+            .into_iter()
+            .map(|v| serde_json::from_slice::<Value>(v).map_err(|e| e.to_string()))
+            .collect();
+        let objects = match objects {
+            Ok(objects) => objects,
+            Err(e) => return Some(self.error_frame(&ApiError::internal(e))),
+        };
+        let hook = self.scope.resource().strategy.conversion_webhook()?;
+        let desired = hook.served.clone();
+        let list = json!({"apiVersion": hook.stored, "kind": format!("{}List", self.scope.resource().kind), "metadata": {}, "items": objects});
+        match super::conversion::convert(&self.scope, list, &desired, 2) {
+            Err(e) => Some(self.error_frame(&ApiError::internal(e))),
+            Ok(Ok(converted)) => self.converted(event, Ok(converted), now),
+            Ok(Err((review, outbound))) => {
+                self.converting = Some((Converting { review, event }, Some(outbound)));
+                None
+            }
+        }
+    }
+
+    /// The frame of `event` with its objects as converted; an ERROR frame (and the
+    /// end of the watch) when conversion failed.
+    fn converted(&mut self, mut event: WatchEvent, converted: Result<Value, String>, now: SystemTime) -> Option<Bytes> {
+        let items = match converted {
+            Ok(mut list) => match list.get_mut("items").map(Value::take) {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            },
+            Err(e) => {
+                let frame = self.error_frame(&ApiError::internal(e));
+                self.done = true;
+                return Some(frame);
+            }
+        };
+        for (value, object) in event_values_mut(&mut event).into_iter().zip(items) {
+            *value = serde_json::to_vec(&object).unwrap_or_default().into();
+        }
+        self.event_frame(event, now)
+    }
+}
+
+/// The stored objects of an event: the new one, then the one before.
+fn event_values(event: &WatchEvent) -> Vec<&Bytes> {
+    match event {
+        WatchEvent::Put { kv, prev } => std::iter::once(kv).chain(prev).map(|kv| &kv.value).collect(),
+        WatchEvent::Delete { prev, .. } => vec![&prev.value],
+    }
+}
+
+fn event_values_mut(event: &mut WatchEvent) -> Vec<&mut Bytes> {
+    match event {
+        WatchEvent::Put { kv, prev } => std::iter::once(kv).chain(prev.iter_mut()).map(|kv| &mut kv.value).collect(),
+        WatchEvent::Delete { prev, .. } => vec![&mut prev.value],
     }
 }
 

@@ -128,7 +128,10 @@ impl Harness {
             body.extend_from_slice(&frame);
         }
         let now = UNIX_EPOCH + Duration::from_secs(self.clock.get());
-        apiary_core::harness::watch_frames(&self.store, source, &mut *stream, now, |frame| {
+        let no_calls = |_: &apiary_core::effect::Outbound| {
+            Err(apiary_core::effect::CallError::Unreachable("the harness answers no outbound request".into()))
+        };
+        apiary_core::harness::watch_frames(&self.store, source, &mut *stream, now, &no_calls, |frame| {
             body.extend_from_slice(&frame)
         });
         Reply {

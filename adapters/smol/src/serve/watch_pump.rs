@@ -8,6 +8,7 @@ use apiary_core::WatchSource;
 use smol::future::{self, FutureExt as _};
 use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use smol::Timer;
+use bytes::Bytes;
 use std::io;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -115,7 +116,10 @@ impl<S: Storage> Apiary<S> {
                 }
             };
             let frame = match event.or(expired).or(ending).or(bookmark).or(read).await {
-                Wake::Event(Some(event)) => watch.on_event(event, SystemTime::now()),
+                Wake::Event(Some(event)) => {
+                    let frame = watch.on_event(event, SystemTime::now());
+                    after_call(&mut *watch, frame).await
+                }
                 Wake::Cached(first) => {
                     // Write what has piled up in one go: one TLS record and one flush
                     // for a burst of events, not one per event.
@@ -127,7 +131,10 @@ impl<S: Storage> Apiary<S> {
                     let mut next = Some(first);
                     while let Some(item) = next.take() {
                         let frame = match item {
-                            Ok(event) => watch.on_cached(&event, now),
+                            Ok(event) => {
+                                let frame = watch.on_cached(&event, now);
+                                after_call(&mut *watch, frame).await
+                            }
                             Err(e) => Some(watch.on_error(e)),
                         };
                         if let Some(frame) = frame {
@@ -164,5 +171,18 @@ impl<S: Storage> Apiary<S> {
         }
         stream.write_all(&codec.encode_stream_end()).await?;
         stream.flush().await
+    }
+}
+
+/// `frame`, unless the watch needs an outbound call before it can write the event it
+/// was given (a conversion webhook's): then the frame the call's outcome gives. Events
+/// wait meanwhile, so they keep their order.
+async fn after_call(watch: &mut dyn WatchResponse, frame: Option<Bytes>) -> Option<Bytes> {
+    match watch.take_call() {
+        Some(outbound) => {
+            let outcome = crate::outbound::shared().call(outbound).await;
+            watch.call_done(outcome, SystemTime::now())
+        }
+        None => frame,
     }
 }

@@ -85,6 +85,23 @@ pub fn convert(input: Value, desired: &str, review_versions: &[String], uid: &st
 }
 
 impl Review {
+    /// The input's group, version and kind as the errors name them.
+    pub fn of(&self) -> &str {
+        &self.of
+    }
+
+    /// The outcome of the call that sent the review, read as [`Review::answer`] reads
+    /// an answer; no answer at all is upstream's "failed" too.
+    pub fn outcome(self, outcome: crate::effect::CallOutcome) -> Result<Value, String> {
+        match outcome {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                self.answer(status, response.body())
+            }
+            Err(e) => Err(format!("conversion webhook for {} failed: {e}", self.of)),
+        }
+    }
+
     /// The webhook's answer (its status code and body) made into the converted object
     /// or list, or upstream's error.
     pub fn answer(self, status: u16, body: &[u8]) -> Result<Value, String> {
