@@ -294,3 +294,12 @@ pub fn send_signal(pid: u32, name: &str) {
         .expect("kill runs");
     assert!(sent.success(), "kill -{name} {pid} failed");
 }
+
+/// The CRD `widgets.example.com` (namespaced, one version `v1` served and stored) whose
+/// objects' `spec` follows `spec_schema` (an OpenAPI v3 schema in YAML's flow style or
+/// JSON, on one line).
+pub fn widget_crd(spec_schema: &str) -> String {
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names:\n    plural: widgets\n    kind: Widget\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec: {spec_schema}\n"
+    )
+}

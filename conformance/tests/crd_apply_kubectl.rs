@@ -3,47 +3,19 @@
 //! schema, a conflicting apply is refused as upstream refuses it, and
 //! `--force-conflicts` takes the field over.
 
-use apiary_conformance::harness::{ok, Apiary};
+use apiary_conformance::harness::{ok, widget_crd, Apiary};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names:
-    plural: widgets
-    kind: Widget
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port]
-                items:
-                  type: object
-                  required: [port]
-                  properties:
-                    port: {type: integer}
-                    name: {type: string}
-              tags:
-                type: array
-                x-kubernetes-list-type: set
-                items: {type: string}
-";
+/// Widgets: a map list of ports keyed by port, and a set of tags.
+fn crd() -> String {
+    widget_crd(
+        "{type: object, properties: {ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [port], \
+         items: {type: object, required: [port], properties: {port: {type: integer}, name: {type: string}}}}, \
+         tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}",
+    )
+}
 
 fn widget(dir: &Path, name: &str, manager: &str, port: u16, port_name: &str, tag: &str) -> String {
     let path = dir.join(format!("{name}-{manager}-{port_name}.yaml"));
@@ -82,9 +54,9 @@ fn managers(widget: &Value) -> Vec<String> {
 fn kubectl_server_side_apply_merges_a_custom_resource_by_its_schema() {
     let apiary = Apiary::start();
     let dir = &apiary.data_dir;
-    let crd = dir.join("crd.yaml");
-    std::fs::write(&crd, CRD).unwrap();
-    ok(&apiary.kubectl("1.33", &["apply", "-f", crd.to_str().unwrap()]));
+    let crd_file = dir.join("crd.yaml");
+    std::fs::write(&crd_file, crd()).unwrap();
+    ok(&apiary.kubectl("1.33", &["apply", "-f", crd_file.to_str().unwrap()]));
     ok(&apiary.kubectl("1.33", &["wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s"]));
 
     for version in ["1.33", "1.27"] {

@@ -7,6 +7,7 @@ mod https_service;
 mod kube_support;
 
 use apiary_conformance::harness::{ok, Apiary};
+use apiary_core::harness::{conversion_answer, rename_spec_field};
 use base64::Engine;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
@@ -16,25 +17,10 @@ use std::sync::atomic::Ordering;
 
 /// The converter: widgets call their colour `spec.colour` in v1 and `spec.color` in v2.
 fn convert(_path: &str, review: &Value) -> Value {
-    let desired = review["request"]["desiredAPIVersion"].as_str().unwrap_or("");
-    let (from, to) = if desired.ends_with("/v2") { ("colour", "color") } else { ("color", "colour") };
-    let objects: Vec<Value> = review["request"]["objects"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|mut o| {
-            o["apiVersion"] = json!(desired);
-            if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
-                if let Some(colour) = spec.remove(from) {
-                    spec.insert(to.into(), colour);
-                }
-            }
-            o
-        })
-        .collect();
-    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-           "response": {"uid": review["request"]["uid"], "convertedObjects": objects, "result": {"status": "Success"}}})
+    conversion_answer(review, |object, desired| {
+        let (from, to) = if desired.ends_with("/v2") { ("colour", "color") } else { ("color", "colour") };
+        rename_spec_field(object, from, to);
+    })
 }
 
 /// A CRD of `plural` whose webhook is reached through `client_config` (YAML, indented

@@ -3,39 +3,17 @@
 //! too (kubectl asks for strict field validation), and a valid one is stored with its
 //! defaults filled in.
 
-use apiary_conformance::harness::{ok, Apiary};
+use apiary_conformance::harness::{ok, widget_crd, Apiary};
 use std::time::{Duration, Instant};
 
-const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names:
-    plural: widgets
-    kind: Widget
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [name]
-            properties:
-              name: {type: string, maxLength: 10}
-              size: {type: integer, minimum: 1, default: 3}
-              color: {type: string, enum: [red, blue], default: red}
-              tags:
-                type: array
-                x-kubernetes-list-type: set
-                items: {type: string}
-";
+/// Widgets: a required name, defaults, an enum and a set.
+fn crd() -> String {
+    widget_crd(
+        "{type: object, required: [name], properties: {name: {type: string, maxLength: 10}, \
+         size: {type: integer, minimum: 1, default: 3}, color: {type: string, enum: [red, blue], default: red}, \
+         tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}",
+    )
+}
 
 #[test]
 fn kubectl_sees_schema_errors_and_defaults() {
@@ -45,7 +23,7 @@ fn kubectl_sees_schema_errors_and_defaults() {
         std::fs::write(&path, text).unwrap();
         path.to_str().unwrap().to_owned()
     };
-    let crd = write("crd.yaml", CRD);
+    let crd = write("crd.yaml", &crd());
     ok(&apiary.kubectl("1.33", &["apply", "-f", &crd]));
     ok(&apiary.kubectl("1.33", &["wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s"]));
 

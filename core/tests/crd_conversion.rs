@@ -4,7 +4,7 @@
 //! is written.
 
 use apiary_core::effect::{CallError, Outbound};
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{conversion_answer, parse_responses, rename_spec_field, Harness, Reply};
 use apiary_core::storage::{StorageOp, StorageOutput};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
@@ -47,25 +47,10 @@ fn crd() -> Value {
 
 /// The webhook: renames the colour field each way, as a real converter would.
 fn convert(review: &Value) -> Value {
-    let desired = review["request"]["desiredAPIVersion"].as_str().unwrap();
-    let (from, to) = if desired.ends_with("/v2") { ("colour", "color") } else { ("color", "colour") };
-    let objects: Vec<Value> = review["request"]["objects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| {
-            let mut o = o.clone();
-            o["apiVersion"] = json!(desired);
-            if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
-                if let Some(colour) = spec.remove(from) {
-                    spec.insert(to.into(), colour);
-                }
-            }
-            o
-        })
-        .collect();
-    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-           "response": {"uid": review["request"]["uid"], "convertedObjects": objects, "result": {"status": "Success"}}})
+    conversion_answer(review, |object, desired| {
+        let (from, to) = if desired.ends_with("/v2") { ("colour", "color") } else { ("color", "colour") };
+        rename_spec_field(object, from, to);
+    })
 }
 
 /// How the webhook behaves now.

@@ -9,10 +9,12 @@
 //! operations take [`Harness::set_storage_latency`] each on the clock, so a request can
 //! run past its deadline.
 
+mod conversion;
 mod identity;
 mod reply;
 mod storage;
 
+pub use conversion::{conversion_answer, rename_spec_field};
 pub use identity::client_certificate;
 pub use reply::{parse_responses, single_reply, Reply};
 pub use storage::{SyncStorage, SyncWatch};
