@@ -46,6 +46,7 @@ pub mod patch;
 pub mod protobuf;
 pub mod query;
 pub mod reflector;
+pub(crate) mod regexp;
 pub mod registry;
 pub mod request_info;
 pub mod resources;

@@ -23,7 +23,6 @@ pub mod list_extensions;
 mod node;
 pub(crate) mod object_meta;
 pub mod compiled;
-pub(crate) mod pattern;
 mod structure;
 pub(crate) mod structural;
 mod yaml;

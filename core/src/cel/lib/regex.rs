@@ -1,6 +1,5 @@
 //! Regular expressions: `matches()` of the standard library and Kubernetes' `find()`
-//! and `findAll()`. Patterns are RE2 syntax (Go's `regexp`), which the `regex` crate
-//! implements; compiled patterns are cached per thread, as a rule usually matches
+//! and `findAll()`. Patterns are RE2 syntax, with Go's meaning ([`crate::regexp`]); compiled patterns are cached per thread, as a rule usually matches
 //! the same literal pattern against many values.
 
 use super::sig::list;
@@ -19,11 +18,7 @@ pub fn compile_regex(pattern: &str) -> Result<Rc<regex::Regex>, String> {
     if let Some(hit) = COMPILED.with(|c| c.borrow().iter().find(|(p, _)| p == pattern).map(|(_, r)| r.clone())) {
         return Ok(hit);
     }
-    let re = regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|e| format!("error parsing regexp: {}", first_line(&e.to_string())))?;
-    let re = Rc::new(re);
+    let re = Rc::new(crate::regexp::build(pattern)?);
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= CACHE {
@@ -32,16 +27,6 @@ pub fn compile_regex(pattern: &str) -> Result<Rc<regex::Regex>, String> {
         c.push((pattern.to_owned(), re.clone()));
     });
     Ok(re)
-}
-
-/// The `regex` crate's errors span lines (a caret diagram); keep the gist.
-fn first_line(message: &str) -> String {
-    message
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with("error:"))
-        .map(|l| l.trim_start().trim_start_matches("error:").trim().to_owned())
-        .unwrap_or_else(|| message.lines().next().unwrap_or_default().to_owned())
 }
 
 pub(super) fn register(lib: &mut Library) {

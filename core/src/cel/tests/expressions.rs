@@ -247,7 +247,7 @@ fn kubernetes_regex_urls_quantities() {
         ("'abc'.find('[0-9]+')", ""),
         ("'abc 123 def 456'.findAll('[0-9]+')", "[123, 456]"),
         ("'abc 123 def 456'.findAll('[0-9]+', 1)", "[123]"),
-        ("'abc'.find('[')", "error: Illegal regex: error parsing regexp: unclosed character class"),
+        ("'abc'.find('[')", "error: Illegal regex: error parsing regexp: missing closing ]: `[`"),
         ("isURL('https://example.com:80/path?a=b')", "true"),
         ("isURL('example.com')", "false"),
         ("url('https://user@example.com:8080/a%20b?x=1&x=2').getHost()", "example.com:8080"),

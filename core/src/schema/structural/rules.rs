@@ -166,7 +166,7 @@ fn value_validation(v: &ValueValidation, skip_any_of: bool, skip_first_all_of: b
         errors.extend(nested(n, false, &path.child("not")));
     }
     if !v.pattern.is_empty() {
-        if let Err(reason) = super::super::pattern::compile(&v.pattern) {
+        if let Err(reason) = crate::regexp::check(&v.pattern) {
             errors.push(FieldError::invalid(
                 path.child("pattern").as_str(),
                 &v.pattern,
