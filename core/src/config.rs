@@ -32,6 +32,8 @@ pub struct Config {
     pub authorizer: crate::authorization::Authorizer,
     /// Group versions served by other API servers, proxied by the aggregator.
     pub aggregated_apis: Vec<AggregatedApi>,
+    /// The kube-controller-manager controllers Apiary runs (`--disable-controllers`).
+    pub controllers: crate::controllers::enabled::Enabled,
 }
 
 /// A group version another API server serves (an APIService with a backend).
@@ -57,6 +59,7 @@ impl Default for Config {
             authenticators: crate::authn::Authenticators::default(),
             authorizer: crate::authorization::Authorizer::default(),
             aggregated_apis: Vec::new(),
+            controllers: crate::controllers::enabled::Enabled::default(),
         }
     }
 }

@@ -45,6 +45,7 @@ impl Server {
                     latest: Default::default(),
                     crd_resources: Default::default(),
                     crd_cleanups: Default::default(),
+                    namespaces_terminating: Default::default(),
                     metrics,
                     config,
                     served,

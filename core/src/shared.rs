@@ -42,6 +42,9 @@ pub(crate) struct Shared {
     /// The caches of the objects of CRDs being deleted: their changes wake the
     /// controllers.
     pub(crate) crd_cleanups: std::sync::Mutex<Vec<String>>,
+    /// Whether a namespace is being deleted: then every cache's changes wake the
+    /// controllers.
+    pub(crate) namespaces_terminating: std::sync::atomic::AtomicBool,
     /// Bearer tokens that authenticated in the last 10 s.
     pub(crate) token_cache: crate::authn::TokenCache,
 }

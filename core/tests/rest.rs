@@ -277,19 +277,28 @@ fn paging_with_limit_and_continue() {
     assert_eq!(r.status, 400);
 }
 
+/// The API's half of a namespace's deletion (the controller's is in namespaces.rs):
+/// a DELETE makes it Terminating and answers it; it stays, with its content, until
+/// its finalizers are gone.
 #[test]
-fn deleting_a_namespace_removes_what_is_in_it() {
+fn deleting_a_namespace_makes_it_terminating() {
     let h = Harness::new();
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}});
     let created = h.call("POST", "/api/v1/namespaces", ns).json();
     assert_eq!(created["status"]["phase"], "Active");
     assert_eq!(created["metadata"]["labels"]["kubernetes.io/metadata.name"], "x");
+    assert_eq!(created["spec"]["finalizers"], json!(["kubernetes"]));
     h.call("POST", "/api/v1/namespaces/x/configmaps", cm("a"));
     let r = h.call("DELETE", "/api/v1/namespaces/x", Value::Null);
     assert_eq!(r.status, 200);
-    assert_eq!(r.json()["kind"], "Namespace");
-    assert_eq!(h.call("GET", "/api/v1/namespaces/x/configmaps/a", Value::Null).status, 404);
-    assert_eq!(h.call("GET", "/api/v1/namespaces/x", Value::Null).status, 404);
+    let deleted = r.json();
+    assert_eq!(deleted["kind"], "Namespace");
+    assert_eq!(deleted["status"]["phase"], "Terminating");
+    assert!(deleted["metadata"]["deletionTimestamp"].is_string(), "{deleted}");
+    assert_eq!(deleted["metadata"].get("deletionGracePeriodSeconds"), None, "namespaces have no grace period");
+    assert_eq!(h.call("GET", "/api/v1/namespaces/x/configmaps/a", Value::Null).status, 200);
+    assert_eq!(h.call("GET", "/api/v1/namespaces/x", Value::Null).status, 200);
+    assert_eq!(h.call("DELETE", "/api/v1/namespaces/x", Value::Null).json()["metadata"], deleted["metadata"], "a second DELETE changes nothing");
     let r = h.call("DELETE", "/api/v1/namespaces/default", Value::Null);
     assert_eq!(r.status, 403);
     assert_eq!(r.json()["message"], "namespaces \"default\" is forbidden: this namespace may not be deleted");

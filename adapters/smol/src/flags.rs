@@ -71,6 +71,8 @@ pub struct Options {
     /// `--max-mutating-requests-inflight`: mutating requests in flight at most; 0 is no
     /// limit.
     pub max_mutating_requests_inflight: usize,
+    /// `--disable-controllers`: the built-in controllers that run.
+    pub controllers: apiary_core::controllers::enabled::Enabled,
     /// `--min-request-timeout`: the shortest time, in seconds, a watch without
     /// `timeoutSeconds` runs (it runs a random time between this and twice this).
     pub min_request_timeout: u64,
@@ -405,6 +407,19 @@ const FLAGS: &[Flag] = &[
         usage: "This flag limits the maximum number of non-mutating requests in flight, or a \
                 zero value disables the limit completely. Requests over the limit are answered \
                 429 with Retry-After; watches and health checks are not counted.",
+    },
+    Flag {
+        name: "disable-controllers",
+        short: None,
+        section: Section::Generic,
+        kind: "strings",
+        default: None,
+        usage: "The built-in controllers not to run, comma separated, by \
+                kube-controller-manager's names (or their aliases): \
+                clusterrole-aggregation-controller, garbage-collector-controller, \
+                namespace-controller, root-ca-certificate-publisher-controller, \
+                serviceaccount-controller. Switch off those a real kube-controller-manager \
+                runs against this server; the API itself behaves the same.",
     },
     Flag {
         name: "min-request-timeout",
@@ -1127,6 +1142,19 @@ where
     let max_requests_inflight = inflight_limit("max-requests-inflight");
     let max_mutating_requests_inflight = inflight_limit("max-mutating-requests-inflight");
 
+    let disabled_controllers: Vec<String> =
+        get("disable-controllers").unwrap_or_default().split(',').map(|c| c.trim().to_owned()).collect();
+    let controllers = {
+        let names: Vec<&str> = disabled_controllers.iter().map(String::as_str).collect();
+        match apiary_core::controllers::enabled::Enabled::without(&names) {
+            Ok(enabled) => Some(enabled),
+            Err(e) => {
+                problems.push(format!("invalid value for --disable-controllers: {e}"));
+                None
+            }
+        }
+    };
+
     let min_request_timeout = {
         let value = get("min-request-timeout").unwrap_or_default();
         match value.parse::<u64>() {
@@ -1257,6 +1285,7 @@ where
         max_requests_inflight: max_requests_inflight.expect("validated"),
         max_mutating_requests_inflight: max_mutating_requests_inflight.expect("validated"),
         min_request_timeout: min_request_timeout.expect("validated"),
+        controllers: controllers.expect("validated"),
         request_timeout: request_timeout.expect("validated"),
         shutdown_delay: shutdown_delay.expect("validated"),
         shutdown_send_retry_after,

@@ -1,11 +1,18 @@
 //! The controllers Apiary runs over its own objects, as kube-controller-manager (and
-//! the apiextensions server) would over a cluster's: so far ClusterRole aggregation
-//! and the CRD controllers (names, establishing, cleanup of a deleted CRD's objects). Each is a pure
-//! function of the watch caches that answers the writes it wants now; the adapter (or
-//! the harness) runs them as the server's own requests whenever a cache they read
-//! changes, until they want nothing.
+//! the apiextensions server) would over a cluster's: ClusterRole aggregation, the CRD
+//! controllers (names, establishing, cleanup of a deleted CRD's objects), the
+//! namespace controller, the ServiceAccount controller and the root CA publisher. Each
+//! is a pure function of the watch caches that answers the writes it wants now; the
+//! adapter (or the harness) runs them as the server's own requests whenever a cache
+//! they read changes, until they want nothing. kube-controller-manager's may be
+//! switched off ([`enabled`]).
 
 pub(crate) mod crds;
+pub mod enabled;
+pub(crate) mod namespace_defaults;
+pub(crate) mod namespaces;
+
+use enabled::Controller;
 
 use crate::authorization::rbac::{self, aggregation};
 use crate::shared::Shared;
@@ -18,9 +25,11 @@ use std::sync::Arc;
 const AGGREGATION_MANAGER: &str = "clusterrole-aggregation-controller";
 
 /// Which cache changes the controllers have seen: they need a look when they move.
-/// The last count sums the caches of the objects of CRDs being deleted.
+/// In order: ClusterRoles, CRDs, the caches of the objects of CRDs being deleted,
+/// namespaces (and, while one is terminating, every cache), and the revisions of the
+/// objects each namespace gets by default.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Seen([u64; 3]);
+pub struct Seen([u64; 5]);
 
 /// The controllers' view of the server.
 pub(crate) fn changes(shared: &Shared) -> Seen {
@@ -30,7 +39,39 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
     let deleting = shared.served.with_caches(|caches| {
         cleaning.iter().map(|prefix| caches.get(prefix).map_or(0, |c| c.changes())).fold(0u64, u64::wrapping_add)
     });
-    Seen([changes(cache(shared, rbac::GROUP, "clusterroles")), changes(crds), deleting])
+    let namespaces = cache(shared, "", "namespaces");
+    let mut namespace_changes = changes(namespaces.clone());
+    if shared.namespaces_terminating.load(std::sync::atomic::Ordering::Relaxed) {
+        namespace_changes = shared.served.with_caches(|caches| {
+            caches.iter().map(|c| c.changes()).fold(namespace_changes, u64::wrapping_add)
+        });
+    }
+    Seen([
+        changes(cache(shared, rbac::GROUP, "clusterroles")),
+        changes(crds),
+        deleting,
+        namespace_changes,
+        defaults_revisions(shared, namespaces),
+    ])
+}
+
+/// The revisions of every namespace's default ServiceAccount and root CA ConfigMap,
+/// summed: a look at namespace keys and two cache lookups each, no object read.
+fn defaults_revisions(shared: &Shared, namespaces: Option<Arc<WatchCache>>) -> u64 {
+    let Some((listed, _)) = namespaces.and_then(|c| c.snapshot("", 0)) else {
+        return 0;
+    };
+    let root = &shared.config.storage_prefix;
+    let (accounts, configmaps) = (cache(shared, "", "serviceaccounts"), cache(shared, "", "configmaps"));
+    let revision = |cache: &Option<Arc<WatchCache>>, key: String| {
+        cache.as_ref().and_then(|c| c.get(&key)).flatten().map_or(0, |kv| kv.mod_revision)
+    };
+    listed.iter().fold(0u64, |sum, kv| {
+        let ns = kv.key.rsplit('/').next().unwrap_or("");
+        let account = revision(&accounts, crate::storage::object_key(root, "", "serviceaccounts", Some(ns), namespace_defaults::SERVICE_ACCOUNT));
+        let ca = revision(&configmaps, crate::storage::object_key(root, "", "configmaps", Some(ns), namespace_defaults::ROOT_CA));
+        sum.wrapping_add(account).wrapping_add(ca.rotate_left(32))
+    })
 }
 
 const CRD_GROUP: &str = "apiextensions.k8s.io";
@@ -55,11 +96,129 @@ fn objects(cache: Option<Arc<WatchCache>>) -> Option<Vec<Value>> {
 /// The writes the controllers want as the caches stand now (at `now`); the resources of
 /// CustomResourceDefinitions are joined to (or removed from) the registry on the way.
 pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
-    let mut writes = cluster_role_aggregation(shared);
+    let enabled = &shared.config.controllers;
+    let now = crate::time::rfc3339(now);
+    let mut writes = Vec::new();
+    if enabled.runs(Controller::ClusterRoleAggregation) {
+        writes.extend(cluster_role_aggregation(shared));
+    }
     if let Some(definitions) = objects(cache(shared, CRD_GROUP, "customresourcedefinitions")) {
-        writes.extend(custom_resource_definitions(shared, definitions, &crate::time::rfc3339(now)));
+        writes.extend(custom_resource_definitions(shared, definitions, &now));
+    }
+    if let Some(namespaces) = objects(cache(shared, "", "namespaces")) {
+        if enabled.runs(Controller::Namespace) {
+            writes.extend(terminating_namespaces(shared, &namespaces, &now));
+        }
+        writes.extend(namespace_defaults(shared, &namespaces));
     }
     writes
+}
+
+/// The namespace controller: what each namespace being deleted needs next.
+fn terminating_namespaces(shared: &Shared, all: &[Value], now: &str) -> Vec<http::Request<Bytes>> {
+    let terminating: Vec<&Value> = all.iter().filter(|n| !namespace_defaults::active(n)).collect();
+    shared.namespaces_terminating.store(!terminating.is_empty(), std::sync::atomic::Ordering::Relaxed);
+    if terminating.is_empty() {
+        return Vec::new();
+    }
+    let registry = shared.registry();
+    // One version of each namespaced resource: its versions share their objects.
+    let mut resources: Vec<&crate::registry::Resource> = Vec::new();
+    for r in registry.resources().iter().filter(|r| r.namespaced && r.has_verb("deletecollection")) {
+        if !resources.iter().any(|seen| seen.group == r.group && seen.plural == r.plural) {
+            resources.push(r);
+        }
+    }
+    let mut writes = Vec::new();
+    'namespaces: for ns in terminating {
+        let name = ns.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let mut held: Vec<(&crate::registry::Resource, Vec<Value>)> = Vec::new();
+        for r in &resources {
+            let root = &shared.config.storage_prefix;
+            let prefix = crate::storage::resource_prefix(root, &r.group, &r.plural, Some(name));
+            let Some(found) = cache(shared, &r.group, &r.plural).and_then(|c| c.snapshot(&prefix, 0)) else {
+                // A cache not filled yet cannot tell what is left.
+                continue 'namespaces;
+            };
+            if !found.0.is_empty() {
+                held.push((r, found.0.iter().filter_map(|kv| serde_json::from_slice(&kv.value).ok()).collect()));
+            }
+        }
+        let content: Vec<namespaces::Content<'_>> = held
+            .iter()
+            .map(|(r, objects)| namespaces::Content { name: format!("{}.{}", r.plural, r.group), objects })
+            .collect();
+        let next = namespaces::terminating(ns, &content, now);
+        writes.extend(next.delete.iter().map(|&i| delete_collection(held[i].0, Some(name))));
+        if let Some(conditions) = next.conditions {
+            let patch = json!({"status": {"conditions": conditions}});
+            writes.push(controller_request(&format!("/api/v1/namespaces/{name}/status"), "application/merge-patch+json", patch));
+        }
+        if next.finalize {
+            let mut finalized = ns.clone();
+            let kept: Vec<String> = crate::rest::object::strings(ns.pointer("/spec/finalizers"))
+                .into_iter()
+                .filter(|f| f != namespaces::FINALIZER)
+                .collect();
+            finalized["spec"]["finalizers"] = json!(kept);
+            if let Some(meta) = finalized.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.remove("resourceVersion");
+            }
+            writes.push(
+                http::Request::put(format!("/api/v1/namespaces/{name}/finalize"))
+                    .header(http::header::CONTENT_TYPE, "application/json")
+                    .body(Bytes::from(finalized.to_string()))
+                    .expect("a well-formed controller request"),
+            );
+        }
+        if next.delete_namespace {
+            writes.push(http::Request::delete(format!("/api/v1/namespaces/{name}")).body(Bytes::new()).expect("a well-formed controller request"));
+        }
+    }
+    writes
+}
+
+/// The ServiceAccount controller and the root CA publisher: what active namespaces
+/// lack of the objects they get by default.
+fn namespace_defaults(shared: &Shared, all: &[Value]) -> Vec<http::Request<Bytes>> {
+    let enabled = &shared.config.controllers;
+    let accounts = cache(shared, "", "serviceaccounts").filter(|_| enabled.runs(Controller::ServiceAccount));
+    let root_ca = shared.config.authenticators.service_accounts.as_ref().and_then(|t| t.root_ca.clone());
+    let configmaps = cache(shared, "", "configmaps").filter(|_| enabled.runs(Controller::RootCaPublisher));
+    let root = &shared.config.storage_prefix;
+    let mut writes = Vec::new();
+    for ns in all.iter().filter(|n| namespace_defaults::active(n)) {
+        let name = ns.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        if let Some(accounts) = &accounts {
+            let key = crate::storage::object_key(root, "", "serviceaccounts", Some(name), namespace_defaults::SERVICE_ACCOUNT);
+            if accounts.get(&key) == Some(None) {
+                writes.push(post(&format!("/api/v1/namespaces/{name}/serviceaccounts"), namespace_defaults::service_account()));
+            }
+        }
+        if let (Some(configmaps), Some(ca)) = (&configmaps, root_ca.as_deref().filter(|ca| !ca.is_empty())) {
+            let key = crate::storage::object_key(root, "", "configmaps", Some(name), namespace_defaults::ROOT_CA);
+            let Some(existing) = configmaps.get(&key) else { continue };
+            let existing: Option<Value> = existing.and_then(|kv| serde_json::from_slice(&kv.value).ok());
+            match (namespace_defaults::root_ca(existing.as_ref(), ca), existing.is_some()) {
+                (None, _) => {}
+                (Some(made), false) => writes.push(post(&format!("/api/v1/namespaces/{name}/configmaps"), made)),
+                (Some(updated), true) => writes.push(
+                    http::Request::put(format!("/api/v1/namespaces/{name}/configmaps/{}", namespace_defaults::ROOT_CA))
+                        .header(http::header::CONTENT_TYPE, "application/json")
+                        .body(Bytes::from(updated.to_string()))
+                        .expect("a well-formed controller request"),
+                ),
+            }
+        }
+    }
+    writes
+}
+
+fn post(path: &str, body: Value) -> http::Request<Bytes> {
+    http::Request::post(path)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(Bytes::from(body.to_string()))
+        .expect("a well-formed controller request")
 }
 
 /// The naming, establishing and finalizer controllers of CRDs, and the registry made
@@ -129,11 +288,13 @@ fn remove_cleanup_finalizer(crd: &Value, name: &str) -> http::Request<Bytes> {
     controller_request(&format!("{CRDS}/{name}"), "application/json-patch+json", patch)
 }
 
-/// A DELETE of every object of `r` in `namespace` (all of them when cluster-scoped).
+/// A DELETE of every object of `r` in `namespace` (all of them when cluster-scoped),
+/// their dependents collected in the background.
 fn delete_collection(r: &crate::registry::Resource, namespace: Option<&str>) -> http::Request<Bytes> {
+    let root = if r.group.is_empty() { "/api/v1".to_owned() } else { format!("/apis/{}/{}", r.group, r.version) };
     let path = match namespace {
-        Some(ns) => format!("/apis/{}/{}/namespaces/{ns}/{}", r.group, r.version, r.plural),
-        None => format!("/apis/{}/{}/{}", r.group, r.version, r.plural),
+        Some(ns) => format!("{root}/namespaces/{ns}/{}?propagationPolicy=Background", r.plural),
+        None => format!("{root}/{}?propagationPolicy=Background", r.plural),
     };
     http::Request::delete(path).body(Bytes::new()).expect("a well-formed controller request")
 }

@@ -190,10 +190,25 @@ pub trait Strategy: Send + Sync + 'static {
         false
     }
 
-    /// What follows the delete of `deleted` (which it may mark, at `now`, for the
-    /// answer).
-    fn after_delete(&self, _deleted: &mut Object, _now: &str) -> AfterDelete {
-        AfterDelete::Answer
+    /// What a DELETE does to `obj` at `now`: mark it as being deleted (the object to
+    /// store and answer), or `None` to delete it at once. By default it waits for its
+    /// finalizers (those it has, and those [`Strategy::mark_deleting`] adds).
+    fn on_delete(&self, obj: &Object, now: &str) -> Option<Object> {
+        let mut marked = obj.clone();
+        self.mark_deleting(&mut marked, now);
+        crate::rest::finalizers::wait_for_finalizers(marked, now)
+    }
+
+    /// What a write to the kind's `finalize` subresource ([`Handler::Finalize`])
+    /// stores, given the object written and the one stored.
+    fn finalize_update(&self, _new: &Object, old: &Object) -> Object {
+        old.clone()
+    }
+
+    /// Whether a write leaves `obj` ready to go (being deleted, nothing left to wait
+    /// for): the write then deletes it.
+    fn finished_deleting(&self, obj: &Object) -> bool {
+        crate::rest::finalizers::finished(obj)
     }
 
     /// Another object a new one is completed from (see [`Strategy::complete_for_create`]):
@@ -283,6 +298,8 @@ pub enum Handler {
     CreateOnly,
     /// Issuing a ServiceAccount token (`serviceaccounts/token`).
     TokenRequest,
+    /// A namespace's `finalize`: an update of its `spec.finalizers` alone.
+    Finalize,
 }
 
 /// What a kind that answers its creates without storage ([`Handler::CreateOnly`]) may
@@ -331,16 +348,6 @@ pub enum SelectorShape {
     LabelSelector,
     /// A plain map of labels (replicationcontrollers).
     LabelSet,
-}
-
-/// What a finished delete of one object does before it answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AfterDelete {
-    /// Nothing: answer.
-    Answer,
-    /// Delete every object in the namespace the deleted object is, then answer with
-    /// it (the namespace controller's work, done at once).
-    EmptyNamespace,
 }
 
 /// The strategy of a kind with no rules of its own.

@@ -2,12 +2,15 @@
 //! admission and namespace controller do to them, as far as Apiary has them.
 //!
 //! A namespace is labelled with its own name, starts Active with the `kubernetes`
-//! finalizer, cannot be deleted when the server keeps it for itself, and on delete
-//! answers Terminating once everything in it is gone. Its path names it in the
-//! namespace segment (`/api/v1/namespaces/{name}`).
+//! finalizer in its spec, and cannot be deleted when the server keeps it for itself.
+//! A DELETE makes it Terminating; the namespace controller
+//! ([`crate::controllers::namespaces`]) empties it and takes its `kubernetes`
+//! finalizer away through `finalize`, and the write that leaves it without finalizers
+//! deletes it. Its path names it in the namespace segment (`/api/v1/namespaces/{name}`).
 
 use super::columns::{Columns, str_at, Column};
-use super::{keep_status, AfterDelete, Strategy};
+use super::{keep_status, Handler, Strategy};
+use crate::rest::finalizers;
 use crate::rest::object::{meta_mut, meta_str, Object};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
 use crate::status::ApiError;
@@ -39,9 +42,15 @@ impl Strategy for Namespaces {
         new.insert("status".into(), json!({"phase": "Active"}));
     }
 
+    /// The spec's finalizers change only through `finalize`, as upstream keeps them.
     fn prepare_for_update(&self, new: &mut Object, old: &Object, has_status: bool) {
         if has_status {
             keep_status(new, old);
+        }
+        let kept = old.get("spec").and_then(|s| s.get("finalizers")).cloned();
+        let spec = new.entry("spec").or_insert_with(|| json!({}));
+        if let (Some(spec), Some(kept)) = (spec.as_object_mut(), kept) {
+            spec.insert("finalizers".into(), kept);
         }
         label_with_name(new);
     }
@@ -61,15 +70,62 @@ impl Strategy for Namespaces {
         Ok(())
     }
 
-    fn after_delete(&self, deleted: &mut Object, now: &str) -> AfterDelete {
-        meta_mut(deleted).insert("deletionTimestamp".into(), Value::String(now.to_owned()));
-        deleted.insert("status".into(), json!({"phase": "Terminating"}));
-        AfterDelete::EmptyNamespace
+    /// Upstream's namespace storage: the first DELETE marks the namespace Terminating
+    /// (a `deletionTimestamp`, no grace period) and answers it; later ones answer it
+    /// unchanged until its spec's finalizers are gone, then its own finalizers decide.
+    fn on_delete(&self, obj: &Object, now: &str) -> Option<Object> {
+        if !finalizers::deleting(obj) {
+            let mut marked = obj.clone();
+            meta_mut(&mut marked).insert("deletionTimestamp".into(), json!(now));
+            let status = marked.entry("status").or_insert_with(|| json!({}));
+            if let Some(status) = status.as_object_mut() {
+                status.insert("phase".into(), json!("Terminating"));
+            }
+            return Some(marked);
+        }
+        if !spec_finalizers(obj).is_empty() {
+            return Some(obj.clone());
+        }
+        finalizers::wait_for_finalizers(obj.clone(), now)
+    }
+
+    /// Gone once neither its spec nor its metadata holds a finalizer.
+    fn finished_deleting(&self, obj: &Object) -> bool {
+        finalizers::finished(obj) && spec_finalizers(obj).is_empty()
+    }
+
+    fn finalize_update(&self, new: &Object, old: &Object) -> Object {
+        finalized(new, old)
+    }
+
+    fn subresource(&self, name: &str) -> Option<Handler> {
+        match name {
+            "status" => Some(Handler::Status),
+            "finalize" => Some(Handler::Finalize),
+            _ => None,
+        }
     }
 
     fn named_by_namespace_path(&self) -> bool {
         true
     }
+}
+
+/// The namespace's `spec.finalizers`.
+pub(crate) fn spec_finalizers(namespace: &Object) -> Vec<String> {
+    crate::rest::object::strings(namespace.get("spec").and_then(|s| s.get("finalizers")))
+}
+
+/// What a `finalize` write stores: the namespace as it is, with the spec's finalizers
+/// the write gives (upstream's finalize strategy).
+fn finalized(new: &Object, old: &Object) -> Object {
+    let mut kept = old.clone();
+    let finalizers = new.get("spec").and_then(|s| s.get("finalizers")).cloned().unwrap_or_else(|| json!([]));
+    let spec = kept.entry("spec").or_insert_with(|| json!({}));
+    if let Some(spec) = spec.as_object_mut() {
+        spec.insert("finalizers".into(), finalizers);
+    }
+    kept
 }
 
 /// Set the label that carries the namespace's name.

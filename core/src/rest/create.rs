@@ -5,8 +5,8 @@ use super::scope::Scope;
 use crate::admission::Operation;
 use crate::effect::Step;
 use crate::resources::namespaces;
-use crate::status::ApiError;
-use crate::storage::{StorageOp, StorageOutput};
+use crate::status::{ApiError, Cause};
+use crate::storage::{KeyValue, StorageOp, StorageOutput};
 use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
 
@@ -35,16 +35,17 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     }
     scope.record_update(None, &mut obj);
     match scope.namespace.clone() {
-        // A namespaced object needs its namespace to exist. Like upstream's namespace
-        // lifecycle admission, look in the (watch-cache-fed) namespaces first and ask
-        // storage only when they do not have it: it may be too new for the cache.
+        // A namespaced object needs its namespace to exist, and not to be terminating.
+        // Like upstream's namespace lifecycle admission, look in the (watch-cache-fed)
+        // namespaces first and ask storage only when they do not have it: it may be too
+        // new for the cache.
         Some(ns) => {
             let key = scope.namespace_key(&ns);
-            if scope.cache_holds(&key) == Some(true) {
-                return store(scope, obj);
+            if let Some(Some(namespace)) = scope.cached(&key) {
+                return in_namespace(scope, obj, &ns, &namespace);
             }
             scope.then(StorageOp::Get { key }, move |scope, done| match done {
-                Ok(StorageOutput::Got { kv: Some(_), .. }) => store(scope, obj),
+                Ok(StorageOutput::Got { kv: Some(namespace), .. }) => in_namespace(scope, obj, &ns, &namespace),
                 Ok(StorageOutput::Got { kv: None, .. }) => {
                     scope.fail(ApiError::not_found(namespaces::GROUP, namespaces::RESOURCE, &ns))
                 }
@@ -53,6 +54,29 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
         }
         None => store(scope, obj),
     }
+}
+
+/// Store `obj` in namespace `ns` (stored as `namespace`), unless it is being terminated:
+/// then upstream's 403.
+fn in_namespace(scope: Scope, obj: Object, ns: &str, namespace: &KeyValue) -> Step {
+    let terminating = object::from_storage(namespace)
+        .map(|n| n.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str) == Some("Terminating"))
+        .unwrap_or(false);
+    if !terminating {
+        return store(scope, obj);
+    }
+    let r = scope.resource();
+    let name = meta_str(&obj, "name");
+    let why = format!("unable to create new content in namespace {ns} because it is being terminated");
+    let mut e = ApiError::forbidden(&r.group, &r.plural, name, &why);
+    if let Some(details) = e.details.as_mut() {
+        details.causes.push(Cause {
+            kind: "NamespaceTerminating".into(),
+            message: format!("namespace {ns} is being terminated"),
+            field: "metadata.namespace".into(),
+        });
+    }
+    scope.fail(e)
 }
 
 /// Stamp what the server owns on a new object and validate its metadata.

@@ -1,18 +1,17 @@
-//! DELETE of one object, DELETE of a collection, and the removal of a deleted
-//! namespace's contents.
+//! DELETE of one object and DELETE of a collection.
 //!
 //! An object without finalizers is gone when the response is written; one with
 //! finalizers is only marked as being deleted ([`finalizers`]) and goes with the write
-//! that takes its last finalizer.
+//! that takes its last finalizer. A kind may wait for more (a namespace for its
+//! content: [`crate::resources::Strategy::on_delete`]).
 
 use super::finalizers;
 use super::object::{self, meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
 use crate::effect::Step;
-use crate::resources::AfterDelete;
 use crate::status::ApiError;
-use crate::storage::{self, KeyValue, StorageError, StorageOp, StorageOutput};
+use crate::storage::{KeyValue, StorageError, StorageOp, StorageOutput};
 use serde_json::{json, Value};
 
 /// The preconditions of a DeleteOptions body.
@@ -85,30 +84,24 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     }
     if dry_run {
         // Found and checked: answered as deleted, nothing removed.
-        return deleted(scope, obj, true);
+        return deleted(scope, obj);
     }
     let op = StorageOp::Delete {
         key: current.key.clone(),
         expected_revision: Some(current.mod_revision),
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj, false),
+        Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj),
         Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre, dry_run),
         other => scope.fail_storage(&scope.name, other),
     })
 }
 
-/// `obj` marked as being deleted, when it has finalizers to wait for (its own, or one
-/// its kind adds on delete); `None` when it can go at once.
+/// `obj` marked as being deleted, when its kind waits for something first (its
+/// finalizers, a namespace's content); `None` when it can go at once.
 fn marked_for_finalizers(scope: &Scope, obj: &Object) -> Option<Object> {
-    let mut marked = obj.clone();
     let now = object::rfc3339(scope.inputs.now);
-    scope.resource().strategy.mark_deleting(&mut marked, &now);
-    if finalizers::of(&marked).is_empty() {
-        return None;
-    }
-    finalizers::mark_deleting(&mut marked, &now);
-    Some(marked)
+    scope.resource().strategy.on_delete(obj, &now)
 }
 
 /// The object has finalizers to wait for: write it as being deleted and answer with
@@ -134,18 +127,9 @@ fn mark_deleting(scope: Scope, current: KeyValue, marked: Object, (pre, dry_run)
     })
 }
 
-/// Answer a finished delete, after what the strategy has follow it (left alone by a dry
-/// run).
-fn deleted(scope: Scope, mut obj: Object, dry_run: bool) -> Step {
+/// Answer a finished delete.
+fn deleted(scope: Scope, obj: Object) -> Step {
     let r = scope.resource();
-    let now = object::rfc3339(scope.inputs.now);
-    if r.strategy.after_delete(&mut obj, &now) == AfterDelete::EmptyNamespace {
-        if dry_run {
-            return scope.respond(200, &Value::Object(obj));
-        }
-        let ns = scope.name.clone();
-        return delete_namespace_contents(scope, ns, 0, move |scope| scope.respond(200, &Value::Object(obj)));
-    }
     if r.delete_returns_object() {
         return scope.respond(200, &Value::Object(obj));
     }
@@ -166,67 +150,6 @@ fn deleted(scope: Scope, mut obj: Object, dry_run: bool) -> Step {
         status["details"].as_object_mut().map(|d| d.remove("group"));
     }
     scope.respond(200, &status)
-}
-
-/// Delete every namespaced object in `namespace`, one resource after another (what the
-/// namespace controller does upstream), then continue with `done`.
-pub(crate) fn delete_namespace_contents(
-    scope: Scope,
-    namespace: String,
-    resource_index: usize,
-    done: impl FnOnce(Scope) -> Step + Send + 'static,
-) -> Step {
-    let resources = scope.registry.resources();
-    let Some(offset) = resources[resource_index.min(resources.len())..]
-        .iter()
-        .position(|r| r.namespaced)
-    else {
-        return done(scope);
-    };
-    let index = resource_index + offset;
-    let r = &resources[index];
-    let prefix = storage::resource_prefix(&scope.shared.config.storage_prefix, &r.group, &r.plural, Some(&namespace));
-    delete_all_under(scope, prefix, move |scope| {
-        delete_namespace_contents(scope, namespace, index + 1, done)
-    })
-}
-
-/// Delete every key under `prefix`, a page at a time, then continue with `done`.
-fn delete_all_under(scope: Scope, prefix: String, done: impl FnOnce(Scope) -> Step + Send + 'static) -> Step {
-    let op = StorageOp::List {
-        prefix: prefix.clone(),
-        revision: None,
-        start_after: None,
-        limit: Some(500),
-    };
-    scope.then(op, move |scope, result| match result {
-        Ok(StorageOutput::Listed(page)) if page.items.is_empty() => done(scope),
-        Ok(StorageOutput::Listed(page)) => {
-            let keys: Vec<String> = page.items.into_iter().map(|kv| kv.key).collect();
-            delete_keys(scope, keys, 0, move |scope| delete_all_under(scope, prefix, done))
-        }
-        other => scope.fail_storage("", other),
-    })
-}
-
-fn delete_keys(
-    scope: Scope,
-    keys: Vec<String>,
-    at: usize,
-    done: impl FnOnce(Scope) -> Step + Send + 'static,
-) -> Step {
-    let Some(key) = keys.get(at).cloned() else {
-        return done(scope);
-    };
-    let op = StorageOp::Delete {
-        key,
-        expected_revision: None,
-    };
-    scope.then(op, move |scope, result| match result {
-        // Someone else deleted it first: the goal is reached either way.
-        Ok(_) | Err(StorageError::NotFound { .. }) => delete_keys(scope, keys, at + 1, done),
-        other => scope.fail_storage("", other),
-    })
 }
 
 /// Delete each listed object as a DELETE of it would (one with finalizers is only

@@ -37,6 +37,16 @@ pub(crate) fn mark_deleting(obj: &mut Object, now: &str) {
     meta.insert("deletionGracePeriodSeconds".into(), json!(0));
 }
 
+/// `obj` (as a DELETE found it, with whatever its kind added) marked as being deleted
+/// at `now` when it has finalizers to wait for; `None` when it can go at once.
+pub(crate) fn wait_for_finalizers(mut obj: Object, now: &str) -> Option<Object> {
+    if of(&obj).is_empty() {
+        return None;
+    }
+    mark_deleting(&mut obj, now);
+    Some(obj)
+}
+
 /// Upstream's metadata rule for an update of an object being deleted: its finalizers
 /// may only be taken away.
 pub(crate) fn validate_update(new: &Object, old: &Object) -> Option<FieldError> {

@@ -106,7 +106,7 @@ where
         if self.dry_run {
             return finish(scope, Outcome::DryRun { changed, current });
         }
-        if super::finalizers::finished(&changed) {
+        if scope.resource().strategy.finished_deleting(&changed) {
             return self.delete_finished(scope, current, finish);
         }
         let value = scope.stored(changed);

@@ -68,7 +68,11 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
             return scope.fail(e);
         }
-        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Status) | None => {}
+        Some(Handler::Finalize) if info.verb != "update" => {
+            let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
+            return scope.fail(e);
+        }
+        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Status | Handler::Finalize) | None => {}
     }
     match info.verb.as_str() {
         "get" => get::get(scope),

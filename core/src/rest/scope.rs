@@ -115,12 +115,6 @@ impl Scope {
         self.resource().strategy.subresource(&self.subresource)
     }
 
-    /// Whether the watch cache of the resource stored at `key` holds it; `None` when no
-    /// fed cache can tell.
-    pub fn cache_holds(&self, key: &str) -> Option<bool> {
-        self.shared.served.with_caches(|caches| caches.of_key(key)?.contains(key))
-    }
-
     /// The object at `key` as the watch cache of its resource holds it (`Some(None)`:
     /// none); `None` when no fed cache can tell.
     pub fn cached(&self, key: &str) -> Option<Option<KeyValue>> {

@@ -148,6 +148,7 @@ impl<S: Storage> Apiary<S> {
             max_request_body_bytes: options.max_request_body_bytes,
             advertise_address: advertise,
             min_request_timeout: Duration::from_secs(options.min_request_timeout),
+            controllers: options.controllers.clone(),
             storage_check: storage_check(options),
             audit_policy: options.audit.as_ref().map(|a| a.policy.clone()),
             lifecycle: LifecycleConfig {
