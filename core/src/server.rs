@@ -46,6 +46,7 @@ impl Server {
                     crd_resources: Default::default(),
                     crd_cleanups: Default::default(),
                     namespaces_terminating: Default::default(),
+                    garbage_collector: Default::default(),
                     metrics,
                     config,
                     served,

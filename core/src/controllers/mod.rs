@@ -9,6 +9,7 @@
 
 pub(crate) mod crds;
 pub mod enabled;
+pub(crate) mod garbage_collector;
 pub(crate) mod namespace_defaults;
 pub(crate) mod namespaces;
 
@@ -26,10 +27,10 @@ const AGGREGATION_MANAGER: &str = "clusterrole-aggregation-controller";
 
 /// Which cache changes the controllers have seen: they need a look when they move.
 /// In order: ClusterRoles, CRDs, the caches of the objects of CRDs being deleted,
-/// namespaces (and, while one is terminating, every cache), and the revisions of the
-/// objects each namespace gets by default.
+/// namespaces (and, while one is terminating, every cache), the revisions of the
+/// objects each namespace gets by default, and (for the garbage collector) every cache.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Seen([u64; 5]);
+pub struct Seen([u64; 6]);
 
 /// The controllers' view of the server.
 pub(crate) fn changes(shared: &Shared) -> Seen {
@@ -46,12 +47,18 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
             caches.iter().map(|c| c.changes()).fold(namespace_changes, u64::wrapping_add)
         });
     }
+    let everything = if shared.config.controllers.runs(Controller::GarbageCollector) {
+        shared.served.with_caches(|caches| caches.iter().map(|c| c.changes()).fold(0, u64::wrapping_add))
+    } else {
+        0
+    };
     Seen([
         changes(cache(shared, rbac::GROUP, "clusterroles")),
         changes(crds),
         deleting,
         namespace_changes,
         defaults_revisions(shared, namespaces),
+        everything,
     ])
 }
 
@@ -110,6 +117,9 @@ pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::R
             writes.extend(terminating_namespaces(shared, &namespaces, &now));
         }
         writes.extend(namespace_defaults(shared, &namespaces));
+    }
+    if enabled.runs(Controller::GarbageCollector) {
+        writes.extend(garbage_collector::pass(shared));
     }
     writes
 }

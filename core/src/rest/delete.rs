@@ -5,7 +5,7 @@
 //! that takes its last finalizer. A kind may wait for more (a namespace for its
 //! content: [`crate::resources::Strategy::on_delete`]).
 
-use super::finalizers;
+use super::delete_options::{self, DeleteOptions};
 use super::object::{self, meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
@@ -13,28 +13,6 @@ use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{KeyValue, StorageError, StorageOp, StorageOutput};
 use serde_json::{json, Value};
-
-/// The preconditions of a DeleteOptions body.
-#[derive(Default)]
-struct Preconditions {
-    uid: Option<String>,
-    resource_version: Option<String>,
-}
-
-fn preconditions(scope: &Scope) -> Result<Preconditions, ApiError> {
-    if scope.body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Preconditions::default());
-    }
-    let format = crate::negotiation::negotiate_input(scope.content_type.as_deref())?;
-    let options = crate::negotiation::decode(format, &scope.body)
-        .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?;
-    let p = options.get("preconditions");
-    let field = |f: &str| p.and_then(|p| p.get(f)).and_then(Value::as_str).map(str::to_owned);
-    Ok(Preconditions {
-        uid: field("uid"),
-        resource_version: field("resourceVersion"),
-    })
-}
 
 pub(super) fn delete(scope: Scope) -> Step {
     if !scope.subresource.is_empty() {
@@ -45,18 +23,14 @@ pub(super) fn delete(scope: Scope) -> Step {
     if let Err(e) = scope.resource().strategy.check_delete(&scope.name) {
         return scope.fail(e);
     }
-    let pre = match preconditions(&scope) {
-        Ok(p) => p,
+    let options = match delete_options::of(&scope) {
+        Ok(options) => options,
         Err(e) => return scope.fail(e),
     };
-    let dry_run = match super::dry_run::delete_options(&scope) {
-        Ok(dry_run) => dry_run,
-        Err(e) => return scope.fail(e),
-    };
-    scope.with_current(move |scope, current| delete_current(scope, current, pre, dry_run))
+    scope.with_current(move |scope, current| delete_current(scope, current, options))
 }
 
-fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: bool) -> Step {
+fn delete_current(scope: Scope, current: KeyValue, options: DeleteOptions) -> Step {
     let obj = match scope.read(&current) {
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
@@ -64,7 +38,7 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     let r = scope.resource();
     let uid = meta_str(&obj, "uid");
     let rv = current.mod_revision.to_string();
-    let failed = match (&pre.uid, &pre.resource_version) {
+    let failed = match (&options.uid, &options.resource_version) {
         (Some(want), _) if want != uid => Some(format!(
             "Precondition failed: UID in precondition: {want}, UID in object meta: {uid}"
         )),
@@ -79,10 +53,10 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     if let Err(e) = scope.admit_validating(Operation::Delete, &obj) {
         return scope.fail(e);
     }
-    if let Some(marked) = marked_for_finalizers(&scope, &obj) {
-        return mark_deleting(scope, current, marked, (pre, dry_run));
+    if let Some(marked) = marked_for_finalizers(&scope, &obj, &options) {
+        return mark_deleting(scope, current, marked, options);
     }
-    if dry_run {
+    if options.dry_run {
         // Found and checked: answered as deleted, nothing removed.
         return deleted(scope, obj);
     }
@@ -92,25 +66,26 @@ fn delete_current(scope: Scope, current: KeyValue, pre: Preconditions, dry_run: 
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj),
-        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre, dry_run),
+        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, options),
         other => scope.fail_storage(&scope.name, other),
     })
 }
 
 /// `obj` marked as being deleted, when its kind waits for something first (its
 /// finalizers, a namespace's content); `None` when it can go at once.
-fn marked_for_finalizers(scope: &Scope, obj: &Object) -> Option<Object> {
+fn marked_for_finalizers(scope: &Scope, obj: &Object, options: &DeleteOptions) -> Option<Object> {
     let now = object::rfc3339(scope.inputs.now);
-    scope.resource().strategy.on_delete(obj, &now)
+    scope.resource().strategy.on_delete(obj, &now, &options.propagation)
 }
 
 /// The object has finalizers to wait for: write it as being deleted and answer with
-/// it (200, as upstream answers unless cascading deletion was asked for by
-/// `orphanDependents: false`).
-fn mark_deleting(scope: Scope, current: KeyValue, marked: Object, (pre, dry_run): (Preconditions, bool)) -> Step {
+/// it: 200, or 202 when the older `orphanDependents: false` asked for its dependents'
+/// deletion, as upstream answers.
+fn mark_deleting(scope: Scope, current: KeyValue, marked: Object, options: DeleteOptions) -> Step {
     let value = scope.stored(marked.clone());
-    if dry_run || value == current.value {
-        return scope.respond(200, &Value::Object(marked));
+    let code = if options.propagation.orphan_dependents == Some(false) { 202 } else { 200 };
+    if options.dry_run || value == current.value {
+        return scope.respond(code, &Value::Object(marked));
     }
     let op = StorageOp::Update {
         key: current.key.clone(),
@@ -119,10 +94,10 @@ fn mark_deleting(scope: Scope, current: KeyValue, marked: Object, (pre, dry_run)
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Written(kv)) => match scope.read(&kv) {
-            Ok(stored) => scope.respond(200, &Value::Object(stored)),
+            Ok(stored) => scope.respond(code, &Value::Object(stored)),
             Err(e) => scope.fail(ApiError::internal(e)),
         },
-        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, pre, dry_run),
+        Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, options),
         other => scope.fail_storage(&scope.name, other),
     })
 }
@@ -157,8 +132,8 @@ fn deleted(scope: Scope, obj: Object) -> Step {
 /// was listed is taken as it is now.
 fn delete_listed(
     scope: Scope,
-    mut listed: Vec<KeyValue>,
-    at: usize,
+    (mut listed, at): (Vec<KeyValue>, usize),
+    options: DeleteOptions,
     done: impl FnOnce(Scope) -> Step + Send + 'static,
 ) -> Step {
     let Some(kv) = listed.get(at) else {
@@ -168,17 +143,17 @@ fn delete_listed(
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
-    let op = match marked_for_finalizers(&scope, &obj) {
+    let op = match marked_for_finalizers(&scope, &obj, &options) {
         None => StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) },
-        // Already being deleted: nothing to change.
-        Some(_) if finalizers::deleting(&obj) => return delete_listed(scope, listed, at + 1, done),
+        // Already marked so: nothing to change.
+        Some(marked) if marked == obj => return delete_listed(scope, (listed, at + 1), options, done),
         Some(marked) => StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision },
     };
     scope.then(op, move |scope, result| match result {
-        Ok(_) | Err(StorageError::NotFound { .. }) => delete_listed(scope, listed, at + 1, done),
+        Ok(_) | Err(StorageError::NotFound { .. }) => delete_listed(scope, (listed, at + 1), options, done),
         Err(StorageError::Conflict { current, .. }) => {
             listed[at] = current;
-            delete_listed(scope, listed, at, done)
+            delete_listed(scope, (listed, at), options, done)
         }
         other => scope.fail_storage("", other),
     })
@@ -192,8 +167,8 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
         Ok(s) => s,
         Err(e) => return scope.fail(e),
     };
-    let dry_run = match super::dry_run::delete_options(&scope) {
-        Ok(dry_run) => dry_run,
+    let options = match delete_options::of(&scope) {
+        Ok(options) => options,
         Err(e) => return scope.fail(e),
     };
     let prefix = scope.prefix();
@@ -226,10 +201,10 @@ pub(super) fn delete_collection(scope: Scope) -> Step {
                 });
                 scope.respond(200, &list)
             };
-            if dry_run {
+            if options.dry_run {
                 return answer(scope);
             }
-            delete_listed(scope, listed, 0, answer)
+            delete_listed(scope, (listed, 0), options, answer)
         }
         other => scope.fail_storage("", other),
     })

@@ -16,14 +16,13 @@ use super::scope::Scope;
 use crate::schema::{go_quote, FieldValidation};
 use crate::status::ApiError;
 use crate::validation::{ErrorKind, FieldError};
-use serde_json::Value;
 
 /// The only dryRun value there is.
 const ALL: &str = "All";
 
 impl Scope {
     /// Whether this create, update or patch is a dry run (its options already checked
-    /// with [`write_options`]). A delete reads its own options: [`delete_options`].
+    /// with [`write_options`]). A delete reads its own options: [`super::delete_options`].
     pub fn dry_run(&self) -> bool {
         self.query.all("dryRun").next().is_some()
     }
@@ -53,40 +52,9 @@ pub(super) fn write_options(scope: &Scope, kind: &str) -> Result<bool, ApiError>
     }
 }
 
-/// Whether a delete (of one object or a collection) is a dry run. Like upstream, the
-/// options come from a DeleteOptions body when there is one, and from the query string
-/// only when there is none.
-pub(super) fn delete_options(scope: &Scope) -> Result<bool, ApiError> {
-    let from_body;
-    let values: Vec<&str> = if scope.body.iter().all(u8::is_ascii_whitespace) {
-        scope.query.all("dryRun").collect()
-    } else {
-        let format = crate::negotiation::negotiate_input(scope.content_type.as_deref())?;
-        let options = crate::negotiation::decode(format, &scope.body)
-            .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?;
-        from_body = match options.get("dryRun") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| v.as_str().map(str::to_owned))
-                .collect::<Option<Vec<String>>>()
-                .ok_or_else(|| {
-                    ApiError::bad_request("invalid DeleteOptions: dryRun must be a list of strings")
-                })?,
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "invalid DeleteOptions: dryRun must be a list of strings",
-                ))
-            }
-        };
-        from_body.iter().map(String::as_str).collect()
-    };
-    check(&values).map_err(|e| ApiError::invalid("meta.k8s.io", "DeleteOptions", "", vec![e]))
-}
-
 /// Whether `values` (every dryRun given) ask for a dry run; the field error upstream's
 /// ValidateDryRun gives when any of them is not `All`.
-fn check(values: &[&str]) -> Result<bool, FieldError> {
+pub(super) fn check(values: &[&str]) -> Result<bool, FieldError> {
     if values.iter().all(|v| *v == ALL) {
         return Ok(!values.is_empty());
     }

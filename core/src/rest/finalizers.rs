@@ -37,6 +37,74 @@ pub(crate) fn mark_deleting(obj: &mut Object, now: &str) {
     meta.insert("deletionGracePeriodSeconds".into(), json!(0));
 }
 
+/// The finalizer that has the garbage collector orphan an object's dependents first.
+pub(crate) const ORPHAN: &str = "orphan";
+/// The finalizer that has the garbage collector delete an object's dependents first.
+pub(crate) const FOREGROUND: &str = "foregroundDeletion";
+
+/// What a kind's objects do to their dependents when deleted without saying
+/// (upstream's `DefaultGarbageCollectionPolicy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// Dependents are deleted (in the background).
+    #[default]
+    DeleteDependents,
+    /// Dependents are orphaned (core/v1 ReplicationControllers, for compatibility).
+    OrphanDependents,
+}
+
+/// What a DELETE says of dependents: `propagationPolicy` (`Orphan`, `Background`,
+/// `Foreground`, checked already) or the older `orphanDependents`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Propagation {
+    pub policy: Option<String>,
+    pub orphan_dependents: Option<bool>,
+}
+
+impl Propagation {
+    /// Upstream's `shouldOrphanDependents` and `shouldDeleteDependents` over an object
+    /// with `finalizers`: whether its dependents are orphaned, and whether they are
+    /// deleted before it.
+    fn decide(&self, finalizers: &[String], default: GcPolicy) -> (bool, bool) {
+        if let Some(orphan) = self.orphan_dependents {
+            return (orphan, false);
+        }
+        match self.policy.as_deref() {
+            Some("Orphan") => return (true, false),
+            Some("Foreground") => return (false, true),
+            Some(_) => return (false, false),
+            None => {}
+        }
+        for f in finalizers {
+            match f.as_str() {
+                ORPHAN => return (true, false),
+                FOREGROUND => return (false, true),
+                _ => {}
+            }
+        }
+        (default == GcPolicy::OrphanDependents, false)
+    }
+
+    /// Give `obj` the garbage collector's finalizers this DELETE asks for (upstream's
+    /// `deletionFinalizersForGarbageCollection`): `orphan` or `foregroundDeletion` in
+    /// place of either.
+    pub(crate) fn apply(&self, obj: &mut Object, default: GcPolicy) {
+        let had = of(obj);
+        let (orphan, foreground) = self.decide(&had, default);
+        let mut wanted: Vec<String> = had.iter().filter(|f| *f != ORPHAN && *f != FOREGROUND).cloned().collect();
+        if orphan {
+            wanted.push(ORPHAN.into());
+        }
+        if foreground {
+            wanted.push(FOREGROUND.into());
+        }
+        let same = wanted.len() == had.len() && wanted.iter().all(|f| had.contains(f));
+        if !same {
+            meta_mut(obj).insert("finalizers".into(), json!(wanted));
+        }
+    }
+}
+
 /// `obj` (as a DELETE found it, with whatever its kind added) marked as being deleted
 /// at `now` when it has finalizers to wait for; `None` when it can go at once.
 pub(crate) fn wait_for_finalizers(mut obj: Object, now: &str) -> Option<Object> {

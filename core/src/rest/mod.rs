@@ -11,6 +11,7 @@ mod conversion;
 mod create;
 mod create_only;
 mod delete;
+mod delete_options;
 mod dry_run;
 mod eviction;
 pub(crate) mod finalizers;

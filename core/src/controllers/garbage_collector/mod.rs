@@ -1,0 +1,225 @@
+//! Upstream's garbage collector (kube-controller-manager's
+//! `garbage-collector-controller`), over every served resource, custom resources
+//! included: an object whose owners are all gone is deleted (its own dependents in the
+//! background, or as its finalizers say); an owner deleted with `propagationPolicy:
+//! Orphan` has its dependents' references to it removed before it goes, and one deleted
+//! with `Foreground` waits until its blocking dependents are gone.
+//!
+//! The collector follows the watch caches through subscriptions of its own
+//! ([`graph`]), so each pass only reads what changed; [`decide`] says what each changed
+//! object needs, and the pass answers those writes as the server's own requests.
+
+mod decide;
+mod graph;
+
+use crate::registry::Resource;
+use crate::shared::Shared;
+use crate::storage::{object_key, resource_prefix, WatchEvent};
+use crate::watch_cache::Subscription;
+use bytes::Bytes;
+use decide::{Action, Owner};
+use graph::{Graph, Node, OwnerRef};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The collector's state between passes.
+#[derive(Default)]
+pub(crate) struct GarbageCollector {
+    graph: Graph,
+    /// The resources followed, by index (one version of each).
+    resources: Vec<Followed>,
+    /// Each followed cache's subscription, by its prefix.
+    feeds: BTreeMap<String, (usize, Arc<Subscription>)>,
+}
+
+/// A resource the collector follows.
+struct Followed {
+    group: String,
+    version: String,
+    plural: String,
+    namespaced: bool,
+}
+
+impl Followed {
+    /// The path of object `name` (in `namespace`).
+    fn path(&self, namespace: Option<&str>, name: &str) -> String {
+        let root = if self.group.is_empty() { "/api/v1".to_owned() } else { format!("/apis/{}/{}", self.group, self.version) };
+        match namespace.filter(|_| self.namespaced) {
+            Some(ns) => format!("{root}/namespaces/{ns}/{}/{name}", self.plural),
+            None => format!("{root}/{}/{name}", self.plural),
+        }
+    }
+}
+
+/// One pass: read what changed, and answer the writes the changed objects need.
+pub(crate) fn pass(shared: &Shared) -> Vec<http::Request<Bytes>> {
+    let mut gc = shared.garbage_collector.lock().unwrap_or_else(|p| p.into_inner());
+    gc.follow(shared);
+    let dirty = gc.graph.take_dirty();
+    let owner = |node: &Node, r: &OwnerRef| owner_state(shared, node, r);
+    let mut writes = Vec::new();
+    for uid in dirty {
+        for action in decide::decide(&gc.graph, &uid, &owner) {
+            writes.extend(gc.request(&action));
+        }
+    }
+    writes
+}
+
+impl GarbageCollector {
+    /// Follow every served resource's cache: subscribe to new ones (reading what they
+    /// hold), and take in what the others saw since the last pass.
+    fn follow(&mut self, shared: &Shared) {
+        let registry = shared.registry();
+        for r in registry.resources().iter() {
+            if self.resources.iter().any(|f| f.group == r.group && f.plural == r.plural) {
+                continue;
+            }
+            self.resources.push(Followed {
+                group: r.group.clone(),
+                version: r.version.clone(),
+                plural: r.plural.clone(),
+                namespaced: r.namespaced,
+            });
+        }
+        let root = shared.config.storage_prefix.clone();
+        for index in 0..self.resources.len() {
+            let prefix = resource_prefix(&root, &self.resources[index].group, &self.resources[index].plural, None);
+            let Some(cache) = shared.served.with_caches(|c| c.get(&prefix).cloned()) else {
+                continue;
+            };
+            let feed = self.feeds.get(&prefix).map(|(_, sub)| sub.clone());
+            let subscription = match feed {
+                Some(sub) => sub,
+                None => {
+                    // Read what it holds, then follow from there.
+                    let Some((items, revision)) = cache.snapshot("", 0) else {
+                        continue;
+                    };
+                    let Some(sub) = cache.subscribe("", revision) else {
+                        continue;
+                    };
+                    for kv in &items {
+                        self.take(shared, index, &kv.key, Some(&kv.value));
+                    }
+                    self.feeds.insert(prefix.clone(), (index, sub.clone()));
+                    sub
+                }
+            };
+            while let Some(item) = subscription.try_next() {
+                match item {
+                    Ok(event) => match &event.event {
+                        WatchEvent::Put { kv, .. } => self.take(shared, index, &kv.key, Some(&kv.value)),
+                        WatchEvent::Delete { prev, .. } => self.take(shared, index, &prev.key, None),
+                    },
+                    Err(_) => {
+                        // Fell behind, or the cache was filled again: read it afresh.
+                        self.graph.forget_resource(index);
+                        self.feeds.remove(&prefix);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The object at `key` of resource `index` is now `value` (`None`: deleted).
+    fn take(&mut self, shared: &Shared, index: usize, key: &str, value: Option<&Bytes>) {
+        let concerns = value.is_some_and(|v| graph::may_concern(v));
+        if !concerns && !self.graph.knows_key(key) {
+            return;
+        }
+        let node = value
+            .filter(|_| concerns)
+            .and_then(|v| serde_json::from_slice::<Value>(v).ok())
+            .and_then(|object| Node::read(key, index, &object));
+        let owner_keys = node
+            .as_ref()
+            .map(|n| n.owners.iter().filter_map(|r| owner_key(shared, n, r).map(|(_, key)| key)).collect())
+            .unwrap_or_default();
+        self.graph.set(key, node, owner_keys);
+    }
+
+    /// The request that carries out `action`.
+    fn request(&self, action: &Action) -> Option<http::Request<Bytes>> {
+        let uid = match action {
+            Action::Delete { uid, .. } | Action::SetOwners { uid, .. } | Action::RemoveFinalizer { uid, .. } => uid,
+        };
+        let node = self.graph.node(uid)?;
+        let path = self.resources.get(node.resource)?.path(node.namespace.as_deref(), &node.name);
+        let test = json!({"op": "test", "path": "/metadata/uid", "value": uid});
+        let (method, content_type, body) = match action {
+            Action::Delete { propagation, .. } => (
+                http::Method::DELETE,
+                "application/json",
+                json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation, "preconditions": {"uid": uid}}),
+            ),
+            Action::SetOwners { owners, .. } => {
+                let change = if owners.is_empty() {
+                    json!({"op": "remove", "path": "/metadata/ownerReferences"})
+                } else {
+                    json!({"op": "replace", "path": "/metadata/ownerReferences", "value": owners})
+                };
+                (http::Method::PATCH, "application/json-patch+json", json!([test, change]))
+            }
+            Action::RemoveFinalizer { finalizer, .. } => {
+                let kept: Vec<&String> = node.finalizers.iter().filter(|f| f != finalizer).collect();
+                let change = json!({"op": "replace", "path": "/metadata/finalizers", "value": kept});
+                (http::Method::PATCH, "application/json-patch+json", json!([test, change]))
+            }
+        };
+        http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(http::header::CONTENT_TYPE, content_type)
+            .body(Bytes::from(body.to_string()))
+            .ok()
+    }
+}
+
+/// Where the owner `r` of `node` is stored, and its resource; `None` when it cannot be
+/// (a kind not served; a namespaced owner of a cluster-scoped object).
+fn owner_key(shared: &Shared, node: &Node, r: &OwnerRef) -> Option<(Arc<Resource>, String)> {
+    let (group, version) = r.api_version.rsplit_once('/').unwrap_or(("", &r.api_version));
+    let registry = shared.registry();
+    let resource = registry
+        .resources()
+        .iter()
+        .find(|res| res.group == group && res.version == version && res.kind == r.kind)
+        .or_else(|| registry.resources().iter().find(|res| res.group == group && res.kind == r.kind))?
+        .clone();
+    let root = &shared.config.storage_prefix;
+    let key = if resource.namespaced {
+        object_key(root, &resource.group, &resource.plural, Some(node.namespace.as_deref()?), &r.name)
+    } else {
+        object_key(root, &resource.group, &resource.plural, None, &r.name)
+    };
+    Some((resource, key))
+}
+
+/// What owner reference `r` of `node` names now, as the caches hold it.
+fn owner_state(shared: &Shared, node: &Node, r: &OwnerRef) -> Owner {
+    let Some((resource, key)) = owner_key(shared, node, r) else {
+        return Owner::Unresolvable;
+    };
+    let prefix = resource_prefix(&shared.config.storage_prefix, &resource.group, &resource.plural, None);
+    let Some(found) = shared.served.with_caches(|c| c.get(&prefix).and_then(|cache| cache.get(&key))) else {
+        return Owner::Unresolvable;
+    };
+    let Some(owner) = found.and_then(|kv| serde_json::from_slice::<Value>(&kv.value).ok()) else {
+        return Owner::Dangling;
+    };
+    if owner.pointer("/metadata/uid").and_then(Value::as_str) != Some(r.uid.as_str()) {
+        return Owner::Dangling;
+    }
+    let deleting = owner.pointer("/metadata/deletionTimestamp").is_some_and(|t| !t.is_null());
+    let foreground = crate::rest::object::strings(owner.pointer("/metadata/finalizers"))
+        .iter()
+        .any(|f| f == crate::rest::finalizers::FOREGROUND);
+    if deleting && foreground {
+        Owner::WaitingForDependents
+    } else {
+        Owner::Solid
+    }
+}

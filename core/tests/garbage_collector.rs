@@ -1,0 +1,143 @@
+//! The garbage collector over the whole server, as kube-controller-manager's collects:
+//! dependents of a deleted owner go in the background; `Orphan` keeps them and takes
+//! their references away first; `Foreground` keeps the owner until its blocking
+//! dependents are gone; references to an owner that is gone (or another of its name)
+//! get their object collected; core/v1 ReplicationControllers orphan by default.
+
+use apiary_core::controllers::enabled::Enabled;
+use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::Config;
+use apiary_memory::MemoryStore;
+use serde_json::{json, Value};
+
+const CMS: &str = "/api/v1/namespaces/default/configmaps";
+
+fn server(disabled: &[&str]) -> Harness<MemoryStore> {
+    let config = Config { controllers: Enabled::without(disabled).unwrap(), ..Config::default() };
+    Harness::new(config, MemoryStore::new())
+}
+
+fn send(h: &Harness<MemoryStore>, method: &str, path: &str, content_type: &str, body: Option<&Value>) -> Reply {
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+}
+
+fn get(h: &Harness<MemoryStore>, name: &str) -> Option<Value> {
+    let r = send(h, "GET", &format!("{CMS}/{name}"), "application/json", None);
+    (r.status == 200).then(|| r.json())
+}
+
+/// A ConfigMap owned by `owners` (each a ConfigMap: name and uid, blocking or not).
+fn create(h: &Harness<MemoryStore>, name: &str, owners: &[(&str, &str, bool)], finalizers: &[&str]) -> String {
+    let refs: Vec<Value> = owners
+        .iter()
+        .map(|(n, uid, block)| json!({"apiVersion": "v1", "kind": "ConfigMap", "name": n, "uid": uid, "blockOwnerDeletion": block}))
+        .collect();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": name, "ownerReferences": refs, "finalizers": finalizers}});
+    let created = send(h, "POST", CMS, "application/json", Some(&cm));
+    assert_eq!(created.status, 201, "{}", created.json());
+    created.json()["metadata"]["uid"].as_str().unwrap().to_owned()
+}
+
+/// owner ← child ← grandchild, each reference blocking.
+fn chain(h: &Harness<MemoryStore>, grandchild_finalizers: &[&str]) {
+    let owner = create(h, "owner", &[], &[]);
+    let child = create(h, "child", &[("owner", &owner, true)], &[]);
+    create(h, "grandchild", &[("child", &child, true)], grandchild_finalizers);
+}
+
+fn delete(h: &Harness<MemoryStore>, name: &str, query: &str) -> Reply {
+    send(h, "DELETE", &format!("{CMS}/{name}{query}"), "application/json", None)
+}
+
+#[test]
+fn background_deletion_collects_dependents_after_their_owner() {
+    let h = server(&[]);
+    chain(&h, &[]);
+    assert_eq!(delete(&h, "owner", "").json()["status"], "Success", "gone at once");
+    assert_eq!(get(&h, "child"), None);
+    assert_eq!(get(&h, "grandchild"), None);
+}
+
+#[test]
+fn orphaning_takes_the_references_away_then_lets_the_owner_go() {
+    let h = server(&[]);
+    chain(&h, &[]);
+    let marked = delete(&h, "owner", "?propagationPolicy=Orphan").json();
+    assert_eq!(marked["metadata"]["finalizers"], json!(["orphan"]), "{marked}");
+    assert_eq!(get(&h, "owner"), None, "the owner goes once its dependents are orphaned");
+    let child = get(&h, "child").expect("the child stays");
+    assert_eq!(child["metadata"].get("ownerReferences"), None);
+    assert!(get(&h, "grandchild").is_some());
+}
+
+#[test]
+fn foreground_deletion_keeps_the_owner_until_its_blocking_dependents_are_gone() {
+    let h = server(&[]);
+    chain(&h, &["example.com/hold"]);
+    let body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"});
+    let marked = send(&h, "DELETE", &format!("{CMS}/owner"), "application/json", Some(&body)).json();
+    assert_eq!(marked["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+    // The grandchild is held by its own finalizer: everything above it waits.
+    let owner = get(&h, "owner").expect("the owner waits");
+    let child = get(&h, "child").expect("the child waits");
+    assert!(owner["metadata"]["deletionTimestamp"].is_string() && child["metadata"]["deletionTimestamp"].is_string());
+    assert_eq!(child["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+    let grandchild = get(&h, "grandchild").unwrap();
+    assert!(grandchild["metadata"]["deletionTimestamp"].is_string());
+
+    let release = json!({"metadata": {"finalizers": null}});
+    send(&h, "PATCH", &format!("{CMS}/grandchild"), "application/merge-patch+json", Some(&release));
+    assert_eq!((get(&h, "grandchild"), get(&h, "child"), get(&h, "owner")), (None, None, None));
+}
+
+#[test]
+fn an_object_whose_owners_are_gone_is_collected_and_one_with_a_live_owner_is_not() {
+    let h = server(&[]);
+    let owner = create(&h, "owner", &[], &[]);
+    create(&h, "orphan-of-nobody", &[("missing", "0000", false)], &[]);
+    create(&h, "wrong-uid", &[("owner", "not-the-owners-uid", false)], &[]);
+    create(&h, "two-owners", &[("owner", &owner, false), ("missing", "0000", false)], &[]);
+    let unknown = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unknown-kind",
+        "ownerReferences": [{"apiVersion": "example.com/v1", "kind": "Gadget", "name": "g", "uid": "1"}]}});
+    assert_eq!(send(&h, "POST", CMS, "application/json", Some(&unknown)).status, 201);
+    assert_eq!(get(&h, "orphan-of-nobody"), None);
+    assert_eq!(get(&h, "wrong-uid"), None);
+    let kept = get(&h, "two-owners").expect("a live owner keeps it");
+    assert_eq!(kept["metadata"]["ownerReferences"].as_array().unwrap().len(), 1, "the dangling reference is dropped");
+    assert!(get(&h, "unknown-kind").is_some(), "an owner that cannot be looked up is not taken for gone");
+}
+
+#[test]
+fn bad_propagation_options_get_upstreams_422() {
+    let h = server(&[]);
+    create(&h, "owner", &[], &[]);
+    let bad = delete(&h, "owner", "?propagationPolicy=Sideways");
+    assert_eq!(bad.status, 422);
+    assert_eq!(
+        bad.json()["message"],
+        "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+    );
+    let both = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Orphan", "orphanDependents": true});
+    let bad = send(&h, "DELETE", &format!("{CMS}/owner"), "application/json", Some(&both));
+    assert_eq!(bad.status, 422);
+    assert!(bad.json()["message"].as_str().unwrap().contains("orphanDependents and deletionPropagation cannot be both set"));
+    let legacy = json!({"kind": "DeleteOptions", "apiVersion": "v1", "orphanDependents": false});
+    let accepted = send(&h, "DELETE", &format!("{CMS}/owner"), "application/json", Some(&legacy));
+    assert_eq!(accepted.status, 200, "nothing to wait for: deleted at once");
+}
+
+#[test]
+fn with_the_collector_off_orphaning_waits_for_another_collector() {
+    let h = server(&["garbage-collector"]);
+    chain(&h, &[]);
+    delete(&h, "owner", "?propagationPolicy=Orphan");
+    let owner = get(&h, "owner").expect("nothing removes the orphan finalizer");
+    assert_eq!(owner["metadata"]["finalizers"], json!(["orphan"]));
+    assert!(get(&h, "child").unwrap()["metadata"]["ownerReferences"].is_array());
+}
