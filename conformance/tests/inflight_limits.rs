@@ -181,6 +181,7 @@ async fn excess_requests_get_429_and_recover() {
     let a = send(&loader, "GET", LIST, None).await;
     assert_eq!(
         a.json()["items"].as_array().unwrap().len(),
-        CONFIGMAPS + created + 20
+        // ... and the namespace's kube-root-ca.crt.
+        CONFIGMAPS + created + 20 + 1
     );
 }

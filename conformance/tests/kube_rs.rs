@@ -67,8 +67,9 @@ async fn typed_api_round_trips_a_config_map() {
     assert!(created.metadata.uid.is_some());
     let got = api.get("from-kube-rs").await.expect("get");
     assert_eq!(got.data.unwrap()["k"], "v");
+    // Its ConfigMap, and the namespace's kube-root-ca.crt.
     let listed = api.list(&ListParams::default()).await.expect("list");
-    assert_eq!(listed.items.len(), 1);
+    assert_eq!(listed.items.len(), 2);
     assert!(listed.metadata.resource_version.is_some());
 
     let err = api.create(&PostParams::default(), &cm).await.unwrap_err();
@@ -106,7 +107,8 @@ async fn watcher_sees_changes(config: kube::runtime::watcher::Config) {
         .await
         .expect("create");
 
-    let mut events = watcher::watcher(api.clone(), config).boxed();
+    // Only its object: the namespace also holds kube-root-ca.crt.
+    let mut events = watcher::watcher(api.clone(), config.fields("metadata.name=w")).boxed();
     macro_rules! next {
         () => {
             tokio::time::timeout(std::time::Duration::from_secs(30), events.next())

@@ -43,7 +43,8 @@ fn dynamic_client_discovers_and_round_trips() {
         "the Python client failed (is `pip install kubernetes` done? .ci/run does it):\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains("data v"), "{stdout}");
-    assert!(stdout.contains("listed 1"), "{stdout}");
+    // Its ConfigMap and the namespace's kube-root-ca.crt.
+    assert!(stdout.contains("listed 2"), "{stdout}");
     assert!(stdout.contains("deployments namespaced True"), "{stdout}");
     assert!(
         stdout.contains("namespaces ['default', 'kube-node-lease', 'kube-public', 'kube-system']"),

@@ -76,7 +76,8 @@ fn kubectl_selects_with_labels_and_fields() {
     assert_eq!(get(&["cm", "-l", "app=x"]), ["bar", "foo"]);
     assert_eq!(get(&["cm", "-l", "env in (a,b)"]), ["bar", "foo"]);
     assert_eq!(get(&["cm", "-l", "env notin (a,b),app"]), ["baz"]);
-    assert_eq!(get(&["cm", "-l", "!app"]), ["qux"]);
+    // kube-root-ca.crt has no app label either.
+    assert_eq!(get(&["cm", "-l", "!app"]), ["kube-root-ca.crt", "qux"]);
     assert_eq!(
         get(&[
             "cm",
@@ -85,7 +86,7 @@ fn kubectl_selects_with_labels_and_fields() {
             "--field-selector",
             "metadata.name!=baz"
         ]),
-        ["qux"]
+        ["kube-root-ca.crt", "qux"]
     );
     assert_eq!(
         get(&["cm", "--field-selector", "metadata.name=foo"]),
@@ -183,7 +184,7 @@ fn kubectl_selects_with_labels_and_fields() {
         deleted.contains("\"foo\" deleted") && deleted.contains("\"bar\" deleted"),
         "{deleted}"
     );
-    assert_eq!(get(&["cm"]), ["baz", "qux"]);
+    assert_eq!(get(&["cm"]), ["baz", "kube-root-ca.crt", "qux"]);
     let deleted = ok(&k(&[
         "delete",
         "pods",

@@ -202,7 +202,8 @@ async fn kube_rs_asks_for_a_token_and_authenticates_with_it() {
     let cm: ConfigMap = serde_json::from_value(serde_json::json!({ "metadata": { "name": "from-sa" }, "data": { "k": "v" } })).unwrap();
     configmaps.create(&PostParams::default(), &cm).await.expect("created as the ServiceAccount");
     let listed = configmaps.list(&ListParams::default()).await.expect("listed");
-    assert_eq!(listed.items.len(), 1);
+    let names: Vec<_> = listed.items.iter().filter_map(|cm| cm.metadata.name.as_deref()).collect();
+    assert_eq!(names, ["from-sa", "kube-root-ca.crt"]);
 
     let forged = kube_support::client_from(&apiary.token_kubeconfig("forged", &format!("{token}x"))).await;
     let refused = Api::<ConfigMap>::namespaced(forged, "kube-rs").list(&ListParams::default()).await;
@@ -259,6 +260,6 @@ fn the_python_client_asks_for_a_token_and_authenticates_with_it() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the Python client failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("expiration 1200"), "{stdout}");
-    assert!(stdout.contains("listed ['from-python']"), "{stdout}");
+    assert!(stdout.contains("listed ['from-python', 'kube-root-ca.crt']"), "{stdout}");
     assert!(stdout.contains("forged 401"), "{stdout}");
 }
