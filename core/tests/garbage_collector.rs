@@ -141,3 +141,27 @@ fn with_the_collector_off_orphaning_waits_for_another_collector() {
     assert_eq!(owner["metadata"]["finalizers"], json!(["orphan"]));
     assert!(get(&h, "child").unwrap()["metadata"]["ownerReferences"].is_array());
 }
+
+/// The collector keeps nothing it cannot read again: a server restarted in the middle
+/// of a cascade (here, one that went down before its collector ran, then one stopped
+/// while a foreground deletion waits) finishes it from what storage holds.
+#[test]
+fn a_restart_in_the_middle_of_a_cascade_finishes_it() {
+    let store = MemoryStore::new();
+    let first = Harness::new(Config { controllers: Enabled::without(&["garbage-collector"]).unwrap(), ..Config::default() }, store.clone());
+    chain(&first, &["example.com/hold"]);
+    let body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"});
+    send(&first, "DELETE", &format!("{CMS}/owner"), "application/json", Some(&body));
+    drop(first);
+
+    let second = Harness::new(Config::default(), store.clone());
+    second.reflect();
+    assert!(get(&second, "owner").is_some() && get(&second, "child").is_some(), "still waiting for the held grandchild");
+    assert!(get(&second, "grandchild").unwrap()["metadata"]["deletionTimestamp"].is_string());
+    drop(second);
+
+    let third = Harness::new(Config::default(), store);
+    let release = json!({"metadata": {"finalizers": null}});
+    send(&third, "PATCH", &format!("{CMS}/grandchild"), "application/merge-patch+json", Some(&release));
+    assert_eq!((get(&third, "grandchild"), get(&third, "child"), get(&third, "owner")), (None, None, None));
+}
