@@ -185,14 +185,17 @@ fn kubectl_selects_with_labels_and_fields() {
         "{deleted}"
     );
     assert_eq!(get(&["cm"]), ["baz", "kube-root-ca.crt", "qux"]);
+    // Pods on a node wait for their kubelet: the delete is forced.
     let deleted = ok(&k(&[
         "delete",
         "pods",
         "--field-selector",
         "spec.nodeName=n1",
+        "--grace-period=0",
+        "--force",
     ]));
     assert!(
-        deleted.contains("\"p1\" deleted") && deleted.contains("\"p3\" deleted"),
+        deleted.contains("\"p1\" force deleted") && deleted.contains("\"p3\" force deleted"),
         "{deleted}"
     );
     assert_eq!(get(&["pods"]), ["p2"]);

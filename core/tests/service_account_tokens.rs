@@ -189,7 +189,8 @@ fn a_pod_bound_token_carries_the_pod_and_its_node_and_ends_with_the_pod() {
     assert_eq!(extra["authentication.kubernetes.io/node-name"], json!(["n1"]));
     assert_eq!(extra["authentication.kubernetes.io/node-uid"], json!([node_uid]));
 
-    assert_eq!(admin(&h, "DELETE", "/api/v1/namespaces/default/pods/web", Value::Null).status, 200);
+    // Bound to a node, the pod waits for its kubelet unless the delete is forced.
+    assert_eq!(admin(&h, "DELETE", "/api/v1/namespaces/default/pods/web?gracePeriodSeconds=0", Value::Null).status, 200);
     h.advance(Duration::from_secs(11));
     assert_unauthorized(&bearer(&h, &token, "GET", CONFIGMAPS).0);
 }

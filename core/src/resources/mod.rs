@@ -64,7 +64,7 @@ use crate::authorization::{Attributes, Decision, Rules};
 use crate::rest::object::{meta_mut, spec_changed, Object};
 use crate::selection::table::{FieldLabels, DEFAULT};
 use crate::status::ApiError;
-use crate::rest::finalizers::{GcPolicy, Propagation};
+use crate::rest::finalizers::{Deletion, GcPolicy, OnDelete};
 use crate::validation::FieldError;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -191,16 +191,16 @@ pub trait Strategy: Send + Sync + 'static {
         false
     }
 
-    /// What a DELETE asking `propagation` of dependents does to `obj` at `now`: mark it
-    /// as being deleted (the object to store and answer), or `None` to delete it at
-    /// once. By default it waits for its finalizers: those it has, those
+    /// What `deletion` does to `obj`: delete it at once, or mark it as being deleted.
+    /// By default it waits for its finalizers: those it has, those
     /// [`Strategy::mark_deleting`] adds, and the garbage collector's the propagation
     /// asks for.
-    fn on_delete(&self, obj: &Object, now: &str, propagation: &Propagation) -> Option<Object> {
+    fn on_delete(&self, obj: &Object, deletion: &Deletion<'_>) -> OnDelete {
+        let now = deletion.now_text();
         let mut marked = obj.clone();
-        self.mark_deleting(&mut marked, now);
-        propagation.apply(&mut marked, self.default_gc_policy());
-        crate::rest::finalizers::wait_for_finalizers(marked, now)
+        self.mark_deleting(&mut marked, &now);
+        deletion.propagation.apply(&mut marked, self.default_gc_policy());
+        crate::rest::finalizers::wait_for_finalizers(marked, &now)
     }
 
     /// What the kind's objects do to their dependents when a DELETE does not say.

@@ -10,7 +10,7 @@
 
 use super::columns::{Columns, str_at, Column};
 use super::{keep_status, Handler, Strategy};
-use crate::rest::finalizers::{self, Propagation};
+use crate::rest::finalizers::{self, Deletion, OnDelete};
 use crate::rest::object::{meta_mut, meta_str, Object};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
 use crate::status::ApiError;
@@ -73,23 +73,22 @@ impl Strategy for Namespaces {
     /// Upstream's namespace storage: the first DELETE marks the namespace Terminating
     /// (a `deletionTimestamp`, no grace period) and answers it; later ones answer it
     /// unchanged until its spec's finalizers are gone, then its own finalizers decide.
-    fn on_delete(&self, obj: &Object, now: &str, propagation: &Propagation) -> Option<Object> {
+    fn on_delete(&self, obj: &Object, deletion: &Deletion<'_>) -> OnDelete {
+        let now = deletion.now_text();
+        let mut marked = obj.clone();
+        deletion.propagation.apply(&mut marked, self.default_gc_policy());
         if !finalizers::deleting(obj) {
-            let mut marked = obj.clone();
-            propagation.apply(&mut marked, self.default_gc_policy());
             meta_mut(&mut marked).insert("deletionTimestamp".into(), json!(now));
             let status = marked.entry("status").or_insert_with(|| json!({}));
             if let Some(status) = status.as_object_mut() {
                 status.insert("phase".into(), json!("Terminating"));
             }
-            return Some(marked);
+            return OnDelete::Wait(marked);
         }
-        let mut marked = obj.clone();
-        propagation.apply(&mut marked, self.default_gc_policy());
         if !spec_finalizers(obj).is_empty() {
-            return Some(marked);
+            return OnDelete::Wait(marked);
         }
-        finalizers::wait_for_finalizers(marked, now)
+        finalizers::wait_for_finalizers(marked, &now)
     }
 
     /// Gone once neither its spec nor its metadata holds a finalizer.

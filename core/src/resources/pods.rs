@@ -8,7 +8,9 @@
 
 use super::columns::{Columns, at, Column};
 use super::{Handler, Strategy};
-use crate::rest::object::Object;
+use crate::rest::finalizers::{self, Deletion, OnDelete};
+use crate::rest::object::{meta_mut, meta_str, Object};
+use std::time::{Duration, UNIX_EPOCH};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 use serde_json::{json, Map, Value};
 
@@ -43,6 +45,42 @@ impl Strategy for Pods {
         true
     }
 
+    /// Graceful deletion, as upstream's pod strategy and `BeforeDelete` have it: a pod
+    /// on a node gets its grace period (`gracePeriodSeconds`, else the spec's
+    /// `terminationGracePeriodSeconds`, 30 by default) and stays until a kubelet (or a
+    /// forced delete) ends it; a pod never scheduled, or finished, goes at once. A
+    /// later DELETE may only shorten the period.
+    fn on_delete(&self, obj: &Object, deletion: &Deletion<'_>) -> OnDelete {
+        let now = deletion.now_text();
+        let mut marked = obj.clone();
+        deletion.propagation.apply(&mut marked, self.default_gc_policy());
+        // A negative period is taken as 1 s, as upstream takes it.
+        let asked = deletion.grace_period_seconds.map(|p| if p < 0 { 1 } else { p });
+        let running = obj.get("metadata").and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Value::as_i64);
+        if finalizers::deleting(obj) {
+            let Some(current) = running.filter(|p| *p > 0) else {
+                return finalizers::wait_for_finalizers(marked, &now);
+            };
+            let Some(shorter) = asked.filter(|p| *p < current) else {
+                return OnDelete::Wait(marked);
+            };
+            // The deadline moves by the difference.
+            let deadline = meta_str(obj, "deletionTimestamp");
+            let moved = crate::time::parse_rfc3339(deadline)
+                .map(|secs| UNIX_EPOCH + Duration::from_secs(secs) - Duration::from_secs((current - shorter) as u64))
+                .unwrap_or(deletion.now);
+            return graceful(marked, shorter, crate::time::rfc3339(moved), false);
+        }
+        let spec = |k: &str| obj.get("spec").and_then(|s| s.get(k));
+        let mut period = asked.unwrap_or_else(|| spec("terminationGracePeriodSeconds").and_then(Value::as_i64).unwrap_or(30));
+        let phase = obj.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str);
+        if spec("nodeName").and_then(Value::as_str).unwrap_or("").is_empty() || matches!(phase, Some("Failed" | "Succeeded")) {
+            period = 0;
+        }
+        let deadline = crate::time::rfc3339(deletion.now + Duration::from_secs(period.max(0) as u64));
+        graceful(marked, period, deadline, true)
+    }
+
     fn subresource(&self, name: &str) -> Option<Handler> {
         match name {
             "status" => Some(Handler::Status),
@@ -50,6 +88,25 @@ impl Strategy for Pods {
             "eviction" => Some(Handler::Eviction),
             _ => None,
         }
+    }
+}
+
+/// `pod` marked as being deleted with a grace period of `period` seconds, ending at
+/// `deadline` (`first`: the first mark, which counts a generation); with no period left
+/// it goes at once unless finalizers hold it.
+fn graceful(mut pod: Object, period: i64, deadline: String, first: bool) -> OnDelete {
+    let meta = meta_mut(&mut pod);
+    meta.insert("deletionTimestamp".into(), json!(deadline));
+    meta.insert("deletionGracePeriodSeconds".into(), json!(period));
+    if first {
+        if let Some(generation) = meta.get("generation").and_then(Value::as_i64).filter(|g| *g > 0) {
+            meta.insert("generation".into(), json!(generation + 1));
+        }
+    }
+    if period == 0 && finalizers::of(&pod).is_empty() {
+        OnDelete::Now(pod)
+    } else {
+        OnDelete::Wait(pod)
     }
 }
 

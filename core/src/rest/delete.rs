@@ -6,7 +6,8 @@
 //! content: [`crate::resources::Strategy::on_delete`]).
 
 use super::delete_options::{self, DeleteOptions};
-use super::object::{self, meta_str, Object};
+use super::finalizers::{Deletion, OnDelete};
+use super::object::{meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
 use crate::effect::Step;
@@ -53,29 +54,34 @@ fn delete_current(scope: Scope, current: KeyValue, options: DeleteOptions) -> St
     if let Err(e) = scope.admit_validating(Operation::Delete, &obj) {
         return scope.fail(e);
     }
-    if let Some(marked) = marked_for_finalizers(&scope, &obj, &options) {
-        return mark_deleting(scope, current, marked, options);
-    }
+    let answer = match on_delete(&scope, &obj, &options) {
+        OnDelete::Wait(marked) => return mark_deleting(scope, current, marked, options),
+        OnDelete::Now(answer) => answer,
+    };
     if options.dry_run {
         // Found and checked: answered as deleted, nothing removed.
-        return deleted(scope, obj);
+        return deleted(scope, answer);
     }
     let op = StorageOp::Delete {
         key: current.key.clone(),
         expected_revision: Some(current.mod_revision),
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Deleted { .. }) => deleted(scope, obj),
+        Ok(StorageOutput::Deleted { .. }) => deleted(scope, answer),
         Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, options),
         other => scope.fail_storage(&scope.name, other),
     })
 }
 
-/// `obj` marked as being deleted, when its kind waits for something first (its
-/// finalizers, a namespace's content); `None` when it can go at once.
-fn marked_for_finalizers(scope: &Scope, obj: &Object, options: &DeleteOptions) -> Option<Object> {
-    let now = object::rfc3339(scope.inputs.now);
-    scope.resource().strategy.on_delete(obj, &now, &options.propagation)
+/// What this DELETE does to `obj`: its kind decides whether it waits for something
+/// first (its finalizers, a namespace's content, a pod's grace period).
+fn on_delete(scope: &Scope, obj: &Object, options: &DeleteOptions) -> OnDelete {
+    let deletion = Deletion {
+        now: scope.inputs.now,
+        propagation: &options.propagation,
+        grace_period_seconds: options.grace_period_seconds,
+    };
+    scope.resource().strategy.on_delete(obj, &deletion)
 }
 
 /// The object has finalizers to wait for: write it as being deleted and answer with
@@ -143,11 +149,11 @@ fn delete_listed(
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
-    let op = match marked_for_finalizers(&scope, &obj, &options) {
-        None => StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) },
+    let op = match on_delete(&scope, &obj, &options) {
+        OnDelete::Now(_) => StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) },
         // Already marked so: nothing to change.
-        Some(marked) if marked == obj => return delete_listed(scope, (listed, at + 1), options, done),
-        Some(marked) => StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision },
+        OnDelete::Wait(marked) if marked == obj => return delete_listed(scope, (listed, at + 1), options, done),
+        OnDelete::Wait(marked) => StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision },
     };
     scope.then(op, move |scope, result| match result {
         Ok(_) | Err(StorageError::NotFound { .. }) => delete_listed(scope, (listed, at + 1), options, done),

@@ -17,9 +17,11 @@ pub(crate) fn deleting(obj: &Object) -> bool {
     obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null())
 }
 
-/// Whether a write leaves `obj` ready to go: being deleted, with no finalizer left.
+/// Whether a write leaves `obj` ready to go: being deleted, with no finalizer left and
+/// no grace period still running (upstream's `ShouldDeleteDuringUpdate`).
 pub(crate) fn finished(obj: &Object) -> bool {
-    deleting(obj) && of(obj).is_empty()
+    let grace = obj.get("metadata").and_then(|m| m.get("deletionGracePeriodSeconds")).and_then(Value::as_i64);
+    deleting(obj) && of(obj).is_empty() && grace.unwrap_or(0) == 0
 }
 
 /// Mark `obj` as being deleted at `now`, as upstream does for a kind without graceful
@@ -105,14 +107,40 @@ impl Propagation {
     }
 }
 
+/// What a DELETE asks, besides which object.
+#[derive(Clone, Copy, Debug)]
+pub struct Deletion<'a> {
+    pub now: std::time::SystemTime,
+    /// What becomes of the object's dependents.
+    pub propagation: &'a Propagation,
+    /// `gracePeriodSeconds`, when given.
+    pub grace_period_seconds: Option<i64>,
+}
+
+impl Deletion<'_> {
+    /// `now` as metadata writes it.
+    pub fn now_text(&self) -> String {
+        super::object::rfc3339(self.now)
+    }
+}
+
+/// What a DELETE does to an object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OnDelete {
+    /// Delete it now, and answer with this (the object, perhaps marked on its way out).
+    Now(Object),
+    /// Store it as this (marked as being deleted) and answer with it.
+    Wait(Object),
+}
+
 /// `obj` (as a DELETE found it, with whatever its kind added) marked as being deleted
-/// at `now` when it has finalizers to wait for; `None` when it can go at once.
-pub(crate) fn wait_for_finalizers(mut obj: Object, now: &str) -> Option<Object> {
+/// at `now` when it has finalizers to wait for; else it goes at once.
+pub(crate) fn wait_for_finalizers(mut obj: Object, now: &str) -> OnDelete {
     if of(&obj).is_empty() {
-        return None;
+        return OnDelete::Now(obj);
     }
     mark_deleting(&mut obj, now);
-    Some(obj)
+    OnDelete::Wait(obj)
 }
 
 /// Upstream's metadata rule for an update of an object being deleted: its finalizers
