@@ -4,7 +4,7 @@
 //! is written.
 
 use apiary_core::effect::{CallError, Outbound};
-use apiary_core::harness::{conversion_answer, parse_responses, rename_spec_field, Harness, Reply};
+use apiary_core::harness::{conversion_answer, rename_spec_field, Harness, Reply};
 use apiary_core::storage::{StorageOp, StorageOutput};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
@@ -17,12 +17,7 @@ const V1: &str = "/apis/example.com/v1/namespaces/default/widgets";
 const V2: &str = "/apis/example.com/v2/namespaces/default/widgets";
 
 fn send(h: &Harness<MemoryStore>, method: &str, path: &str, content_type: &str, body: Option<&Value>) -> Reply {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+    h.json_call(method, path, content_type, body)
 }
 
 fn json_send(h: &Harness<MemoryStore>, method: &str, path: &str, body: Option<&Value>) -> Reply {

@@ -2,18 +2,13 @@
 //! API is established and its resources served within the same reflection; deleting
 //! it takes them away.
 
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{Harness, Reply};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use serde_json::{json, Value};
 
 fn send(h: &Harness<MemoryStore>, method: &str, path: &str, body: Option<&Value>) -> Reply {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+    h.json_call(method, path, "application/json", body)
 }
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -115,12 +110,7 @@ fn the_scale_subresource_reads_and_writes_the_declared_paths() {
 }
 
 fn send_patch(h: &Harness<MemoryStore>, path: &str, patch: &Value) -> Value {
-    let body = patch.to_string();
-    let request = format!(
-        "PATCH {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let reply = parse_responses(&h.send(request.as_bytes())).unwrap().remove(0);
+    let reply = h.json_call("PATCH", path, "application/merge-patch+json", Some(patch));
     assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
     reply.json()
 }
@@ -159,12 +149,8 @@ fn deleting_a_crd_deletes_its_objects_first_and_refuses_new_ones_meanwhile() {
     assert_eq!(refused.json()["message"], "create not allowed while custom resource definition is terminating");
 
     let release = json!({"metadata": {"finalizers": null}});
-    let body = release.to_string();
-    let request = format!(
-        "PATCH /apis/example.com/v1/namespaces/other/widgets/held HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    assert_eq!(parse_responses(&h.send(request.as_bytes())).unwrap().remove(0).status, 200);
+    let path = "/apis/example.com/v1/namespaces/other/widgets/held";
+    assert_eq!(h.json_call("PATCH", path, "application/merge-patch+json", Some(&release)).status, 200);
     assert_eq!(send(&h, "GET", &format!("{CRDS}/widgets.example.com"), None).status, 404);
     assert_eq!(send(&h, "GET", WIDGETS, None).status, 404);
 }
@@ -250,12 +236,8 @@ fn cel_rules_of_the_schema_refuse_objects_that_break_them() {
     assert_eq!(refused.json()["message"], "Widget.example.com \"w\" is invalid: spec: Invalid value: \"object\": size must stay under 10");
     assert_eq!(refused.json()["details"]["causes"][0]["field"], "spec");
     assert_eq!(send(&h, "POST", WIDGETS, Some(&widget(5))).status, 201);
-    let body = json!({"spec": {"size": 3}}).to_string();
-    let request = format!(
-        "PATCH {WIDGETS}/w HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let shrunk = parse_responses(&h.send(request.as_bytes())).unwrap().remove(0);
+    let shrink = json!({"spec": {"size": 3}});
+    let shrunk = h.json_call("PATCH", &format!("{WIDGETS}/w"), "application/merge-patch+json", Some(&shrink));
     assert_eq!(shrunk.status, 422);
     assert!(shrunk.json()["message"].as_str().unwrap().ends_with("spec: Invalid value: \"object\": size may only grow"), "{}", shrunk.json());
 }

@@ -2,18 +2,13 @@
 //! as being deleted; the write that takes its last finalizer away deletes it; nothing
 //! may add a finalizer meanwhile.
 
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{Harness, Reply};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use serde_json::{json, Value};
 
 fn send(h: &Harness<MemoryStore>, method: &str, path: &str, content_type: &str, body: Option<&Value>) -> Reply {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+    h.json_call(method, path, content_type, body)
 }
 
 const CM: &str = "/api/v1/namespaces/default/configmaps";

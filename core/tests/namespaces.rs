@@ -8,7 +8,7 @@
 use apiary_core::authn::keys::parse_private_key;
 use apiary_core::authn::{Authenticators, ServiceAccountTokens};
 use apiary_core::controllers::enabled::Enabled;
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{Harness, Reply};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use serde_json::{json, Value};
@@ -29,12 +29,7 @@ fn server(disabled: &[&str]) -> Harness<MemoryStore> {
 }
 
 fn send(h: &Harness<MemoryStore>, method: &str, path: &str, content_type: &str, body: Option<&Value>) -> Reply {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+    h.json_call(method, path, content_type, body)
 }
 
 fn call(h: &Harness<MemoryStore>, method: &str, path: &str, body: Option<&Value>) -> Reply {

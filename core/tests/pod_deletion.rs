@@ -3,7 +3,7 @@
 //! with its grace period and stays Terminating; one never scheduled goes at once; a
 //! later DELETE may only shorten the period, and `gracePeriodSeconds=0` forces it.
 
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{Harness, Reply};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use serde_json::{json, Value};
@@ -12,12 +12,7 @@ use std::time::Duration;
 const PODS: &str = "/api/v1/namespaces/default/pods";
 
 fn send(h: &Harness<MemoryStore>, method: &str, path: &str, body: Option<&Value>) -> Reply {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+    h.json_call(method, path, "application/json", body)
 }
 
 fn pod(h: &Harness<MemoryStore>, name: &str, spec: Value) -> Value {

@@ -227,6 +227,17 @@ impl<S: SyncStorage> Harness<S> {
         }
     }
 
+    /// One request with `body` as JSON (sent as `content_type`), asking for JSON: its
+    /// one reply.
+    pub fn json_call(&self, method: &str, path: &str, content_type: &str, body: Option<&serde_json::Value>) -> Reply {
+        let body = body.map(serde_json::Value::to_string).unwrap_or_default();
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        parse_responses(&self.send(request.as_bytes())).expect("well-formed HTTP").remove(0)
+    }
+
     /// Let the reflector catch up: list, open its watch and feed the watch caches every
     /// change the store holds, as far as it can without time passing; then let the
     /// built-in controllers write what they want, until they want nothing.
