@@ -47,6 +47,7 @@ impl Server {
                     crd_cleanups: Default::default(),
                     namespaces_terminating: Default::default(),
                     garbage_collector: Default::default(),
+                    controllers_seen: Default::default(),
                     metrics,
                     config,
                     served,

@@ -45,6 +45,8 @@ pub(crate) struct Shared {
     /// Whether a namespace is being deleted: then every cache's changes wake the
     /// controllers.
     pub(crate) namespaces_terminating: std::sync::atomic::AtomicBool,
+    /// What the controllers saw at their last look.
+    pub(crate) controllers_seen: std::sync::Mutex<Option<crate::controllers::Seen>>,
     /// The garbage collector's graph and subscriptions, between its passes.
     pub(crate) garbage_collector: std::sync::Mutex<crate::controllers::garbage_collector::GarbageCollector>,
     /// Bearer tokens that authenticated in the last 10 s.

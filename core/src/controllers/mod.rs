@@ -102,21 +102,33 @@ fn objects(cache: Option<Arc<WatchCache>>) -> Option<Vec<Value>> {
 
 /// The writes the controllers want as the caches stand now (at `now`); the resources of
 /// CustomResourceDefinitions are joined to (or removed from) the registry on the way.
+///
+/// Each controller looks only when what it reads changed since its last look (writes
+/// anywhere wake the garbage collector, and must not make every controller read its
+/// objects); asked again with nothing changed (after a failed write), all look.
 pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
     let enabled = &shared.config.controllers;
     let now = crate::time::rfc3339(now);
+    let seen = changes(shared);
+    let last = std::mem::replace(&mut *shared.controllers_seen.lock().unwrap_or_else(|p| p.into_inner()), Some(seen));
+    let all = last.is_none_or(|last| last == seen);
+    let moved = |i: usize| all || last.is_none_or(|last| last.0[i] != seen.0[i]);
     let mut writes = Vec::new();
-    if enabled.runs(Controller::ClusterRoleAggregation) {
+    if enabled.runs(Controller::ClusterRoleAggregation) && moved(0) {
         writes.extend(cluster_role_aggregation(shared));
     }
-    if let Some(definitions) = objects(cache(shared, CRD_GROUP, "customresourcedefinitions")) {
-        writes.extend(custom_resource_definitions(shared, definitions, &now));
-    }
-    if let Some(namespaces) = objects(cache(shared, "", "namespaces")) {
-        if enabled.runs(Controller::Namespace) {
-            writes.extend(terminating_namespaces(shared, &namespaces, &now));
+    if moved(1) || moved(2) {
+        if let Some(definitions) = objects(cache(shared, CRD_GROUP, "customresourcedefinitions")) {
+            writes.extend(custom_resource_definitions(shared, definitions, &now));
         }
-        writes.extend(namespace_defaults(shared, &namespaces));
+    }
+    if moved(3) || moved(4) {
+        if let Some(namespaces) = objects(cache(shared, "", "namespaces")) {
+            if enabled.runs(Controller::Namespace) {
+                writes.extend(terminating_namespaces(shared, &namespaces, &now));
+            }
+            writes.extend(namespace_defaults(shared, &namespaces));
+        }
     }
     if enabled.runs(Controller::GarbageCollector) {
         writes.extend(garbage_collector::pass(shared));
