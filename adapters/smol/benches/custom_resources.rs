@@ -13,20 +13,12 @@ mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{connect, create_concurrently_with, round_trip, tls_config, Server, Tls};
+use support::{call, connect, create_concurrently_with, request, round_trip, tls_config, Server, Tls};
 
 const ROUNDS: usize = 5;
 const ROUND_TIME: Duration = Duration::from_secs(2);
 const CONNECTIONS: usize = 64;
 const CRDS_TIMED: usize = 15;
-
-fn request(method: &str, path: &str, body: &str) -> Vec<u8> {
-    format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
 
 /// The CRD of `plural` in bench.example.com, kind `kind`, with `rules` on its spec.
 fn crd(plural: &str, kind: &str, rules: &[&str]) -> String {
@@ -76,12 +68,6 @@ fn gadget(name: &str) -> Vec<u8> {
 
 fn checked(name: &str) -> Vec<u8> {
     custom_create("checkeds", "Checked", name)
-}
-
-async fn call(stream: &mut Tls, request: &[u8]) -> (u16, String) {
-    let mut buf = Vec::new();
-    let status = round_trip(stream, request, &mut buf).await;
-    (status, String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// POST a CRD and wait until its resource answers a list and it is Established; how

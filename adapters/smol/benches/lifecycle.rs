@@ -13,24 +13,10 @@
 mod support;
 
 use std::time::{Duration, Instant};
-use support::{connect, median, round_trip, tls_config, Server, Tls, CONNECTIONS};
+use support::{call, connect, median, request, round_trip, tls_config, Server, Tls, CONNECTIONS};
 
 const OBJECTS: usize = 10_000;
 const ROUNDS: usize = 3;
-
-fn request(method: &str, path: &str, body: &str) -> Vec<u8> {
-    format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
-
-async fn call(stream: &mut Tls, request: &[u8]) -> (u16, String) {
-    let mut buf = Vec::new();
-    let status = round_trip(stream, request, &mut buf).await;
-    (status, String::from_utf8_lossy(&buf).into_owned())
-}
 
 /// Create [`OBJECTS`] ConfigMaps in `namespace` from [`CONNECTIONS`] clients, each with
 /// `metadata` (JSON members) added.

@@ -11,7 +11,7 @@ mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{connect, round_trip, tls_config, tls_config_without_certificate, Server, Tls};
+use support::{call, connect, round_trip, tls_config, tls_config_without_certificate, Server, Tls};
 
 const CONNECTIONS: usize = 64;
 const ROUNDS: usize = 7;
@@ -24,13 +24,6 @@ fn post(path: &str, body: &str) -> Vec<u8> {
         body.len()
     )
     .into_bytes()
-}
-
-/// Send one request and return the status and body.
-async fn call(stream: &mut Tls, request: &[u8]) -> (u16, String) {
-    let mut buf = Vec::new();
-    let status = round_trip(stream, request, &mut buf).await;
-    (status, String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// The namespace, the Roles and RoleBindings, the ServiceAccount and its token.

@@ -244,6 +244,22 @@ pub fn create_concurrently_with(
     })
 }
 
+/// A request with a JSON body (possibly empty), asking for JSON.
+pub fn request(method: &str, path: &str, body: &str) -> Vec<u8> {
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Send one request; its status and body.
+pub async fn call(stream: &mut Tls, request: &[u8]) -> (u16, String) {
+    let mut buf = Vec::new();
+    let status = round_trip(stream, request, &mut buf).await;
+    (status, String::from_utf8_lossy(&buf).into_owned())
+}
+
 /// The median of some figures.
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
