@@ -3,8 +3,8 @@
 //! as the controllers would) is deleted with `--cascade=background`, `orphan` and
 //! `foreground`, with upstream's results.
 
-use apiary_conformance::harness::{ok, Apiary};
-use std::time::{Duration, Instant};
+use apiary_conformance::harness::{eventually, ok, Apiary};
+use std::time::Duration;
 
 fn write(apiary: &Apiary, name: &str, text: &str) -> String {
     let path = apiary.data_dir.join(name);
@@ -46,11 +46,7 @@ fn exists(apiary: &Apiary, version: &str, what: &str) -> bool {
 }
 
 fn eventually_gone(apiary: &Apiary, version: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while exists(apiary, version, what) {
-        assert!(Instant::now() < deadline, "{version}: {what} was never collected");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    eventually(&format!("{version}: {what} to be collected"), || !exists(apiary, version, what));
 }
 
 #[test]

@@ -5,16 +5,8 @@
 //! released by the test included; with `--disable-controllers` the namespace stays
 //! Terminating until a client finishes the controller's work.
 
-use apiary_conformance::harness::{ok, Apiary};
-use std::time::{Duration, Instant};
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+use apiary_conformance::harness::{eventually, ok, Apiary};
+use std::time::Duration;
 
 #[test]
 fn kubectl_delete_ns_waits_for_the_namespace_controller() {
@@ -22,7 +14,7 @@ fn kubectl_delete_ns_waits_for_the_namespace_controller() {
     for version in ["1.33", "1.27"] {
         let ns = format!("team-{}", version.replace('.', "-"));
         ok(&apiary.kubectl(version, &["create", "namespace", &ns]));
-        wait_for("the default ServiceAccount", || apiary.kubectl(version, &["get", "serviceaccount", "default", "-n", &ns]).status.success());
+        eventually("the default ServiceAccount", || apiary.kubectl(version, &["get", "serviceaccount", "default", "-n", &ns]).status.success());
         let ca = ok(&apiary.kubectl(version, &["get", "configmap", "kube-root-ca.crt", "-n", &ns, "-o", "jsonpath={.data.ca\\.crt}"]));
         assert!(ca.starts_with("-----BEGIN CERTIFICATE-----"), "{version}: {ca}");
 
@@ -39,7 +31,7 @@ fn kubectl_delete_ns_waits_for_the_namespace_controller() {
             .spawn()
             .unwrap();
         let remaining = "jsonpath={.status.conditions[?(@.type==\"NamespaceFinalizersRemaining\")].message}";
-        wait_for("the finalizers-remaining condition", || {
+        eventually("the finalizers-remaining condition", || {
             let out = apiary.kubectl(version, &["get", "namespace", &ns, "-o", remaining]);
             String::from_utf8_lossy(&out.stdout) == "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
         });
