@@ -171,7 +171,17 @@ fn terminating_namespaces(shared: &Shared, all: &[Value], now: &str) -> Vec<http
             .map(|(r, objects)| namespaces::Content { name: format!("{}.{}", r.plural, r.group), objects })
             .collect();
         let next = namespaces::terminating(ns, &content, now);
-        writes.extend(next.delete.iter().map(|&i| delete_collection(held[i].0, Some(name))));
+        // One DELETE per object, as upstream's controller does when a resource has no
+        // deletecollection: the server may run them side by side (a deletecollection
+        // deletes one after another).
+        for &i in &next.delete {
+            let (r, objects) = &held[i];
+            let going = objects.iter().filter(|o| o.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null));
+            writes.extend(going.filter_map(|o| o.pointer("/metadata/name").and_then(Value::as_str)).map(|object| {
+                let path = format!("{}/{object}?propagationPolicy=Background", collection_path(r, Some(name)));
+                http::Request::delete(path).body(Bytes::new()).expect("a well-formed controller request")
+            }));
+        }
         if let Some(conditions) = next.conditions {
             let patch = json!({"status": {"conditions": conditions}});
             writes.push(controller_request(&format!("/api/v1/namespaces/{name}/status"), "application/merge-patch+json", patch));
@@ -313,12 +323,17 @@ fn remove_cleanup_finalizer(crd: &Value, name: &str) -> http::Request<Bytes> {
 /// A DELETE of every object of `r` in `namespace` (all of them when cluster-scoped),
 /// their dependents collected in the background.
 fn delete_collection(r: &crate::registry::Resource, namespace: Option<&str>) -> http::Request<Bytes> {
-    let root = if r.group.is_empty() { "/api/v1".to_owned() } else { format!("/apis/{}/{}", r.group, r.version) };
-    let path = match namespace {
-        Some(ns) => format!("{root}/namespaces/{ns}/{}?propagationPolicy=Background", r.plural),
-        None => format!("{root}/{}?propagationPolicy=Background", r.plural),
-    };
+    let path = format!("{}?propagationPolicy=Background", collection_path(r, namespace));
     http::Request::delete(path).body(Bytes::new()).expect("a well-formed controller request")
+}
+
+/// The path of the objects of `r` (in `namespace`).
+fn collection_path(r: &crate::registry::Resource, namespace: Option<&str>) -> String {
+    let root = if r.group.is_empty() { "/api/v1".to_owned() } else { format!("/apis/{}/{}", r.group, r.version) };
+    match namespace {
+        Some(ns) => format!("{root}/namespaces/{ns}/{}", r.plural),
+        None => format!("{root}/{}", r.plural),
+    }
 }
 
 fn controller_request(path: &str, content_type: &str, body: Value) -> http::Request<Bytes> {

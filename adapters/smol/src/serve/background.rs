@@ -11,6 +11,36 @@ use std::time::{Duration, Instant};
 /// How often the built-in controllers look whether the caches they read changed: a
 /// CRD is established and served within about one look.
 const CONTROLLER_LOOK_INTERVAL: Duration = Duration::from_millis(10);
+
+/// How many of the controllers' writes run side by side.
+const CONTROLLER_WRITES_AT_ONCE: usize = 64;
+
+/// Every future's output, once all are done; they run side by side on this task.
+async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pending: Vec<Option<std::pin::Pin<Box<F>>>> = futures.into_iter().map(|f| Some(Box::pin(f))).collect();
+    let mut outputs: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut waiting = false;
+        for (slot, output) in pending.iter_mut().zip(outputs.iter_mut()) {
+            if let Some(future) = slot {
+                match future.as_mut().poll(cx) {
+                    std::task::Poll::Ready(value) => {
+                        *output = Some(value);
+                        *slot = None;
+                    }
+                    std::task::Poll::Pending => waiting = true,
+                }
+            }
+        }
+        if waiting {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    outputs.into_iter().map(|o| o.expect("every future finished")).collect()
+}
 /// How often an outside storage backend is probed for /readyz.
 const STORAGE_PROBE_INTERVAL: Duration = Duration::from_secs(1);
 /// How long a probe may take before the backend counts as down.
@@ -101,11 +131,12 @@ impl<S: Storage> Apiary<S> {
         }
     }
 
-    /// Run the core's built-in controllers (ClusterRole aggregation): whenever a cache
-    /// they read has changed, carry out the writes they want, as the server's own
-    /// requests. A failed write is wanted again at the next look.
+    /// Run the core's built-in controllers: whenever a cache they read has changed,
+    /// carry out the writes they want, as the server's own requests,
+    /// [`CONTROLLER_WRITES_AT_ONCE`] side by side (a look's writes are independent of
+    /// one another, and storage commits writes that arrive together at once). A failed
+    /// write is wanted again at the next look.
     pub(super) async fn run_controllers(&self) {
-        use super::drive::{drive, Driven};
         let mut seen = None;
         loop {
             Timer::after(CONTROLLER_LOOK_INTERVAL).await;
@@ -114,19 +145,31 @@ impl<S: Storage> Apiary<S> {
                 continue;
             }
             seen = Some(now);
-            for request in self.server.controller_writes(std::time::SystemTime::now()) {
-                let uri = request.uri().clone();
-                let step = self
-                    .server
-                    .handle_as_system(request, super::drive::inputs(self.lifecycle.now(), None, Vec::new()));
-                if let Driven::Respond(response) = drive(&*self.storage, step).await {
-                    if !response.status().is_success() {
-                        // Look again next time even if nothing else changes.
-                        seen = None;
-                        tracing::warn!(%uri, status = response.status().as_u16(), "controller write failed");
-                    }
+            let mut writes = self.server.controller_writes(std::time::SystemTime::now()).into_iter();
+            loop {
+                let batch: Vec<_> = writes.by_ref().take(CONTROLLER_WRITES_AT_ONCE).map(|r| self.controller_write(r)).collect();
+                if batch.is_empty() {
+                    break;
+                }
+                if !join_all(batch).await.into_iter().all(|ok| ok) {
+                    // Look again next time even if nothing else changes.
+                    seen = None;
                 }
             }
+        }
+    }
+
+    /// Carry out one controller write; whether it succeeded.
+    async fn controller_write(&self, request: http::Request<bytes::Bytes>) -> bool {
+        use super::drive::{drive, Driven};
+        let uri = request.uri().clone();
+        let step = self.server.handle_as_system(request, super::drive::inputs(self.lifecycle.now(), None, Vec::new()));
+        match drive(&*self.storage, step).await {
+            Driven::Respond(response) if !response.status().is_success() => {
+                tracing::warn!(%uri, status = response.status().as_u16(), "controller write failed");
+                false
+            }
+            _ => true,
         }
     }
 
