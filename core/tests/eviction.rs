@@ -427,3 +427,27 @@ fn watchers_see_the_pod_marked_then_deleted() {
     assert_eq!(condition["reason"], "EvictionByEvictionAPI");
     assert_eq!(condition["message"], "Eviction API: evicting");
 }
+
+/// An evicted pod is deleted as a DELETE of it would be: one on a node gets its grace
+/// period and stays Terminating, unless the eviction's deleteOptions shorten it to 0.
+#[test]
+fn an_evicted_pod_on_a_node_gets_its_grace_period() {
+    let h = Harness::new();
+    for name in ["bound", "forced"] {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "nginx"}]}});
+        assert_eq!(h.call("POST", PODS, pod).status, 201);
+    }
+    let eviction = |name: &str, options: Value| {
+        json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name}, "deleteOptions": options})
+    };
+    let r = evict(&h, "bound", eviction("bound", json!({})));
+    assert_eq!(r.json(), success());
+    let terminating = h.call("GET", &format!("{PODS}/bound"), Value::Null).json();
+    assert_eq!(terminating["metadata"]["deletionGracePeriodSeconds"], 30);
+    let condition = &terminating["status"]["conditions"][0];
+    assert_eq!((condition["type"].clone(), condition["reason"].clone()), (json!("DisruptionTarget"), json!("EvictionByEvictionAPI")));
+
+    assert_eq!(evict(&h, "forced", eviction("forced", json!({"gracePeriodSeconds": 0}))).json(), success());
+    assert_eq!(pod_status(&h, "forced"), 404);
+}

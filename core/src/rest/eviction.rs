@@ -24,6 +24,7 @@
 //!
 //! Success is a `Status` with code 201. A dry run checks all of it and stores nothing.
 
+use super::finalizers::{Deletion, OnDelete, Propagation};
 use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{self, meta_str, Object};
 use super::scope::Scope;
@@ -74,6 +75,8 @@ struct Options {
     uid: Option<String>,
     resource_version: Option<String>,
     dry_run: bool,
+    /// `deleteOptions.gracePeriodSeconds`.
+    grace_period_seconds: Option<i64>,
 }
 
 fn evict(scope: Scope) -> Step {
@@ -174,6 +177,7 @@ fn options(scope: &Scope, eviction: &Object) -> Result<Options, ApiError> {
         resource_version: field("resourceVersion"),
         // Upstream asks only whether any dryRun was given.
         dry_run: !dry_run.is_empty(),
+        grace_period_seconds: delete_options.and_then(|o| o.get("gracePeriodSeconds")).and_then(Value::as_i64),
     })
 }
 
@@ -661,7 +665,8 @@ fn delete_preconditions(
     }
 }
 
-/// Delete the pod as stored in `current`, once its preconditions hold.
+/// Delete the pod as stored in `current`, once its preconditions hold, as a DELETE
+/// of it would: gracefully when it is on a node.
 fn delete_current(
     scope: Scope,
     options: Options,
@@ -672,12 +677,21 @@ fn delete_current(
     if let Err(e) = delete_preconditions(&scope, &options, &current) {
         return on_error(scope, e);
     }
-    let op = StorageOp::Delete {
-        key: current.key.clone(),
-        expected_revision: Some(current.mod_revision),
+    let pod = match object::from_storage(&current) {
+        Ok(pod) => pod,
+        Err(e) => return on_error(scope, ApiError::internal(e)),
+    };
+    let propagation = Propagation::default();
+    let deletion = Deletion { now: scope.inputs.now, propagation: &propagation, grace_period_seconds: options.grace_period_seconds };
+    let op = match scope.resource().strategy.on_delete(&pod, &deletion) {
+        OnDelete::Now(_) => StorageOp::Delete { key: current.key.clone(), expected_revision: Some(current.mod_revision) },
+        OnDelete::Wait(marked) if marked == pod => return evicted(scope),
+        OnDelete::Wait(marked) => {
+            StorageOp::Update { key: current.key.clone(), value: scope.stored(marked), expected_revision: current.mod_revision }
+        }
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Deleted { .. }) => evicted(scope),
+        Ok(StorageOutput::Deleted { .. } | StorageOutput::Written(_)) => evicted(scope),
         Err(StorageError::Conflict { current, .. }) if attempt + 1 < MAX_ATTEMPTS => {
             delete_current(scope, options, current, on_error, attempt + 1)
         }
