@@ -159,8 +159,8 @@ async fn kubectl_drains_a_node_through_evictions() {
     budget(&client, "db", "db", 0).await;
 
     // The budget allows both: node-a is cordoned and emptied. The pods have no
-    // controller, hence --force.
-    let out = ok(&apiary.kubectl("1.33", &["drain", "node-a", "--force", "--timeout=60s"]));
+    // controller, hence --force; no kubelet ends them, hence no grace period.
+    let out = ok(&apiary.kubectl("1.33", &["drain", "node-a", "--force", "--grace-period=0", "--timeout=60s"]));
     assert!(out.contains("pod/web-1 evicted"), "{out}");
     assert!(out.contains("pod/web-2 evicted"), "{out}");
     assert!(out.contains("node/node-a drained"), "{out}");

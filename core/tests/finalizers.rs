@@ -42,3 +42,22 @@ fn an_object_with_finalizers_waits_for_them_and_goes_with_the_last() {
     assert_eq!(last.status, 200);
     assert_eq!(send(&h, "GET", &format!("{CM}/held"), "application/json", None).status, 404);
 }
+
+/// Finalizer names are qualified names, and the garbage collector's two cannot be set
+/// together (upstream's `ValidateFinalizers`).
+#[test]
+fn finalizer_names_are_validated_as_upstream() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let cm = |name: &str, finalizers: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "finalizers": finalizers}});
+    let bad = send(&h, "POST", CM, "application/json", Some(&cm("bad", json!(["a/b/c"]))));
+    assert_eq!(bad.status, 422);
+    let message = bad.json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.starts_with("ConfigMap \"bad\" is invalid: metadata.finalizers: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters"),
+        "{message}"
+    );
+    let both = send(&h, "POST", CM, "application/json", Some(&cm("both", json!(["orphan", "foregroundDeletion"]))));
+    assert_eq!(both.status, 422);
+    assert!(both.json()["message"].as_str().unwrap().ends_with("finalizer orphan and foregroundDeletion cannot be both set"));
+    assert_eq!(send(&h, "POST", CM, "application/json", Some(&cm("good", json!(["example.com/hold"])))).status, 201);
+}

@@ -190,6 +190,7 @@ fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, A
     let name = meta_str(&new, "name").to_owned();
     let namespace = scope.namespace.as_deref();
     let mut errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
+    errs.extend(crate::validation::names::validate_finalizers(&super::finalizers::of(&new)));
     errs.extend(super::finalizers::validate_update(&new, old));
     errs.extend(r.strategy.validate_update(&new, old));
     if !errs.is_empty() {
