@@ -9,7 +9,7 @@
 
 pub(crate) mod crds;
 pub mod enabled;
-pub(crate) mod garbage_collector;
+pub mod garbage_collector;
 pub(crate) mod namespace_defaults;
 pub(crate) mod namespaces;
 

@@ -6,7 +6,7 @@ use crate::rest::finalizers::{FOREGROUND, ORPHAN};
 
 /// What an owner reference names now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Owner {
+pub enum Owner {
     /// It exists, with that uid, and does not wait for its dependents.
     Solid,
     /// Gone, or another object of that name (another uid).
@@ -20,7 +20,7 @@ pub(crate) enum Owner {
 
 /// One write the collector wants.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Action {
+pub enum Action {
     /// Delete the object, with this propagation policy for its own dependents.
     Delete { uid: String, propagation: &'static str },
     /// Keep only these owner references (the others are gone or waiting).

@@ -9,7 +9,7 @@
 //! ([`graph`]), so each pass only reads what changed; [`decide`] says what each changed
 //! object needs, and the pass answers those writes as the server's own requests.
 
-mod decide;
+pub mod decide;
 mod graph;
 
 use crate::registry::Resource;
@@ -178,6 +178,30 @@ impl GarbageCollector {
     }
 }
 
+/// What the collector decides about `objects` (ConfigMaps of one namespace, with
+/// unique names and uids, whose owners are looked up among them by name; owners of
+/// other kinds cannot be): the writes they need. The decisions of a pass, without a server:
+/// for fuzzing and tests.
+pub fn decisions_over(objects: &[Value]) -> Vec<Action> {
+    let key = |name: &str| format!("/configmaps/{name}");
+    let mut graph = Graph::default();
+    let mut by_name: BTreeMap<&str, &Value> = BTreeMap::new();
+    for object in objects {
+        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        by_name.insert(name, object);
+        let node = Node::read(&key(name), 0, object);
+        let owner_keys = node.as_ref().map(|n| n.owners.iter().map(|r| key(&r.name)).collect()).unwrap_or_default();
+        graph.set(&key(name), node, owner_keys);
+    }
+    let owner = |_: &Node, r: &OwnerRef| {
+        if r.kind != "ConfigMap" || r.api_version != "v1" {
+            return Owner::Unresolvable;
+        }
+        by_name.get(r.name.as_str()).map_or(Owner::Dangling, |o| state_of(o, r))
+    };
+    graph.take_dirty().iter().flat_map(|uid| decide::decide(&graph, uid, &owner)).collect()
+}
+
 /// Where the owner `r` of `node` is stored, and its resource; `None` when it cannot be
 /// (a kind not served; a namespaced owner of a cluster-scoped object).
 fn owner_key(shared: &Shared, node: &Node, r: &OwnerRef) -> Option<(Arc<Resource>, String)> {
@@ -207,9 +231,15 @@ fn owner_state(shared: &Shared, node: &Node, r: &OwnerRef) -> Owner {
     let Some(found) = shared.served.with_caches(|c| c.get(&prefix).and_then(|cache| cache.get(&key))) else {
         return Owner::Unresolvable;
     };
-    let Some(owner) = found.and_then(|kv| serde_json::from_slice::<Value>(&kv.value).ok()) else {
-        return Owner::Dangling;
-    };
+    match found.and_then(|kv| serde_json::from_slice::<Value>(&kv.value).ok()) {
+        Some(owner) => state_of(&owner, r),
+        None => Owner::Dangling,
+    }
+}
+
+/// What reference `r` names, given the object stored under its owner's name: another
+/// object (another uid), one waiting for its dependents, or the owner.
+fn state_of(owner: &Value, r: &OwnerRef) -> Owner {
     if owner.pointer("/metadata/uid").and_then(Value::as_str) != Some(r.uid.as_str()) {
         return Owner::Dangling;
     }
