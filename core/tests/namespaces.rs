@@ -138,3 +138,25 @@ fn with_the_controllers_off_the_api_half_works_alone() {
     // finalize takes only updates.
     assert_eq!(call(&h, "GET", "/api/v1/namespaces/default/finalize", None).status, 405);
 }
+
+/// A namespace's spec finalizers are qualified names, and one without a domain must be
+/// a standard one, on create and through `finalize`.
+#[test]
+fn spec_finalizers_are_validated_as_upstream() {
+    let h = server(&[]);
+    let mut ns = namespace("odd");
+    ns["spec"] = json!({"finalizers": ["custom"]});
+    let refused = call(&h, "POST", "/api/v1/namespaces", Some(&ns));
+    assert_eq!(refused.status, 422);
+    assert_eq!(
+        refused.json()["message"],
+        "Namespace \"odd\" is invalid: spec.finalizers: Invalid value: \"custom\": name is neither a standard finalizer name nor is it fully qualified"
+    );
+    ns["spec"] = json!({"finalizers": ["kubernetes", "example.com/mine"]});
+    let created = call(&h, "POST", "/api/v1/namespaces", Some(&ns));
+    assert_eq!(created.status, 201);
+    let mut finalized = created.json();
+    finalized["spec"]["finalizers"] = json!(["not valid!"]);
+    let refused = call(&h, "PUT", "/api/v1/namespaces/odd/finalize", Some(&finalized));
+    assert_eq!(refused.status, 422, "{}", refused.json());
+}

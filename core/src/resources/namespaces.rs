@@ -14,6 +14,7 @@ use crate::rest::finalizers::{self, Deletion, OnDelete};
 use crate::rest::object::{meta_mut, meta_str, Object};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
 use crate::status::ApiError;
+use crate::validation::FieldError;
 use serde_json::{json, Value};
 
 /// The group and resource of namespaces, which every namespaced object must name.
@@ -96,6 +97,14 @@ impl Strategy for Namespaces {
         finalizers::finished(obj) && spec_finalizers(obj).is_empty()
     }
 
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        spec_finalizer_errors(new)
+    }
+
+    fn validate_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
+        spec_finalizer_errors(new)
+    }
+
     fn finalize_update(&self, new: &Object, old: &Object) -> Object {
         finalized(new, old)
     }
@@ -111,6 +120,22 @@ impl Strategy for Namespaces {
     fn named_by_namespace_path(&self) -> bool {
         true
     }
+}
+
+/// Upstream's check of a namespace's `spec.finalizers`: each a qualified name, and one
+/// without a domain only if it is a standard finalizer.
+fn spec_finalizer_errors(namespace: &Object) -> Vec<FieldError> {
+    const STANDARD: [&str; 3] = ["kubernetes", finalizers::ORPHAN, finalizers::FOREGROUND];
+    let mut errors = Vec::new();
+    for f in spec_finalizers(namespace) {
+        let problems = crate::validation::names::qualified_name(&f);
+        if !problems.is_empty() {
+            errors.extend(problems.into_iter().map(|p| FieldError::invalid("spec.finalizers", &f, p)));
+        } else if !f.contains('/') && !STANDARD.contains(&f.as_str()) {
+            errors.push(FieldError::invalid("spec.finalizers", &f, "name is neither a standard finalizer name nor is it fully qualified"));
+        }
+    }
+    errors
 }
 
 /// The namespace's `spec.finalizers`.

@@ -98,7 +98,10 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
     let r = scope.resource();
     let mut new = match scope.subresource_handler() {
         Some(Handler::Status) => status_update(scope, old, &new)?,
-        Some(Handler::Finalize) => r.strategy.finalize_update(&new, old),
+        Some(Handler::Finalize) => {
+            let finalized = r.strategy.finalize_update(&new, old);
+            checked(scope, r.strategy.validate_update(&finalized, old), finalized)?
+        }
         Some(Handler::CustomScale) => {
             // Upstream writes a custom resource's scale through the resource's own
             // update, so its schema's validation applies.
