@@ -354,13 +354,21 @@ pub(crate) fn cleanup(crd: &Value, objects: &[Value]) -> Cleanup {
 /// The `Terminating` condition of a CRD whose objects are being deleted, set in its
 /// (decided) `status`.
 pub(crate) fn cleanup_in_progress(status: &mut Value, now: &str) {
-    let mut conditions = status["conditions"].as_array().cloned().unwrap_or_default();
     let c = Condition {
         kind: "Terminating",
         status: "True",
         reason: "InstanceDeletionInProgress",
         message: "CustomResource deletion is in progress",
     };
+    set_status_condition(status, c, now);
+}
+
+/// [`set_condition`] in a status object's `conditions` (made an object if it is not).
+fn set_status_condition(status: &mut Value, c: Condition<'_>, now: &str) {
+    if !status.is_object() {
+        *status = json!({});
+    }
+    let mut conditions = status.get("conditions").and_then(Value::as_array).cloned().unwrap_or_default();
     set_condition(&mut conditions, c, now);
     status["conditions"] = Value::Array(conditions);
 }
@@ -375,18 +383,13 @@ pub(crate) fn mark_terminating(crd: &mut crate::rest::object::Object, now: &str)
         meta.insert("finalizers".into(), json!(finalizers));
     }
     let status = crd.entry("status").or_insert_with(|| json!({}));
-    if !status.is_object() {
-        *status = json!({});
-    }
-    let mut conditions = status.get("conditions").and_then(Value::as_array).cloned().unwrap_or_default();
     let c = Condition {
         kind: "Terminating",
         status: "True",
         reason: "InstanceDeletionPending",
         message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
     };
-    set_condition(&mut conditions, c, now);
-    status["conditions"] = json!(conditions);
+    set_status_condition(status, c, now);
 }
 
 #[cfg(test)]

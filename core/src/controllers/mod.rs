@@ -40,15 +40,17 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
     let deleting = shared.served.with_caches(|caches| {
         cleaning.iter().map(|prefix| caches.get(prefix).map_or(0, |c| c.changes())).fold(0u64, u64::wrapping_add)
     });
+    let enabled = &shared.config.controllers;
+    let all_caches = || shared.served.with_caches(|caches| caches.iter().map(|c| c.changes()).fold(0, u64::wrapping_add));
+    let everything = if enabled.runs(Controller::GarbageCollector) { all_caches() } else { 0 };
     let namespaces = cache(shared, "", "namespaces");
     let mut namespace_changes = changes(namespaces.clone());
     if shared.namespaces_terminating.load(std::sync::atomic::Ordering::Relaxed) {
-        namespace_changes = shared.served.with_caches(|caches| {
-            caches.iter().map(|c| c.changes()).fold(namespace_changes, u64::wrapping_add)
-        });
+        let all = if enabled.runs(Controller::GarbageCollector) { everything } else { all_caches() };
+        namespace_changes = namespace_changes.wrapping_add(all);
     }
-    let everything = if shared.config.controllers.runs(Controller::GarbageCollector) {
-        shared.served.with_caches(|caches| caches.iter().map(|c| c.changes()).fold(0, u64::wrapping_add))
+    let defaults = if enabled.runs(Controller::ServiceAccount) || enabled.runs(Controller::RootCaPublisher) {
+        defaults_revisions(shared, namespaces)
     } else {
         0
     };
@@ -57,7 +59,7 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
         changes(crds),
         deleting,
         namespace_changes,
-        defaults_revisions(shared, namespaces),
+        defaults,
         everything,
     ])
 }
