@@ -36,12 +36,15 @@ pub(crate) struct Node {
     pub owners: Vec<OwnerRef>,
     pub deleting: bool,
     pub finalizers: Vec<String>,
+    /// The revision it was read at: a delete is conditional on it, so an object that
+    /// gained an owner meanwhile is not collected.
+    pub revision: u64,
 }
 
 impl Node {
-    /// Read `object` (stored at `key`), or `None` when the collector has nothing to
-    /// follow in it.
-    pub fn read(key: &str, resource: usize, object: &Value) -> Option<Node> {
+    /// Read `object` (stored at `key` as of `revision`), or `None` when the collector
+    /// has nothing to follow in it.
+    pub fn read(key: &str, resource: usize, revision: u64, object: &Value) -> Option<Node> {
         let meta = object.get("metadata")?;
         let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
         let owners: Vec<OwnerRef> = meta
@@ -75,6 +78,7 @@ impl Node {
             owners,
             deleting,
             finalizers,
+            revision,
         })
     }
 

@@ -14,7 +14,7 @@ mod graph;
 
 use crate::registry::Resource;
 use crate::shared::Shared;
-use crate::storage::{object_key, resource_prefix, WatchEvent};
+use crate::storage::{object_key, resource_prefix, KeyValue, WatchEvent};
 use crate::watch_cache::Subscription;
 use bytes::Bytes;
 use decide::{Action, Owner};
@@ -101,7 +101,7 @@ impl GarbageCollector {
                         continue;
                     };
                     for kv in &items {
-                        self.take(shared, index, &kv.key, Some(&kv.value));
+                        self.take(shared, index, &kv.key, Some(kv));
                     }
                     self.feeds.insert(prefix.clone(), (index, sub.clone()));
                     sub
@@ -110,7 +110,7 @@ impl GarbageCollector {
             while let Some(item) = subscription.try_next() {
                 match item {
                     Ok(event) => match &event.event {
-                        WatchEvent::Put { kv, .. } => self.take(shared, index, &kv.key, Some(&kv.value)),
+                        WatchEvent::Put { kv, .. } => self.take(shared, index, &kv.key, Some(kv)),
                         WatchEvent::Delete { prev, .. } => self.take(shared, index, &prev.key, None),
                     },
                     Err(_) => {
@@ -124,16 +124,16 @@ impl GarbageCollector {
         }
     }
 
-    /// The object at `key` of resource `index` is now `value` (`None`: deleted).
-    fn take(&mut self, shared: &Shared, index: usize, key: &str, value: Option<&Bytes>) {
-        let concerns = value.is_some_and(|v| graph::may_concern(v));
+    /// The object at `key` of resource `index` is now `stored` (`None`: deleted).
+    fn take(&mut self, shared: &Shared, index: usize, key: &str, stored: Option<&KeyValue>) {
+        let concerns = stored.is_some_and(|kv| graph::may_concern(&kv.value));
         if !concerns && !self.graph.knows_key(key) {
             return;
         }
-        let node = value
+        let node = stored
             .filter(|_| concerns)
-            .and_then(|v| serde_json::from_slice::<Value>(v).ok())
-            .and_then(|object| Node::read(key, index, &object));
+            .and_then(|kv| Some((kv.mod_revision, serde_json::from_slice::<Value>(&kv.value).ok()?)))
+            .and_then(|(revision, object)| Node::read(key, index, revision, &object));
         let owner_keys = node
             .as_ref()
             .map(|n| n.owners.iter().filter_map(|r| owner_key(shared, n, r).map(|(_, key)| key)).collect())
@@ -153,7 +153,8 @@ impl GarbageCollector {
             Action::Delete { propagation, .. } => (
                 http::Method::DELETE,
                 "application/json",
-                json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation, "preconditions": {"uid": uid}}),
+                json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation,
+                       "preconditions": {"uid": uid, "resourceVersion": node.revision.to_string()}}),
             ),
             Action::SetOwners { owners, .. } => {
                 let change = if owners.is_empty() {
@@ -189,7 +190,7 @@ pub fn decisions_over(objects: &[Value]) -> Vec<Action> {
     for object in objects {
         let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
         by_name.insert(name, object);
-        let node = Node::read(&key(name), 0, object);
+        let node = Node::read(&key(name), 0, 0, object);
         let owner_keys = node.as_ref().map(|n| n.owners.iter().map(|r| key(&r.name)).collect()).unwrap_or_default();
         graph.set(&key(name), node, owner_keys);
     }
