@@ -87,3 +87,33 @@ fn kubectl_delete_cascades_as_upstream() {
         assert!(!exists(&apiary, version, &format!("replicaset/{name}-rs")));
     }
 }
+
+/// A dependent whose owner lives in another namespace is collected (the owner is
+/// looked up in the dependent's namespace), and `kubectl get events -A
+/// --field-selector=reason=OwnerRefInvalidNamespace` shows upstream's warning.
+#[test]
+fn an_owner_in_another_namespace_is_reported_to_kubectl() {
+    let apiary = Apiary::start();
+    for version in ["1.33", "1.27"] {
+        let tag = version.replace('.', "-");
+        let (home, away) = (format!("home-{tag}"), format!("away-{tag}"));
+        ok(&apiary.kubectl(version, &["create", "namespace", &home]));
+        ok(&apiary.kubectl(version, &["create", "namespace", &away]));
+        ok(&apiary.kubectl(version, &["create", "configmap", "owner", "-n", &away]));
+        let owner_uid = ok(&apiary.kubectl(version, &["get", "configmap", "owner", "-n", &away, "-o", "jsonpath={.metadata.uid}"]));
+        let dependent = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dependent\n  namespace: {home}\n  ownerReferences:\n  - {{apiVersion: v1, kind: ConfigMap, name: owner, uid: {owner_uid}}}\n"
+        );
+        ok(&apiary.kubectl(version, &["apply", "-f", &write(&apiary, &format!("dependent-{tag}.yaml"), &dependent)]));
+        let in_home = |name: &str| apiary.kubectl(version, &["get", "configmap", name, "-n", &home]).status.success();
+        eventually(&format!("{version}: the dependent to be collected"), || !in_home("dependent"));
+        assert!(apiary.kubectl(version, &["get", "configmap", "owner", "-n", &away]).status.success(), "{version}: the owner stays");
+
+        let columns = "custom-columns=NS:.metadata.namespace,TYPE:.type,OBJECT:.involvedObject.name,MESSAGE:.message";
+        let selector = "--field-selector=reason=OwnerRefInvalidNamespace";
+        let events = ok(&apiary.kubectl(version, &["get", "events", "-A", selector, "-o", columns, "--no-headers"]));
+        let message = format!("ownerRef [v1/ConfigMap, namespace: {home}, name: owner, uid: {owner_uid}] does not exist in namespace \"{home}\"");
+        let reported = events.lines().filter(|l| l.starts_with(&home) && l.contains("Warning") && l.contains("dependent") && l.contains(&message));
+        assert_eq!(reported.count(), 1, "{version}: {events}");
+    }
+}

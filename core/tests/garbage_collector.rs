@@ -160,3 +160,101 @@ fn a_restart_in_the_middle_of_a_cascade_finishes_it() {
     send(&third, "PATCH", &format!("{CMS}/grandchild"), "application/merge-patch+json", Some(&release));
     assert_eq!((get(&third, "grandchild"), get(&third, "child"), get(&third, "owner")), (None, None, None));
 }
+
+/// The Events the collector wrote in `namespace` with reason `OwnerRefInvalidNamespace`.
+fn invalid_namespace_events(h: &Harness<MemoryStore>, namespace: &str) -> Vec<Value> {
+    let path = format!("/api/v1/namespaces/{namespace}/events?fieldSelector=reason%3DOwnerRefInvalidNamespace");
+    send(h, "GET", &path, "application/json", None).json()["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// A namespaced owner is looked up in its dependent's namespace: one that lives in
+/// another namespace counts as gone, so the dependent is collected, with upstream's
+/// Warning Event on it.
+#[test]
+fn an_owner_in_another_namespace_counts_as_gone_and_is_reported() {
+    let h = server(&[]);
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    assert_eq!(send(&h, "POST", "/api/v1/namespaces", "application/json", Some(&ns)).status, 201);
+    let owner = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner"}});
+    let made = send(&h, "POST", "/api/v1/namespaces/other/configmaps", "application/json", Some(&owner));
+    let uid = made.json()["metadata"]["uid"].as_str().unwrap().to_owned();
+
+    let dependent_uid = create(&h, "dependent", &[("owner", &uid, false)], &[]);
+    assert_eq!(get(&h, "dependent"), None, "its owner is not in its namespace");
+    let events = invalid_namespace_events(&h, "default");
+    assert_eq!(events.len(), 1, "{events:?}");
+    let event = &events[0];
+    assert_eq!(event["type"], "Warning");
+    assert_eq!(event["source"]["component"], "garbage-collector-controller");
+    assert_eq!(event["involvedObject"], json!({"kind": "ConfigMap", "namespace": "default", "name": "dependent", "uid": dependent_uid, "apiVersion": "v1"}));
+    let message = format!("ownerRef [v1/ConfigMap, namespace: default, name: owner, uid: {uid}] does not exist in namespace \"default\"");
+    assert_eq!(event["message"], message);
+    assert!(send(&h, "GET", "/api/v1/namespaces/other/configmaps/owner", "application/json", None).status == 200);
+}
+
+/// A cluster-scoped object cannot be owned by a namespaced one: upstream's collector
+/// leaves such an object alone (its other references included) and reports it.
+#[test]
+fn a_cluster_scoped_object_with_a_namespaced_owner_is_left_alone_and_reported() {
+    let h = server(&[]);
+    let owner_uid = create(&h, "owner", &[], &[]);
+    let refs = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner_uid},
+                      {"apiVersion": "v1", "kind": "Namespace", "name": "gone", "uid": "no-such-uid"}]);
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                      "metadata": {"name": "owned", "ownerReferences": refs}, "rules": []});
+    let roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+    assert_eq!(send(&h, "POST", roles, "application/json", Some(&role)).status, 201);
+    h.reflect();
+    let kept = send(&h, "GET", &format!("{roles}/owned"), "application/json", None);
+    assert_eq!(kept.status, 200, "left alone");
+    assert_eq!(kept.json()["metadata"]["ownerReferences"], refs, "its references untouched");
+    let events = invalid_namespace_events(&h, "default");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["involvedObject"]["kind"], "ClusterRole");
+    assert_eq!(events[0]["involvedObject"].get("namespace"), None);
+    let message = format!("ownerRef [v1/ConfigMap, namespace: , name: owner, uid: {owner_uid}] does not exist in namespace \"\"");
+    assert_eq!(events[0]["message"], message);
+}
+
+/// Two objects that own each other, blocking: deleted in the foreground, each would
+/// wait for the other. The collector unblocks the references of the one it deletes
+/// second, as upstream's does, so both go.
+#[test]
+fn a_foreground_cycle_is_unblocked_and_both_objects_go() {
+    let h = server(&[]);
+    let a = create(&h, "a", &[], &[]);
+    let b = create(&h, "b", &[("a", &a, true)], &[]);
+    let refs = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "b", "uid": b, "blockOwnerDeletion": true}]);
+    let patch = json!({"metadata": {"ownerReferences": refs}});
+    assert_eq!(send(&h, "PATCH", &format!("{CMS}/a"), "application/merge-patch+json", Some(&patch)).status, 200);
+    assert!(get(&h, "a").is_some() && get(&h, "b").is_some(), "each has a live owner");
+
+    let body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"});
+    assert_eq!(send(&h, "DELETE", &format!("{CMS}/a"), "application/json", Some(&body)).status, 200);
+    h.reflect();
+    assert_eq!((get(&h, "a"), get(&h, "b")), (None, None));
+}
+
+/// A reference to a kind not served yet is left alone (it cannot be looked up); once
+/// the kind is served, the reference is looked up and the dependent of a missing
+/// owner collected.
+#[test]
+fn an_owner_of_a_kind_served_later_is_looked_up_once_it_is() {
+    let h = server(&[]);
+    let refs = json!([{"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": "no-such-widget"}]);
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dependent", "ownerReferences": refs}});
+    assert_eq!(send(&h, "POST", CMS, "application/json", Some(&cm)).status, 201);
+    h.reflect();
+    assert!(get(&h, "dependent").is_some(), "a Widget cannot be looked up yet");
+
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                     "metadata": {"name": "widgets.example.com"},
+                     "spec": {"group": "example.com", "scope": "Namespaced",
+                              "names": {"plural": "widgets", "kind": "Widget"},
+                              "versions": [{"name": "v1", "served": true, "storage": true,
+                                            "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    assert_eq!(send(&h, "POST", crds, "application/json", Some(&crd)).status, 201);
+    h.reflect();
+    assert_eq!(get(&h, "dependent"), None, "no Widget w: collected");
+}

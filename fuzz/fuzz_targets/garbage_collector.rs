@@ -2,7 +2,7 @@
 //! over any objects and owner references (ConfigMaps of one namespace, owners looked up
 //! among them): never panics; never deletes an object with an owner that exists (same
 //! uid, not waiting for its dependents) or cannot be looked up; only ever drops owner
-//! references, never adds one; takes a finalizer only from an object being deleted
+//! references or stops them blocking, never adds one; takes a finalizer only from an object being deleted
 //! that has it.
 //!
 //! Input: a JSON array of objects (those without a name and a uid, or repeating one,
@@ -58,7 +58,13 @@ fuzz_target!(|data: &[u8]| {
             Action::SetOwners { uid, owners } => {
                 let object = by_uid(&uid).expect("an object whose owners change exists");
                 let had = object.pointer("/metadata/ownerReferences").and_then(Value::as_array).cloned().unwrap_or_default();
-                assert!(owners.iter().all(|o| had.contains(o)), "owners are only ever dropped");
+                // Dropped, or kept with `blockOwnerDeletion` turned off; never added.
+                let unblocked = |o: &Value| {
+                    let mut blocking = o.clone();
+                    blocking["blockOwnerDeletion"] = Value::Bool(true);
+                    o.get("blockOwnerDeletion") == Some(&Value::Bool(false)) && had.contains(&blocking)
+                };
+                assert!(owners.iter().all(|o| had.contains(o) || unblocked(o)), "owners are only ever dropped or unblocked");
             }
             Action::RemoveFinalizer { uid, finalizer } => {
                 let object = by_uid(&uid).expect("an object losing a finalizer exists");

@@ -110,6 +110,7 @@ fn objects(cache: Option<Arc<WatchCache>>) -> Option<Vec<Value>> {
 /// objects); asked again with nothing changed (after a failed write), all look.
 pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
     let enabled = &shared.config.controllers;
+    let at = now;
     let now = crate::time::rfc3339(now);
     let seen = changes(shared);
     let last = std::mem::replace(&mut *shared.controllers_seen.lock().unwrap_or_else(|p| p.into_inner()), Some(seen));
@@ -133,7 +134,7 @@ pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::R
         }
     }
     if enabled.runs(Controller::GarbageCollector) {
-        writes.extend(garbage_collector::pass(shared));
+        writes.extend(garbage_collector::pass(shared, at));
     }
     writes
 }

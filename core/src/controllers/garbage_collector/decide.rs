@@ -14,7 +14,8 @@ pub enum Owner {
     /// It exists and is being deleted with its dependents first.
     WaitingForDependents,
     /// It cannot be looked up (a kind not served, a namespaced owner of a
-    /// cluster-scoped object): kept as if solid, as upstream cannot collect it either.
+    /// cluster-scoped object): the object is left alone, as upstream's collector
+    /// leaves an object whose references it cannot classify.
     Unresolvable,
 }
 
@@ -23,7 +24,8 @@ pub enum Owner {
 pub enum Action {
     /// Delete the object, with this propagation policy for its own dependents.
     Delete { uid: String, propagation: &'static str },
-    /// Keep only these owner references (the others are gone or waiting).
+    /// Keep only these owner references (the others are gone or waiting), or the same
+    /// ones no longer blocking their owners' deletion.
     SetOwners { uid: String, owners: Vec<serde_json::Value> },
     /// Take this finalizer away (the dependents are handled).
     RemoveFinalizer { uid: String, finalizer: &'static str },
@@ -48,7 +50,10 @@ pub(crate) fn decide(graph: &Graph, uid: &str, owner: &dyn Fn(&Node, &OwnerRef) 
         return Vec::new();
     }
     let states: Vec<Owner> = node.owners.iter().map(|r| owner(node, r)).collect();
-    let solid = states.iter().any(|s| matches!(s, Owner::Solid | Owner::Unresolvable));
+    if states.contains(&Owner::Unresolvable) {
+        return Vec::new();
+    }
+    let solid = states.contains(&Owner::Solid);
     let waiting = states.contains(&Owner::WaitingForDependents);
     if solid {
         // Keep the object; drop what points at owners that are gone or waiting.
@@ -59,13 +64,20 @@ pub(crate) fn decide(graph: &Graph, uid: &str, owner: &dyn Fn(&Node, &OwnerRef) 
             .owners
             .iter()
             .zip(&states)
-            .filter(|(_, s)| matches!(s, Owner::Solid | Owner::Unresolvable))
+            .filter(|(_, s)| **s == Owner::Solid)
             .map(|(r, _)| r.raw.clone())
             .collect();
         return vec![Action::SetOwners { uid: uid.to_owned(), owners: kept }];
     }
-    if waiting && !graph.dependents_of(uid).is_empty() {
+    let dependents = graph.dependents_of(uid);
+    if waiting && !dependents.is_empty() {
         // An owner waits for it, and it has dependents of its own: it goes the same way.
+        // One of them waiting for its own dependents may wait for it in turn (a cycle):
+        // its references stop blocking first, as upstream's collector unblocks them.
+        let cycle = dependents.iter().any(|d| d.deleting && d.has(FOREGROUND));
+        if cycle && node.owners.iter().any(|r| r.block_owner_deletion) {
+            return vec![Action::SetOwners { uid: uid.to_owned(), owners: node.owners.iter().map(unblocked).collect() }];
+        }
         return vec![Action::Delete { uid: uid.to_owned(), propagation: "Foreground" }];
     }
     let propagation = if node.has(ORPHAN) {
@@ -76,6 +88,15 @@ pub(crate) fn decide(graph: &Graph, uid: &str, owner: &dyn Fn(&Node, &OwnerRef) 
         "Background"
     };
     vec![Action::Delete { uid: uid.to_owned(), propagation }]
+}
+
+/// Reference `r`, no longer blocking its owner's deletion.
+fn unblocked(r: &OwnerRef) -> serde_json::Value {
+    let mut raw = r.raw.clone();
+    if r.block_owner_deletion {
+        raw["blockOwnerDeletion"] = serde_json::Value::Bool(false);
+    }
+    raw
 }
 
 /// An owner with the `orphan` finalizer: its dependents lose their reference to it,

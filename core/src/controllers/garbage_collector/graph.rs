@@ -194,6 +194,11 @@ impl Graph {
         }
     }
 
+    /// The nodes with an owner reference that `names` picks.
+    pub fn naming(&self, names: impl Fn(&OwnerRef) -> bool) -> Vec<Node> {
+        self.nodes.values().filter(|n| n.owners.iter().any(&names)).cloned().collect()
+    }
+
     /// The uids to look at now, in order; the set is emptied.
     pub fn take_dirty(&mut self) -> Vec<String> {
         std::mem::take(&mut self.dirty).into_iter().filter(|u| self.nodes.contains_key(u)).collect()

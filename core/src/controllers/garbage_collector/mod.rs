@@ -11,6 +11,7 @@
 
 pub mod decide;
 mod graph;
+mod invalid_namespace;
 
 use crate::registry::Resource;
 use crate::shared::Shared;
@@ -20,7 +21,7 @@ use bytes::Bytes;
 use decide::{Action, Owner};
 use graph::{Graph, Node, OwnerRef};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The collector's state between passes.
@@ -31,6 +32,8 @@ pub(crate) struct GarbageCollector {
     resources: Vec<Followed>,
     /// Each followed cache's subscription, by its prefix.
     feeds: BTreeMap<String, (usize, Arc<Subscription>)>,
+    /// The (dependent, owner) uids of references looked for in other namespaces.
+    checked: BTreeSet<(String, String)>,
 }
 
 /// A resource the collector follows.
@@ -38,13 +41,18 @@ struct Followed {
     group: String,
     version: String,
     plural: String,
+    kind: String,
     namespaced: bool,
 }
 
 impl Followed {
+    fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+    }
+
     /// The path of object `name` (in `namespace`).
     fn path(&self, namespace: Option<&str>, name: &str) -> String {
-        let root = if self.group.is_empty() { "/api/v1".to_owned() } else { format!("/apis/{}/{}", self.group, self.version) };
+        let root = if self.group.is_empty() { format!("/api/{}", self.version) } else { format!("/apis/{}", self.api_version()) };
         match namespace.filter(|_| self.namespaced) {
             Some(ns) => format!("{root}/namespaces/{ns}/{}/{name}", self.plural),
             None => format!("{root}/{}/{name}", self.plural),
@@ -52,18 +60,20 @@ impl Followed {
     }
 }
 
-/// One pass: read what changed, and answer the writes the changed objects need.
-pub(crate) fn pass(shared: &Shared) -> Vec<http::Request<Bytes>> {
+/// One pass at `now`: read what changed, and answer the writes the changed objects
+/// need (and the Events about references to owners in other namespaces).
+pub(crate) fn pass(shared: &Shared, now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
     let mut gc = shared.garbage_collector.lock().unwrap_or_else(|p| p.into_inner());
     gc.follow(shared);
     let dirty = gc.graph.take_dirty();
     let owner = |node: &Node, r: &OwnerRef| owner_state(shared, node, r);
     let mut writes = Vec::new();
-    for uid in dirty {
-        for action in decide::decide(&gc.graph, &uid, &owner) {
+    for uid in &dirty {
+        for action in decide::decide(&gc.graph, uid, &owner) {
             writes.extend(gc.request(&action));
         }
     }
+    writes.extend(gc.invalid_namespace_events(shared, &dirty, now));
     writes
 }
 
@@ -80,9 +90,11 @@ impl GarbageCollector {
                 group: r.group.clone(),
                 version: r.version.clone(),
                 plural: r.plural.clone(),
+                kind: r.kind.clone(),
                 namespaced: r.namespaced,
             });
         }
+
         let root = shared.config.storage_prefix.clone();
         for index in 0..self.resources.len() {
             let prefix = resource_prefix(&root, &self.resources[index].group, &self.resources[index].plural, None);
@@ -104,6 +116,7 @@ impl GarbageCollector {
                         self.take(shared, index, &kv.key, Some(kv));
                     }
                     self.feeds.insert(prefix.clone(), (index, sub.clone()));
+                    self.look_up_again(shared, index);
                     sub
                 }
             };
@@ -124,6 +137,17 @@ impl GarbageCollector {
         }
     }
 
+    /// Resource `index` is followed from now on: the nodes with owners of its kind take
+    /// their owners again (they could not be looked up until now).
+    fn look_up_again(&mut self, shared: &Shared, index: usize) {
+        let followed = &self.resources[index];
+        let names = |r: &OwnerRef| r.kind == followed.kind && r.api_version.rsplit_once('/').map_or("", |(g, _)| g) == followed.group;
+        for node in self.graph.naming(names) {
+            let owner_keys = node.owners.iter().filter_map(|r| owner_key(shared, &node, r)).collect();
+            self.graph.set(&node.key.clone(), Some(node), owner_keys);
+        }
+    }
+
     /// The object at `key` of resource `index` is now `stored` (`None`: deleted).
     fn take(&mut self, shared: &Shared, index: usize, key: &str, stored: Option<&KeyValue>) {
         let concerns = stored.is_some_and(|kv| graph::may_concern(&kv.value));
@@ -136,9 +160,60 @@ impl GarbageCollector {
             .and_then(|(revision, object)| Node::read(key, index, revision, &object));
         let owner_keys = node
             .as_ref()
-            .map(|n| n.owners.iter().filter_map(|r| owner_key(shared, n, r).map(|(_, key)| key)).collect())
+            .map(|n| n.owners.iter().filter_map(|r| owner_key(shared, n, r)).collect())
             .unwrap_or_default();
         self.graph.set(key, node, owner_keys);
+    }
+
+    /// The Events for references of the `dirty` nodes that name an owner found in
+    /// another namespace ([`invalid_namespace`]); each reference is looked for once.
+    fn invalid_namespace_events(&mut self, shared: &Shared, dirty: &[String], now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
+        if !self.checked.is_empty() {
+            let graph = &self.graph;
+            self.checked.retain(|(dependent, _)| graph.node(dependent).is_some());
+        }
+        // By the owner's resource: each resource's objects are read once.
+        let mut suspects: BTreeMap<String, Vec<invalid_namespace::Suspect<'_>>> = BTreeMap::new();
+        for node in dirty.iter().filter_map(|uid| self.graph.node(uid)) {
+            let Some(followed) = self.resources.get(node.resource) else {
+                continue;
+            };
+            for r in &node.owners {
+                let Some(resource) = owner_resource(shared, r).filter(|res| res.namespaced) else {
+                    continue;
+                };
+                // A namespaced dependent's owner found where it looks is fine.
+                if node.namespace.is_some() && owner_state(shared, node, r) != Owner::Dangling {
+                    continue;
+                }
+                if !self.checked.insert((node.uid.clone(), r.uid.clone())) {
+                    continue;
+                }
+                let prefix = resource_prefix(&shared.config.storage_prefix, &resource.group, &resource.plural, None);
+                let suspect = invalid_namespace::Suspect {
+                    dependent: node,
+                    dependent_kind: (followed.kind.clone(), followed.api_version()),
+                    reference: r,
+                };
+                suspects.entry(prefix).or_default().push(suspect);
+            }
+        }
+        let mut events = Vec::new();
+        for (prefix, suspects) in &suspects {
+            let Some((stored, _)) = shared.served.with_caches(|c| c.get(prefix).cloned()).and_then(|c| c.snapshot("", 0)) else {
+                continue;
+            };
+            let mut wanted: Vec<&str> = suspects.iter().map(|s| s.reference.uid.as_str()).collect();
+            wanted.sort_unstable();
+            wanted.dedup();
+            let found = invalid_namespace::namespaces_of(stored.iter().map(|kv| &kv.value[..]), &wanted);
+            for suspect in suspects {
+                if let Some(namespace) = found.get(&suspect.reference.uid) {
+                    events.extend(invalid_namespace::event(suspect, namespace, now));
+                }
+            }
+        }
+        events
     }
 
     /// The request that carries out `action`.
@@ -203,9 +278,8 @@ pub fn decisions_over(objects: &[Value]) -> Vec<Action> {
     graph.take_dirty().iter().flat_map(|uid| decide::decide(&graph, uid, &owner)).collect()
 }
 
-/// Where the owner `r` of `node` is stored, and its resource; `None` when it cannot be
-/// (a kind not served; a namespaced owner of a cluster-scoped object).
-fn owner_key(shared: &Shared, node: &Node, r: &OwnerRef) -> Option<(Arc<Resource>, String)> {
+/// The resource of the owner `r` names, if it is served.
+fn owner_resource(shared: &Shared, r: &OwnerRef) -> Option<Arc<Resource>> {
     let (group, version) = r.api_version.rsplit_once('/').unwrap_or(("", &r.api_version));
     let registry = shared.registry();
     let resource = registry
@@ -214,18 +288,27 @@ fn owner_key(shared: &Shared, node: &Node, r: &OwnerRef) -> Option<(Arc<Resource
         .find(|res| res.group == group && res.version == version && res.kind == r.kind)
         .or_else(|| registry.resources().iter().find(|res| res.group == group && res.kind == r.kind))?
         .clone();
+    Some(resource)
+}
+
+/// Where the owner `r` of `node` is stored; `None` when it cannot be (a kind not
+/// served; a namespaced owner of a cluster-scoped object).
+fn owner_key(shared: &Shared, node: &Node, r: &OwnerRef) -> Option<String> {
+    owner_place(shared, node, r).map(|(_, key)| key)
+}
+
+/// The resource and storage key of the owner `r` of `node`, as [`owner_key`].
+fn owner_place(shared: &Shared, node: &Node, r: &OwnerRef) -> Option<(Arc<Resource>, String)> {
+    let resource = owner_resource(shared, r)?;
     let root = &shared.config.storage_prefix;
-    let key = if resource.namespaced {
-        object_key(root, &resource.group, &resource.plural, Some(node.namespace.as_deref()?), &r.name)
-    } else {
-        object_key(root, &resource.group, &resource.plural, None, &r.name)
-    };
+    let namespace = if resource.namespaced { Some(node.namespace.as_deref()?) } else { None };
+    let key = object_key(root, &resource.group, &resource.plural, namespace, &r.name);
     Some((resource, key))
 }
 
 /// What owner reference `r` of `node` names now, as the caches hold it.
 fn owner_state(shared: &Shared, node: &Node, r: &OwnerRef) -> Owner {
-    let Some((resource, key)) = owner_key(shared, node, r) else {
+    let Some((resource, key)) = owner_place(shared, node, r) else {
         return Owner::Unresolvable;
     };
     let prefix = resource_prefix(&shared.config.storage_prefix, &resource.group, &resource.plural, None);
