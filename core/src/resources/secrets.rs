@@ -39,7 +39,6 @@ impl Strategy for Secrets {
     fn default(&self, obj: &mut Object) {
         super::defaults::or_insert_str(obj, "type", "Opaque");
         let Some(Value::Object(strings)) = obj.remove("stringData") else {
-            obj.remove("stringData");
             return;
         };
         if strings.is_empty() {
