@@ -143,6 +143,25 @@ fn an_object_stored_without_defaults_is_read_with_them() {
 }
 
 #[test]
+fn objects_stored_before_the_server_started_are_listed_with_their_defaults() {
+    let store = MemoryStore::new();
+    let mut stored = deployment("old");
+    stored["metadata"]["namespace"] = json!("default");
+    stored["metadata"]["uid"] = json!("00000000-0000-4000-8000-000000000002");
+    let key = object_key("/registry", "apps", "deployments", Some("default"), "old");
+    store.apply(StorageOp::Create { key, value: serde_json::to_vec(&stored).unwrap().into() }).unwrap();
+    let h = Harness::new(Config::default(), store);
+
+    // A list served from the watch cache, as stored bytes.
+    let list = ok(send(&h, "GET", DEPLOYMENTS, "application/json", None), 200);
+    assert_deployment_defaults(&list["items"][0]);
+    // Watchers that start from the beginning see it defaulted too.
+    let watch = h.send(format!("GET {DEPLOYMENTS}?watch=true&resourceVersion=0&timeoutSeconds=1 HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\n\r\n").as_bytes());
+    let text = String::from_utf8_lossy(&watch);
+    assert!(text.contains("progressDeadlineSeconds"), "{text}");
+}
+
+#[test]
 fn a_job_gets_its_selector_from_its_uid() {
     let h = harness();
     let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
