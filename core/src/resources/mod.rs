@@ -95,9 +95,11 @@ pub trait Strategy: Send + Sync + 'static {
 
     /// Fill in what the kind's upstream defaulting (`SetDefaults_*` and declarative
     /// defaults) sets where the object leaves it unset, as kube-apiserver does whenever
-    /// it decodes an object: before mutating admission on every write of the whole
-    /// object, and on objects read from storage. Idempotent, and it changes (and
-    /// allocates) nothing on an object that has its defaults.
+    /// it decodes an object: on every write of the whole object (before the writer's
+    /// managed fields are recorded and before mutating admission), on every decoded
+    /// read, and on objects a list puts into the watch cache. Idempotent, and it
+    /// changes (and allocates) nothing on an object that has its defaults. Pod spec
+    /// defaults are shared in [`pod_spec`], the small moves in [`defaults`].
     fn default(&self, _obj: &mut Object) {}
 
     /// Make a new object what the kind starts with, after the generic metadata is
