@@ -23,6 +23,15 @@ impl Strategy for DaemonSets {
     }
 
     fn default(&self, obj: &mut Object) {
+        // The v1 form of a template generation every DaemonSet has: upstream's
+        // conversion always writes it ("0" until the strategy counts the first).
+        let has_generation = obj
+            .get("metadata")
+            .and_then(|m| m.get("annotations"))
+            .is_some_and(|a| a.get(TEMPLATE_GENERATION).is_some());
+        if !has_generation {
+            annotate_template_generation(obj, 0);
+        }
         let Some(spec) = object(obj, "spec") else {
             return;
         };

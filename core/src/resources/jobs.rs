@@ -3,8 +3,8 @@
 //!
 //! Defaults: one completion at a time when neither count is given, 6 retries (no
 //! limit when retries are counted per index), NonIndexed, not suspended, failed pods
-//! replaced once terminated (once failed under a pod failure policy), and a Job with
-//! no labels labelled as its template. A new Job whose selector is not written by hand
+//! replaced once terminated (once failed under a pod failure policy), the selector
+//! not written by hand, and a Job with no labels labelled as its template. A new Job whose selector is not written by hand
 //! gets one made from its uid, and its template the labels that selector matches, as
 //! upstream's job strategy makes them.
 
@@ -58,6 +58,7 @@ impl Strategy for Jobs {
         or_insert(spec, "backoffLimit", || json!(if per_index { i32::MAX as i64 } else { 6 }));
         or_insert(spec, "completionMode", || json!("NonIndexed"));
         or_insert(spec, "suspend", || json!(false));
+        or_insert(spec, "manualSelector", || json!(false));
         let has_failure_policy = !matches!(spec.get("podFailurePolicy"), None | Some(Value::Null));
         if let Some(policy) = object(spec, "podFailurePolicy") {
             for rule in objects(policy, "rules") {
@@ -99,7 +100,6 @@ fn generate_selector(job: &mut Object) {
     let Some(spec) = object(job, "spec") else {
         return;
     };
-    spec.insert("manualSelector".into(), json!(false));
     if let Some(labels) = object_or_new(spec, "template")
         .and_then(|t| object_or_new(t, "metadata"))
         .and_then(|m| object_or_new(m, "labels"))
