@@ -21,6 +21,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let strategy = CustomResourceDefinitions;
     let mut crd = decoded.object;
+    strategy.default(&mut crd);
     strategy.prepare_for_create(&mut crd, true);
     let created = strategy.validate_create(&crd);
     for e in &created {
@@ -31,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let mut old = crd.clone();
     old["status"]["conditions"] = json!([{"type": "Established", "status": "True"}]);
     let mut new = crd.clone();
+    strategy.default(&mut new);
     strategy.prepare_for_update(&mut new, &old, true);
     let updated = strategy.validate_update(&new, &old);
     if created.is_empty() {

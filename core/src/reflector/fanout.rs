@@ -33,7 +33,7 @@ impl Fanout {
         let mut objects: HashMap<&str, Vec<KeyValue>> = HashMap::new();
         for kv in items {
             if let Some(cache) = self.caches.of_key(&kv.key) {
-                objects.entry(cache.prefix()).or_default().push(kv);
+                objects.entry(cache.prefix()).or_default().push(self.caches.defaulted(kv));
             }
         }
         for cache in self.caches.iter() {
@@ -55,7 +55,7 @@ impl Fanout {
         let mut objects: HashMap<&str, Vec<KeyValue>> = HashMap::new();
         for kv in items {
             if let Some(cache) = self.caches.of_key(&kv.key).filter(|c| joined(c)) {
-                objects.entry(cache.prefix()).or_default().push(kv);
+                objects.entry(cache.prefix()).or_default().push(self.caches.defaulted(kv));
             }
         }
         for cache in self.caches.iter().filter(|c| joined(c)) {

@@ -218,7 +218,7 @@ pub(super) const TABLE: &[Row] = &[
     row(CORE, "configmaps", "configmap", "ConfigMap", NS, CRUD, &["cm"], NONE, NO_SUBS, SUBDOMAIN, "qFsyl6wFWjQ=", SharedStrategy::of(&kinds::configmaps::ConfigMaps)),
     row(CORE, "endpoints", "endpoints", "Endpoints", NS, CRUD, &["ep"], NONE, NO_SUBS, SUBDOMAIN, "fWeeMqaN/OA=", PLAIN),
     row(CORE, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SEGMENT, "r2yiGXH7wu8=", SharedStrategy::of(&kinds::events::CoreEvents)),
-    row(CORE, "limitranges", "limitrange", "LimitRange", NS, CRUD, &["limits"], NONE, NO_SUBS, SUBDOMAIN, "EBKMFVe6cwo=", PLAIN),
+    row(CORE, "limitranges", "limitrange", "LimitRange", NS, CRUD, &["limits"], NONE, NO_SUBS, SUBDOMAIN, "EBKMFVe6cwo=", SharedStrategy::of(&kinds::limitranges::LimitRanges)),
     row(CORE, "namespaces", "namespace", "Namespace", CLUSTER, CRUD_NO_DC, &["ns"], NONE, NAMESPACE_SUBS, LABEL, "Q3oi5N2YM8M=", SharedStrategy::of(&kinds::namespaces::Namespaces)),
     row(CORE, "nodes", "node", "Node", CLUSTER, CRUD, &["no"], NONE, NODE_SUBS, SUBDOMAIN, "XwShjMxG9Fs=", SharedStrategy::of(&kinds::nodes::Nodes)),
     row(CORE, "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", NS, CRUD, &["pvc"], NONE, ONLY_STATUS, SUBDOMAIN, "QWTyNDq0dC4=", SharedStrategy::of(&kinds::persistentvolumeclaims::PersistentVolumeClaims)),
@@ -253,7 +253,7 @@ pub(super) const TABLE: &[Row] = &[
     row(BATCH, "cronjobs", "cronjob", "CronJob", NS, CRUD, &["cj"], ALL, ONLY_STATUS, SUBDOMAIN, "sd5LIXh4Fjs=", SharedStrategy::of(&kinds::cronjobs::CronJobs)),
     row(BATCH, "jobs", "job", "Job", NS, CRUD, NONE, ALL, ONLY_STATUS, SUBDOMAIN, "mudhfqk/qZY=", SharedStrategy::of(&kinds::jobs::Jobs)),
 
-    row(NETWORKING, "ingressclasses", "ingressclass", "IngressClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "l/iqIbDgFyQ=", PLAIN),
+    row(NETWORKING, "ingressclasses", "ingressclass", "IngressClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "l/iqIbDgFyQ=", SharedStrategy::of(&kinds::ingressclasses::IngressClasses)),
     row(NETWORKING, "ingresses", "ingress", "Ingress", NS, CRUD, &["ing"], NONE, ONLY_STATUS, SUBDOMAIN, "39NQlfNR+bo=", SharedStrategy::of(&kinds::ingresses::Ingresses)),
     row(NETWORKING, "networkpolicies", "networkpolicy", "NetworkPolicy", NS, CRUD, &["netpol"], NONE, NO_SUBS, SUBDOMAIN, "YpfwF18m1G8=", SharedStrategy::of(&kinds::networkpolicies::NetworkPolicies)),
 
@@ -268,9 +268,9 @@ pub(super) const TABLE: &[Row] = &[
 
     row(APIEXTENSIONS, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", CLUSTER, CRUD, &["crd", "crds"], API_EXT, ONLY_STATUS, SUBDOMAIN, "jfWCUB31mvA=", SharedStrategy::of(&kinds::customresourcedefinitions::CustomResourceDefinitions)),
 
-    row(SCHEDULING, "priorityclasses", "priorityclass", "PriorityClass", CLUSTER, CRUD, &["pc"], NONE, NO_SUBS, SUBDOMAIN, "1QwjyaZjj3Y=", PLAIN),
+    row(SCHEDULING, "priorityclasses", "priorityclass", "PriorityClass", CLUSTER, CRUD, &["pc"], NONE, NO_SUBS, SUBDOMAIN, "1QwjyaZjj3Y=", SharedStrategy::of(&kinds::priorityclasses::PriorityClasses)),
 
     row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM=", PLAIN),
 
-    row(DISCOVERY, "endpointslices", "endpointslice", "EndpointSlice", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Nx3SIv6I0mE=", PLAIN),
+    row(DISCOVERY, "endpointslices", "endpointslice", "EndpointSlice", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Nx3SIv6I0mE=", SharedStrategy::of(&kinds::endpointslices::EndpointSlices)),
 ];

@@ -14,6 +14,9 @@
 //! older map only feeds caches that may no longer be served.
 
 use super::{Registry, Resource};
+use crate::resources::SharedStrategy;
+use crate::schema::ResourceSchema;
+use crate::storage::KeyValue;
 use crate::watch_cache::WatchCache;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
@@ -57,12 +60,16 @@ struct CacheEntry {
     cache: Arc<WatchCache>,
     /// `configmaps`, `deployments.apps`: the label of the storage metrics.
     group_resource: String,
+    /// A built-in resource's strategy, whose defaults objects listed into the cache
+    /// get (a custom resource is shaped by its schema as it is read instead).
+    defaults: Option<SharedStrategy>,
 }
 
 impl std::fmt::Debug for CacheEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CacheEntry")
             .field("group_resource", &self.group_resource)
+            .field("defaults", &self.defaults)
             .field("objects", &self.cache.object_count())
             .finish()
     }
@@ -108,10 +115,35 @@ impl WatchCaches {
 
     /// Add an unsynced cache for `resource` under `prefix` unless one is there.
     fn ensure(&mut self, prefix: String, resource: &Resource) {
+        let builtin = matches!(resource.schema, ResourceSchema::Builtin);
         self.by_prefix.entry(prefix).or_insert_with_key(|prefix| CacheEntry {
             cache: Arc::new(WatchCache::new(prefix.clone())),
             group_resource: resource.group_resource(),
+            defaults: builtin.then(|| resource.strategy.clone()),
         });
+    }
+
+    /// A listed object as its cache keeps it: with its kind's defaults, as upstream's
+    /// decoding from etcd gives them to objects stored without them (by an earlier
+    /// version, or another writer). Done when a list fills the caches, not per read:
+    /// every object this server writes has its defaults already. The bytes are
+    /// re-encoded only when defaulting changed something.
+    pub fn defaulted(&self, kv: KeyValue) -> KeyValue {
+        let Some(strategy) = self.entry_of_key(&kv.key).and_then(|e| e.defaults.as_ref()) else {
+            return kv;
+        };
+        let Ok(mut object) = serde_json::from_slice::<crate::rest::object::Object>(&kv.value) else {
+            return kv;
+        };
+        let stored = object.clone();
+        strategy.default(&mut object);
+        if object == stored {
+            return kv;
+        }
+        match serde_json::to_vec(&object) {
+            Ok(value) => KeyValue { value: value.into(), ..kv },
+            Err(_) => kv,
+        }
     }
 }
 

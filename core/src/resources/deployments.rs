@@ -1,7 +1,10 @@
 //! Deployments (apps/v1): spec changes count in `metadata.generation`; a `scale`
-//! subresource; Ready, Up-to-date and Available columns.
+//! subresource; Ready, Up-to-date and Available columns. Defaults (apps/v1): one
+//! replica, a 25%/25% rolling update, 10 revisions kept, a 600 s progress deadline.
 
+use super::defaults::{object, object_or_new, or_insert, or_insert_str};
 use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
+use crate::rest::object::Object;
 use super::columns::{Columns, at, int_at, Column};
 use serde_json::{json, Value};
 
@@ -38,6 +41,27 @@ impl Strategy for Deployments {
 
     fn tracks_generation(&self) -> bool {
         true
+    }
+
+    fn default(&self, obj: &mut Object) {
+        let Some(spec) = object(obj, "spec") else {
+            return;
+        };
+        or_insert(spec, "replicas", || json!(1));
+        if let Some(strategy) = object_or_new(spec, "strategy") {
+            or_insert_str(strategy, "type", "RollingUpdate");
+            if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+                if let Some(rolling) = object_or_new(strategy, "rollingUpdate") {
+                    or_insert(rolling, "maxUnavailable", || json!("25%"));
+                    or_insert(rolling, "maxSurge", || json!("25%"));
+                }
+            }
+        }
+        or_insert(spec, "revisionHistoryLimit", || json!(10));
+        or_insert(spec, "progressDeadlineSeconds", || json!(600));
+        if let Some(template) = object(spec, "template") {
+            super::pod_spec::default_template(template);
+        }
     }
 
     fn subresource(&self, name: &str) -> Option<Handler> {

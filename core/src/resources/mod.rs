@@ -14,6 +14,8 @@
 //! authenticators), an interface the REST scope provides.
 
 pub mod columns;
+pub mod defaults;
+pub mod pod_spec;
 
 pub mod bindings;
 pub mod certificatesigningrequests;
@@ -23,10 +25,13 @@ pub mod customresourcedefinitions;
 pub mod customresources;
 pub mod daemonsets;
 pub mod deployments;
+pub mod endpointslices;
 pub mod events;
 pub mod horizontalpodautoscalers;
+pub mod ingressclasses;
 pub mod ingresses;
 pub mod jobs;
+pub mod limitranges;
 pub mod localsubjectaccessreviews;
 pub mod namespaces;
 pub mod networkpolicies;
@@ -36,6 +41,7 @@ pub mod persistentvolumes;
 pub mod poddisruptionbudgets;
 pub mod pods;
 pub mod podtemplates;
+pub mod priorityclasses;
 pub mod replicasets;
 pub mod rolebindings;
 pub mod roles;
@@ -86,6 +92,15 @@ pub trait Strategy: Send + Sync + 'static {
     fn tracks_generation(&self) -> bool {
         false
     }
+
+    /// Fill in what the kind's upstream defaulting (`SetDefaults_*` and declarative
+    /// defaults) sets where the object leaves it unset, as kube-apiserver does whenever
+    /// it decodes an object: on every write of the whole object (before the writer's
+    /// managed fields are recorded and before mutating admission), on every decoded
+    /// read, and on objects a list puts into the watch cache. Idempotent, and it
+    /// changes (and allocates) nothing on an object that has its defaults. Pod spec
+    /// defaults are shared in [`pod_spec`], the small moves in [`defaults`].
+    fn default(&self, _obj: &mut Object) {}
 
     /// Make a new object what the kind starts with, after the generic metadata is
     /// stamped: defaults, and a status only the status subresource may set

@@ -34,11 +34,33 @@ impl Strategy for Namespaces {
         RESOURCE
     }
 
+    /// Upstream's defaults: the name label (on a namespace that has a name), and an
+    /// Active phase.
+    fn default(&self, obj: &mut Object) {
+        let name = meta_str(obj, "name");
+        let labelled = obj
+            .get("metadata")
+            .and_then(|m| m.get("labels"))
+            .and_then(|l| l.get(NAME_LABEL))
+            .and_then(Value::as_str)
+            == Some(name);
+        if !name.is_empty() && !labelled {
+            label_with_name(obj);
+        }
+        if let Some(status) = super::defaults::object_or_new(obj, "status") {
+            super::defaults::or_insert_str(status, "phase", "Active");
+        }
+    }
+
     fn prepare_for_create(&self, new: &mut Object, _has_status: bool) {
         label_with_name(new);
-        let spec = new.entry("spec").or_insert_with(|| json!({}));
-        if let Some(spec) = spec.as_object_mut() {
-            spec.entry("finalizers").or_insert_with(|| json!(["kubernetes"]));
+        // The `kubernetes` finalizer joins the spec's, as a sorted set.
+        if let Some(spec) = super::defaults::object_or_new(new, "spec") {
+            let mut finalizers: Vec<String> = crate::rest::object::strings(spec.get("finalizers"));
+            finalizers.push("kubernetes".into());
+            finalizers.sort();
+            finalizers.dedup();
+            spec.insert("finalizers".into(), json!(finalizers));
         }
         new.insert("status".into(), json!({"phase": "Active"}));
     }
@@ -158,7 +180,11 @@ fn finalized(new: &Object, old: &Object) -> Object {
 /// Set the label that carries the namespace's name.
 fn label_with_name(namespace: &mut Object) {
     let name = meta_str(namespace, "name").to_owned();
-    let labels = meta_mut(namespace).entry("labels").or_insert_with(|| json!({}));
+    let meta = meta_mut(namespace);
+    if !meta.get("labels").is_some_and(Value::is_object) {
+        meta.insert("labels".into(), json!({}));
+    }
+    let labels = meta.get_mut("labels").expect("labels were just made");
     if let Some(labels) = labels.as_object_mut() {
         labels.insert(NAME_LABEL.into(), Value::String(name));
     }

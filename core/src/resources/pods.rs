@@ -29,6 +29,10 @@ impl Strategy for Pods {
         true
     }
 
+    fn default(&self, obj: &mut Object) {
+        super::pod_spec::default_pod(obj);
+    }
+
     fn prepare_for_create(&self, new: &mut Object, _has_status: bool) {
         reset_status(new);
     }

@@ -2,11 +2,14 @@
 //! a role only if the user holds every permission it grants (here), or with the `bind`
 //! verb on that role.
 
+use super::defaults::{object, objects, or_insert_str, str_of, unset_str};
 use super::Strategy;
 use crate::authorization::escalation::Grants;
 use crate::rest::object::{meta_str, Object};
 use crate::status::ApiError;
 use serde_json::Value;
+
+const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
 pub struct RoleBindings(pub &'static str);
 
@@ -31,6 +34,19 @@ fn only_gc_fields_changed(old: &Object, new: &Object) -> bool {
 impl Strategy for RoleBindings {
     fn name(&self) -> &'static str {
         self.0
+    }
+
+    /// Users and groups are RBAC's own subjects, and the role RBAC's: their apiGroup
+    /// says so when left out.
+    fn default(&self, obj: &mut Object) {
+        if let Some(role_ref) = object(obj, "roleRef") {
+            or_insert_str(role_ref, "apiGroup", RBAC_GROUP);
+        }
+        for subject in objects(obj, "subjects") {
+            if unset_str(subject, "apiGroup") && matches!(str_of(subject, "kind"), "User" | "Group") {
+                subject.insert("apiGroup".into(), Value::String(RBAC_GROUP.into()));
+            }
+        }
     }
 
     fn check_grants(&self, grants: &Grants<'_>, new: &Object, old: Option<&Object>) -> Result<(), ApiError> {

@@ -33,6 +33,26 @@ impl Strategy for Secrets {
         RESOURCE
     }
 
+    /// Type Opaque when none is given; `stringData` is written into `data` (its values
+    /// win over `data`'s for the same key) and dropped, as upstream's v1 conversion
+    /// does as it decodes.
+    fn default(&self, obj: &mut Object) {
+        super::defaults::or_insert_str(obj, "type", "Opaque");
+        let Some(Value::Object(strings)) = obj.remove("stringData") else {
+            return;
+        };
+        if strings.is_empty() {
+            return;
+        }
+        if let Some(data) = super::defaults::object_or_new(obj, "data") {
+            for (key, value) in strings {
+                let text = value.as_str().unwrap_or_default();
+                let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+                data.insert(key, Value::String(encoded));
+            }
+        }
+    }
+
     fn columns(&self) -> Columns<'_> {
         Columns::Builtin(COLUMNS)
     }

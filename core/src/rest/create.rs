@@ -23,8 +23,12 @@ pub(super) fn create(scope: Scope) -> Step {
 }
 
 pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
-    // Mutating admission, the kind's strategy, then validating admission, as upstream
-    // orders them.
+    // The kind's defaults (upstream applies them as it decodes), the writer's managed
+    // fields (so that they own the defaults, and nothing admission or the strategy
+    // adds), mutating admission, the kind's strategy, then validating admission, as
+    // upstream orders them.
+    scope.resource().strategy.default(&mut obj);
+    scope.record_update(None, &mut obj);
     let admitted = scope
         .admit_mutating(Operation::Create, &mut obj)
         .and_then(|()| scope.resource().strategy.check_grants(&scope.grants(), &obj, None))
@@ -33,7 +37,6 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     if let Err(e) = admitted {
         return scope.fail(e);
     }
-    scope.record_update(None, &mut obj);
     match scope.namespace.clone() {
         // A namespaced object needs its namespace to exist, and not to be terminating.
         // Like upstream's namespace lifecycle admission, look in the (watch-cache-fed)

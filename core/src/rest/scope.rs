@@ -157,7 +157,17 @@ impl Scope {
         let resource = self.resource();
         resource.strategy.read_stored(&mut obj);
         resource.schema.shape_stored(&mut obj);
+        // Objects stored before a default existed show it, as upstream's decoding
+        // from etcd defaults them.
+        resource.strategy.default(&mut obj);
         Ok(obj)
+    }
+
+    /// Whether this request's body is a whole object of the resource's own kind (the
+    /// resource itself, its status or a namespace's finalize), rather than another
+    /// kind a subresource takes (a Scale).
+    pub fn writes_whole_object(&self) -> bool {
+        matches!(self.subresource_handler(), None | Some(Handler::Status) | Some(Handler::Finalize))
     }
 
     /// The bytes storage keeps for `obj`, as this request's resource stores it.

@@ -96,8 +96,12 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
     // Compared with the stored object as upstream compares typed objects.
     crate::typed_json::normalize(&mut new);
-    scope.admit_mutating(Operation::Update, &mut new)?;
     let r = scope.resource();
+    if scope.writes_whole_object() {
+        // Defaulted as upstream defaults what it decodes, before admission sees it.
+        r.strategy.default(&mut new);
+    }
+    scope.admit_mutating(Operation::Update, &mut new)?;
     let mut new = match scope.subresource_handler() {
         Some(Handler::Status) => status_update(scope, old, &new)?,
         Some(Handler::Finalize) => {

@@ -33,8 +33,12 @@ pub(crate) fn apply(crd: &mut Object) {
 /// A CRD's names with upstream's defaults filled in: `singular` is the kind in lower
 /// case, `listKind` the kind with `List`.
 pub(crate) fn default_names(names: &mut Map<String, Value>) {
-    let kind = names.get("kind").and_then(Value::as_str).unwrap_or("").to_owned();
     let empty = |names: &Map<String, Value>, key: &str| names.get(key).and_then(Value::as_str).unwrap_or("").is_empty();
+    // Nothing to copy (and nothing allocated) when both are set, as on every read.
+    if !empty(names, "singular") && !empty(names, "listKind") {
+        return;
+    }
+    let kind = names.get("kind").and_then(Value::as_str).unwrap_or("").to_owned();
     if empty(names, "singular") && !kind.is_empty() {
         names.insert("singular".into(), json!(kind.to_lowercase()));
     }

@@ -40,13 +40,15 @@ impl Strategy for CustomResourceDefinitions {
         true
     }
 
+    fn default(&self, obj: &mut Object) {
+        defaults::apply(obj);
+    }
+
     fn prepare_for_create(&self, new: &mut Object, _has_status: bool) {
-        defaults::apply(new);
         defaults::prepare_for_create(new);
     }
 
     fn prepare_for_update(&self, new: &mut Object, old: &Object, _has_status: bool) {
-        defaults::apply(new);
         defaults::prepare_for_update(new, old);
     }
 
