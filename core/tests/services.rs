@@ -323,3 +323,34 @@ fn dual_stack_services_get_one_address_per_family() {
     assert_eq!(single["spec"]["ipFamilyPolicy"], "SingleStack");
     assert_eq!(single["spec"]["ipFamilies"], json!(["IPv4"]));
 }
+
+#[test]
+fn the_kubernetes_service_leads_to_this_server() {
+    let recorded: Value = serde_json::from_str(include_str!("upstream/flowcontrol_kubernetes_service.json")).unwrap();
+    let mut config = config("10.96.0.0/16", "30000-32767");
+    config.advertise_address = Some("192.0.2.2:16471".parse().unwrap());
+    let h = Harness::new(config.clone(), MemoryStore::new());
+    let svc = h.json_call("GET", &format!("{SVCS}/kubernetes"), JSON, None).json();
+    let mut want = recorded["kubernetesService"].clone();
+    want["spec"]["ports"][0]["targetPort"] = json!(16471);
+    let reply = h.json_call("GET", &format!("{SVCS}/kubernetes"), JSON, None);
+    compare("kubernetes", &reply, &json!({"httpStatus": 200, "output": want})).unwrap();
+    assert_eq!(cluster_ip(&svc), "10.96.0.1");
+    let endpoints = &recorded["kubernetesServiceEndpointsFromSeparateRun"];
+    let ep = h.json_call("GET", "/api/v1/namespaces/default/endpoints/kubernetes", JSON, None);
+    compare("endpoints", &ep, &json!({"httpStatus": 200, "output": endpoints["endpoints"]})).unwrap();
+    let slice = h.json_call("GET", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes", JSON, None);
+    let mut want = endpoints["endpointSlices"][0].clone();
+    // Upstream's EndpointSlice strategy counts generations; ours is plain so far.
+    want["metadata"].as_object_mut().unwrap().remove("generation");
+    compare("endpointslice", &slice, &json!({"httpStatus": 200, "output": want})).unwrap();
+    // A restart that serves on another port points the endpoints there.
+    config.advertise_address = Some("192.0.2.2:16472".parse().unwrap());
+    let store = h.store.clone();
+    drop(h);
+    let again = Harness::new(config, store);
+    let ep = again.json_call("GET", "/api/v1/namespaces/default/endpoints/kubernetes", JSON, None).json();
+    assert_eq!(ep["subsets"][0]["ports"][0]["port"], 16472);
+    let svc = again.json_call("GET", &format!("{SVCS}/kubernetes"), JSON, None).json();
+    assert_eq!(cluster_ip(&svc), "10.96.0.1", "kept across the restart");
+}
