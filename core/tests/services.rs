@@ -354,3 +354,43 @@ fn the_kubernetes_service_leads_to_this_server() {
     let svc = again.json_call("GET", &format!("{SVCS}/kubernetes"), JSON, None).json();
     assert_eq!(cluster_ip(&svc), "10.96.0.1", "kept across the restart");
 }
+
+#[test]
+fn tables_show_upstreams_columns() {
+    let recorded = &recorded_one("tables_services.json");
+    let h = server("10.96.0.0/16", "30000-32767");
+    namespace(&h, "refb-tables");
+    let path = "/api/v1/namespaces/refb-tables/services";
+    for obj in recorded["objects"].as_array().unwrap() {
+        let mut input = obj.clone();
+        let meta = input["metadata"].as_object_mut().unwrap();
+        meta.retain(|k, _| k == "name" || k == "labels");
+        let status = input.as_object_mut().unwrap().remove("status");
+        let name = obj["metadata"]["name"].as_str().unwrap();
+        let made = h.json_call("POST", path, JSON, Some(&input));
+        assert_eq!(made.status, 201, "{name}: {}", made.json());
+        if let Some(status) = status {
+            let mut with = made.json();
+            with["status"] = status;
+            let r = h.json_call("PUT", &format!("{path}/{name}/status"), JSON, Some(&with));
+            assert_eq!(r.status, 200, "{name}: {}", r.json());
+        }
+    }
+    let request = format!(
+        "GET {path}?includeObject=None HTTP/1.1\r\nHost: apiary\r\nAccept: application/json;as=Table;v=v1;g=meta.k8s.io\r\n\r\n"
+    );
+    let table = apiary_core::harness::parse_responses(&h.send(request.as_bytes())).unwrap().remove(0).json();
+    let want = &recorded["table"];
+    let names = |t: &Value| -> Vec<Value> { t["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].clone()).collect() };
+    // Name, Type, Cluster-IP, External-IP, Port(s); Age is the clock's, Selector is `-o wide`.
+    assert_eq!(names(&table)[..5], names(want)[..5]);
+    let cells = |t: &Value| -> Vec<Vec<Value>> {
+        t["rows"].as_array().unwrap().iter().map(|r| r["cells"].as_array().unwrap()[..5].to_vec()).collect()
+    };
+    assert_eq!(cells(&table), cells(want));
+}
+
+fn recorded_one(file: &str) -> Value {
+    let path = format!("{}/tests/upstream/{file}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}

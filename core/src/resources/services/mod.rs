@@ -7,11 +7,12 @@
 pub mod allocation;
 mod defaults;
 mod families;
+mod printer;
 mod spec;
 pub mod validation;
 
 use super::claims::{Claim, ClaimContext};
-use super::{keep_status, Object, Strategy};
+use super::{keep_status, Columns, Object, Strategy};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 use crate::validation::FieldError;
 use serde_json::json;
@@ -83,6 +84,10 @@ impl Strategy for Services {
 
     fn release(&self, ctx: &ClaimContext, held: &Object, kept: Option<&Object>) -> Option<Claim> {
         allocation::release(ctx, held, kept)
+    }
+
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(printer::COLUMNS)
     }
 
     fn delete_returns_object(&self) -> bool {
