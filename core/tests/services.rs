@@ -394,3 +394,55 @@ fn recorded_one(file: &str) -> Value {
     let path = format!("{}/tests/upstream/{file}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+#[test]
+fn the_range_and_the_addresses_taken_are_served_as_upstreams_objects() {
+    let h = server("10.96.0.0/16,fd00::/108", "30000-32767");
+    let cidr = h.json_call("GET", "/apis/networking.k8s.io/v1/servicecidrs/kubernetes", JSON, None);
+    assert_eq!(cidr.status, 200, "{}", cidr.json());
+    assert_eq!(cidr.json()["spec"]["cidrs"], json!(["10.96.0.0/16", "fd00::/108"]));
+    let recorded = recorded_one("bootstrap_ip_addresses.json");
+    let api = h.json_call("GET", "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.1", JSON, None);
+    compare("10.96.0.1", &api, &json!({"httpStatus": 200, "output": recorded["ipAddresses"][0]})).unwrap();
+    let mut svc = service("ds", "ClusterIP", None, None);
+    svc["spec"]["ipFamilyPolicy"] = json!("RequireDualStack");
+    let svc = created(&h, &svc);
+    let ips = svc["spec"]["clusterIPs"].as_array().unwrap().clone();
+    for ip in &ips {
+        let got = h.json_call("GET", &format!("/apis/networking.k8s.io/v1/ipaddresses/{}", ip.as_str().unwrap()), JSON, None);
+        assert_eq!(got.status, 200);
+        assert_eq!(got.json()["spec"]["parentRef"], json!({"resource": "services", "namespace": "default", "name": "ds"}));
+    }
+    assert_eq!(
+        h.json_call("GET", "/apis/networking.k8s.io/v1/ipaddresses/fd00::1", JSON, None).status,
+        404,
+        "only the primary family's first address is the kubernetes Service's"
+    );
+    delete(&h, "ds");
+    for ip in &ips {
+        let gone = h.json_call("GET", &format!("/apis/networking.k8s.io/v1/ipaddresses/{}", ip.as_str().unwrap()), JSON, None);
+        assert_eq!(gone.status, 404, "released with its Service");
+    }
+    // A client's IPAddress is checked as upstream checks it.
+    let bad = json!({"apiVersion": "networking.k8s.io/v1", "kind": "IPAddress", "metadata": {"name": "FD00::20"},
+                     "spec": {"parentRef": {"name": "s", "resource": "services"}}});
+    let r = h.json_call("POST", "/apis/networking.k8s.io/v1/ipaddresses", JSON, Some(&bad));
+    assert_eq!(r.json()["message"], "IPAddress.networking.k8s.io \"FD00::20\" is invalid: metadata.name: Invalid value: \"FD00::20\": must be in canonical form (\"fd00::20\")");
+}
+
+#[test]
+fn recorded_ipaddress_and_servicecidr_answers_are_upstreams() {
+    let h = server("10.96.0.0/16", "30000-32767");
+    let mut failures = Vec::new();
+    for file in ["defaults_ipaddresses.json", "validation_ipaddresses.json", "defaults_servicecidrs.json", "validation_servicecidrs.json"] {
+        for record in recorded(file) {
+            let name = record["name"].as_str().unwrap();
+            let path = record["request"].as_str().unwrap().split_once(' ').unwrap().1;
+            let reply = h.json_call("POST", path, JSON, Some(&record["input"]));
+            if let Err(e) = compare(name, &reply, &record) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

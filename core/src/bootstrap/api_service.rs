@@ -1,4 +1,5 @@
-//! The `kubernetes` Service in `default` and where it leads: this server. Upstream's
+//! The ServiceCIDR `kubernetes` (`--service-cluster-ip-range`), the `kubernetes`
+//! Service in `default` and where it leads: this server. Upstream's
 //! `kubernetes-service` controller and endpoint reconciler write the same objects
 //! (see the recorded `default/kubernetes` Service, Endpoints and EndpointSlice).
 
@@ -9,9 +10,17 @@ use std::net::SocketAddr;
 pub const NAME: &str = "kubernetes";
 
 /// The collection, object and owned fields of each object, in the order written: the
-/// Service first, so that its address is claimed before anything names it.
+/// range, then the Service, so that its address is claimed before anything names it.
 pub fn items(network: &ServiceNetwork, advertise: Option<SocketAddr>) -> Vec<(&'static str, Value, &'static [&'static str])> {
     let mut items = Vec::new();
+    let cidrs: Vec<String> = network.cluster_ip_ranges.iter().map(ToString::to_string).collect();
+    let service_cidr = json!({
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "ServiceCIDR",
+        "metadata": {"name": NAME},
+        "spec": {"cidrs": cidrs},
+    });
+    items.push(("/apis/networking.k8s.io/v1/servicecidrs", service_cidr, &[][..]));
     let Some(ip) = network.api_service_ip() else { return items };
     let port = advertise.map_or(443, |a| a.port());
     let service = json!({
