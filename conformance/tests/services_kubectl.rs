@@ -2,8 +2,9 @@
 //! clusterip` and `nodeport` get an address of `--service-cluster-ip-range` and a
 //! port of `--service-node-port-range`, `kubectl expose` makes a Service of a
 //! Deployment, `kubectl get svc kubernetes` shows the API's own Service at the first
-//! address, a changed `spec.clusterIP` is refused with upstream's message, and after a
-//! restart over the same (sqlite) data nothing is handed out twice.
+//! address (and the range and addresses taken as ServiceCIDR and IPAddress objects), a
+//! changed `spec.clusterIP` is refused with upstream's message, and after a restart
+//! over the same (sqlite) data nothing is handed out twice.
 
 use apiary_conformance::harness::{ok, Apiary};
 use serde_json::Value;
@@ -25,6 +26,10 @@ fn kubectl_creates_services_with_addresses_and_ports_from_the_ranges() {
     let mut apiary = Apiary::start_in(tmp.path(), &[RANGE]);
     let listed = ok(&apiary.kubectl("1.33", &["get", "svc", "kubernetes"]));
     assert!(listed.contains("10.96.0.1") && listed.contains("443/TCP"), "{listed}");
+    let cidrs = ok(&apiary.kubectl("1.33", &["get", "servicecidrs"]));
+    assert!(cidrs.contains("kubernetes") && cidrs.contains("10.96.0.0/16"), "{cidrs}");
+    let taken = ok(&apiary.kubectl("1.33", &["get", "ipaddresses"]));
+    assert!(taken.contains("10.96.0.1") && taken.contains("services/default/kubernetes"), "{taken}");
     let mut ips = HashSet::from(["10.96.0.1".to_owned()]);
     let mut ports = HashSet::new();
     for version in ["1.33", "1.27"] {

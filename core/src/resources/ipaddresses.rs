@@ -3,7 +3,7 @@
 //! Services claim theirs directly in storage (`services/allocation.rs`); these rules
 //! are for the objects clients write.
 
-use super::{Object, Strategy};
+use super::{Column, Columns, Object, Strategy};
 use crate::service_network::cidr::parse_ip;
 use crate::validation::FieldError;
 use serde_json::Value;
@@ -20,9 +20,31 @@ fn parent_ref(obj: &Object) -> Option<&Value> {
     obj.get("spec").and_then(|s| s.get("parentRef")).filter(|p| !p.is_null())
 }
 
+const COLUMNS: &[Column] = &[Column {
+    name: "ParentRef",
+    kind: "string",
+    description: "ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.",
+    cell: |o| {
+        let parent = o.get("spec").and_then(|s| s.get("parentRef"));
+        let field = |f: &str| parent.and_then(|p| p.get(f)).and_then(Value::as_str).unwrap_or("");
+        let mut shown = field("resource").to_owned();
+        if !field("group").is_empty() {
+            shown = format!("{shown}.{}", field("group"));
+        }
+        if !field("namespace").is_empty() {
+            shown = format!("{shown}/{}", field("namespace"));
+        }
+        Value::String(format!("{shown}/{}", field("name")))
+    },
+}];
+
 impl Strategy for IpAddresses {
     fn name(&self) -> &'static str {
         "ipaddresses"
+    }
+
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {

@@ -2,7 +2,7 @@
 //! per family at most. The server writes `kubernetes` from
 //! `--service-cluster-ip-range` at start; allocation draws from that range.
 
-use super::{Object, Strategy};
+use super::{Column, Columns, Object, Strategy};
 use crate::service_network::Cidr;
 use crate::validation::FieldError;
 use serde_json::{json, Value};
@@ -13,9 +13,20 @@ fn cidrs(obj: &Object) -> Vec<String> {
     crate::rest::object::strings(obj.get("spec").and_then(|s| s.get("cidrs")))
 }
 
+const COLUMNS: &[Column] = &[Column {
+    name: "CIDRs",
+    kind: "string",
+    description: "CIDRs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.",
+    cell: |o| Value::String(cidrs(o).join(",")),
+}];
+
 impl Strategy for ServiceCidrs {
     fn name(&self) -> &'static str {
         "servicecidrs"
+    }
+
+    fn columns(&self) -> Columns<'_> {
+        Columns::Builtin(COLUMNS)
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
