@@ -353,6 +353,7 @@ fn the_kubernetes_service_leads_to_this_server() {
     assert_eq!(ep["subsets"][0]["ports"][0]["port"], 16472);
     let svc = again.json_call("GET", &format!("{SVCS}/kubernetes"), JSON, None).json();
     assert_eq!(cluster_ip(&svc), "10.96.0.1", "kept across the restart");
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 16472, "and leads to the new port");
 }
 
 #[test]

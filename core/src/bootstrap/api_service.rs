@@ -35,7 +35,7 @@ pub fn items(network: &ServiceNetwork, advertise: Option<SocketAddr>) -> Vec<(&'
             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}],
         },
     });
-    items.push(("/api/v1/namespaces/default/services", service, &[][..]));
+    items.push(("/api/v1/namespaces/default/services", service, &["/spec/ports"][..]));
     let Some(advertise) = advertise else { return items };
     let address = advertise.ip().to_string();
     let endpoint_port = json!([{"name": "https", "port": advertise.port(), "protocol": "TCP"}]);
@@ -65,8 +65,8 @@ pub fn reconcile(mut stored: Value, wanted: &Value, fields: &[&str]) -> Option<V
     for field in fields {
         let want = wanted.pointer(field)?;
         if stored.pointer(field) != Some(want) {
-            let key = field.trim_start_matches('/');
-            stored.as_object_mut()?.insert(key.to_owned(), want.clone());
+            let (parent, key) = field.rsplit_once('/')?;
+            stored.pointer_mut(parent)?.as_object_mut()?.insert(key.to_owned(), want.clone());
             changed = true;
         }
     }
