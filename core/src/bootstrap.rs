@@ -133,7 +133,7 @@ impl Bootstrap {
         let items = api_service::items(&config.service_network, config.advertise_address);
         b.items.extend(items.into_iter().map(|(collection, object, owned)| Item {
             collection: collection.to_owned(),
-            name: api_service::NAME.to_owned(),
+            name: api_service::name_of(&object).to_owned(),
             object,
             reconcile: if owned.is_empty() { Reconcile::Keep } else { Reconcile::Owned(owned) },
             read_first: true,

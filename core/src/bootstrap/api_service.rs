@@ -21,6 +21,18 @@ pub fn items(network: &ServiceNetwork, advertise: Option<SocketAddr>) -> Vec<(&'
         "spec": {"cidrs": cidrs},
     });
     items.push(("/apis/networking.k8s.io/v1/servicecidrs", service_cidr, &[][..]));
+    // Ready, as upstream's ServiceCIDR controller marks it (written to the status
+    // subresource: the item's name is `kubernetes/status`).
+    let ready = json!({
+        "status": {"conditions": [{
+            "type": "Ready",
+            "status": "True",
+            "reason": "",
+            "message": "Kubernetes Service CIDR is ready",
+            "lastTransitionTime": "",
+        }]},
+    });
+    items.push(("/apis/networking.k8s.io/v1/servicecidrs", ready, &["/status"][..]));
     let Some(ip) = network.api_service_ip() else { return items };
     let port = advertise.map_or(443, |a| a.port());
     let service = json!({
@@ -59,8 +71,27 @@ pub fn items(network: &ServiceNetwork, advertise: Option<SocketAddr>) -> Vec<(&'
     items
 }
 
+/// The name each item is written under: the Ready status goes to the ServiceCIDR's
+/// status subresource.
+pub fn name_of(item: &Value) -> &'static str {
+    if item.get("kind").is_none() && item.get("status").is_some() {
+        "kubernetes/status"
+    } else {
+        NAME
+    }
+}
+
 /// `stored` with `fields` taken from `wanted`, when any differs: the object to PUT.
+/// Conditions the server sets at start changed at the object's creation.
 pub fn reconcile(mut stored: Value, wanted: &Value, fields: &[&str]) -> Option<Value> {
+    let mut wanted = wanted.clone();
+    let created = stored.pointer("/metadata/creationTimestamp").cloned().unwrap_or(Value::Null);
+    if let Some(Value::Array(conditions)) = wanted.pointer_mut("/status/conditions") {
+        for condition in conditions {
+            condition["lastTransitionTime"] = created.clone();
+        }
+    }
+    let wanted = &wanted;
     let mut changed = false;
     for field in fields {
         let want = wanted.pointer(field)?;
