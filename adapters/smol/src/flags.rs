@@ -1517,6 +1517,23 @@ mod tests {
     }
 
     #[test]
+    fn service_network_flags() {
+        let default = serve(&[]).service_network;
+        assert_eq!(default.cluster_ip_ranges[0].to_string(), "10.0.0.0/24", "upstream's default");
+        assert_eq!(default.node_ports.to_string(), "30000-32767");
+        let o = serve(&["--service-cluster-ip-range=10.96.0.0/16,fd00::/108", "--service-node-port-range=31000-31010"]);
+        assert_eq!(o.service_network.cluster_ip_ranges.len(), 2);
+        assert_eq!(o.service_network.node_ports.to_string(), "31000-31010");
+        assert_eq!(
+            problems(&["--service-cluster-ip-range=nope", "--service-node-port-range=2-1"]),
+            [
+                "invalid value \"nope\" for --service-cluster-ip-range: invalid CIDR address: nope",
+                "invalid value \"2-1\" for --service-node-port-range: end port is less than start port: 2-1",
+            ]
+        );
+    }
+
+    #[test]
     fn lifecycle_flags() {
         let o = serve(&[
             "--request-timeout=2s",
