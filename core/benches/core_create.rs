@@ -1,5 +1,6 @@
 //! CREATE through the core alone: a Deployment (about 1 KiB of JSON, decoded against its
-//! schema) and a ConfigMap, each under a fresh name, over the memory backend, no sockets.
+//! schema), a Pod of about 4 KiB (the same as `builtin_writes` on the binary creates)
+//! and a ConfigMap, each under a fresh name, over the memory backend, no sockets.
 //! Prints the median time per request over several rounds, and what the schemas cost on
 //! first use: the time of the first create and the growth of the process's resident
 //! memory.
@@ -7,6 +8,8 @@
 //! Run: `cargo bench -p apiary-core --bench core_create`
 
 mod support;
+#[path = "../../adapters/smol/benches/support/objects.rs"]
+mod objects;
 
 use apiary_core::{Config, Server};
 use apiary_memory::MemoryStore;
@@ -25,6 +28,10 @@ fn deployment(name: &str) -> String {
     format!(
         r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"{name}","labels":{{"app":"web","tier":"frontend"}},"annotations":{{"owner":"team-a"}}}},"spec":{{"replicas":3,"revisionHistoryLimit":5,"selector":{{"matchLabels":{{"app":"web"}}}},"strategy":{{"type":"RollingUpdate","rollingUpdate":{{"maxSurge":"25%","maxUnavailable":1}}}},"template":{{"metadata":{{"labels":{{"app":"web","tier":"frontend"}}}},"spec":{{"containers":[{{"name":"web","image":"nginx:1.27","imagePullPolicy":"IfNotPresent","ports":[{{"containerPort":80,"protocol":"TCP","name":"http"}}],"env":[{{"name":"MODE","value":"prod"}},{{"name":"POD","valueFrom":{{"fieldRef":{{"fieldPath":"metadata.name"}}}}}}],"resources":{{"requests":{{"cpu":"100m","memory":"128Mi"}},"limits":{{"cpu":"1","memory":"256Mi"}}}},"readinessProbe":{{"httpGet":{{"path":"/healthz","port":"http"}},"periodSeconds":5}},"volumeMounts":[{{"name":"cache","mountPath":"/cache"}}]}}],"volumes":[{{"name":"cache","emptyDir":{{}}}}],"terminationGracePeriodSeconds":30}}}}}}}}"#
     )
+}
+
+fn pod(name: &str) -> String {
+    objects::pod(name).to_string()
 }
 
 fn configmap(name: &str) -> String {
@@ -98,6 +105,7 @@ fn main() {
             "/apis/apps/v1/namespaces/default/deployments",
             deployment as fn(&str) -> String,
         ),
+        ("Pod (4 KiB)", "/api/v1/namespaces/default/pods", pod),
         (
             "ConfigMap",
             "/api/v1/namespaces/default/configmaps",

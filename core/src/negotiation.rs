@@ -53,15 +53,21 @@ impl Output {
         }
     }
 
-    /// Encode a value in this format.
+    /// Encode a value in this format: JSON as Go's encoder writes it (a built-in kind
+    /// in its Go type's form, [`crate::typed_json`]), compact with a trailing newline or
+    /// indented without one, as kube-apiserver answers.
     pub fn encode(&self, value: &Value) -> Bytes {
         let bytes = match self.format {
-            Format::Json if self.pretty => {
-                let mut v = serde_json::to_vec_pretty(value).unwrap_or_default();
-                v.push(b'\n');
-                v
+            Format::Json => {
+                let compact = crate::typed_json::encode(value).unwrap_or_else(|| serde_json::to_vec(value).unwrap_or_default());
+                if self.pretty {
+                    crate::typed_json::indent(&compact)
+                } else {
+                    let mut compact = compact;
+                    compact.push(b'\n');
+                    compact
+                }
             }
-            Format::Json => serde_json::to_vec(value).unwrap_or_default(),
             Format::Yaml => serde_yaml::to_string(value)
                 .unwrap_or_default()
                 .into_bytes(),

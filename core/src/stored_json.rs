@@ -104,13 +104,28 @@ fn members(b: &[u8], start: usize) -> Option<(Vec<Member>, usize)> {
     }
 }
 
+/// The metadata keys Go's `ObjectMeta` writes before `resourceVersion`.
+const BEFORE_RESOURCE_VERSION: &[&[u8]] = &[b"\"name\"", b"\"generateName\"", b"\"namespace\"", b"\"selfLink\"", b"\"uid\""];
+
 /// `stored` with `metadata.resourceVersion` set to `revision`, and without the top-level
 /// `kind` and `apiVersion` when `drop_type` (built-in list items carry neither).
+///
+/// The resourceVersion goes where the object's writer would have put it: a built-in
+/// object is stored as Go writes its type (`kind` first, [`crate::typed_json`]), so it
+/// goes after the `uid`; others have sorted keys, so it goes in sorted place.
 pub fn serve(stored: &[u8], revision: u64, drop_type: bool) -> Option<Vec<u8>> {
     let (top, end) = members(stored, 0)?;
     if skip_ws(stored, end) != stored.len() {
         return None;
     }
+    let go_order = top.first().is_some_and(|m| &stored[m.key.clone()] == b"\"kind\"");
+    let goes_before = |key: &[u8]| {
+        if go_order {
+            !BEFORE_RESOURCE_VERSION.contains(&key)
+        } else {
+            key > &b"\"resourceVersion\""[..]
+        }
+    };
     let mut out = Vec::with_capacity(stored.len() + 32);
     out.push(b'{');
     let mut saw_metadata = false;
@@ -130,12 +145,22 @@ pub fn serve(stored: &[u8], revision: u64, drop_type: bool) -> Option<Vec<u8>> {
                 return None;
             }
             saw_metadata = true;
-            out.extend_from_slice(b"{\"resourceVersion\":\"");
-            out.extend_from_slice(revision.to_string().as_bytes());
-            out.push(b'"');
+            out.push(b'{');
+            let mut placed = false;
+            let mut first = true;
             for f in &meta {
-                out.push(b',');
+                let key = &stored[f.key.clone()];
+                if !placed && goes_before(key) {
+                    resource_version(&mut out, revision, &mut first);
+                    placed = true;
+                }
+                if !std::mem::replace(&mut first, false) {
+                    out.push(b',');
+                }
                 out.extend_from_slice(&stored[f.key.start..f.value.end]);
+            }
+            if !placed {
+                resource_version(&mut out, revision, &mut first);
             }
             out.push(b'}');
         } else {
@@ -144,6 +169,15 @@ pub fn serve(stored: &[u8], revision: u64, drop_type: bool) -> Option<Vec<u8>> {
     }
     out.push(b'}');
     saw_metadata.then_some(out)
+}
+
+fn resource_version(out: &mut Vec<u8>, revision: u64, first: &mut bool) {
+    if !std::mem::replace(first, false) {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"resourceVersion\":\"");
+    out.extend_from_slice(revision.to_string().as_bytes());
+    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -170,6 +204,18 @@ mod tests {
             served(&json!({"metadata": {}}), 7, false),
             Some(json!({"metadata": {"resourceVersion": "7"}}))
         );
+    }
+
+    #[test]
+    fn the_resource_version_goes_where_the_writer_puts_it() {
+        let go = br#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"n","uid":"u","creationTimestamp":null}}"#;
+        let served = String::from_utf8(serve(go, 7, false).unwrap()).unwrap();
+        assert_eq!(served, r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"n","uid":"u","resourceVersion":"7","creationTimestamp":null}}"#);
+        let sorted = br#"{"apiVersion":"x/v1","kind":"W","metadata":{"name":"a","namespace":"n","uid":"u"}}"#;
+        let served = String::from_utf8(serve(sorted, 7, false).unwrap()).unwrap();
+        assert_eq!(served, r#"{"apiVersion":"x/v1","kind":"W","metadata":{"name":"a","namespace":"n","resourceVersion":"7","uid":"u"}}"#);
+        let only_name = br#"{"kind":"K","metadata":{"name":"a"}}"#;
+        assert_eq!(serve(only_name, 1, true).unwrap(), br#"{"metadata":{"name":"a","resourceVersion":"1"}}"#.to_vec());
     }
 
     #[test]

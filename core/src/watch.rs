@@ -50,7 +50,10 @@ pub fn encode_frame(kind: EventType, object: &Value) -> Bytes {
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(kind.as_str().as_bytes());
     out.extend_from_slice(b"\",\"object\":");
-    serde_json::to_writer(&mut out, object).expect("JSON values serialize");
+    match crate::typed_json::encode(object) {
+        Some(typed) => out.extend_from_slice(&typed),
+        None => serde_json::to_writer(&mut out, object).expect("JSON values serialize"),
+    }
     out.extend_from_slice(b"}\n");
     Bytes::from(out)
 }

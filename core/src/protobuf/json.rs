@@ -10,8 +10,8 @@
 use base64::Engine as _;
 use serde_json::{Map, Number, Value};
 
-use super::schema::{Field, Message, Shape, Ty, INLINE, MAP, OE, PTR, REP};
-use super::table::MESSAGES;
+use crate::go_types::schema::{Field, Message, Shape, Ty, INLINE, MAP, OE, PTR, REP};
+use crate::go_types::table::MESSAGES;
 use super::wire::{Reader, FIXED64, LEN, VARINT};
 use super::{DecodeError, MAX_DEPTH};
 

@@ -13,7 +13,7 @@
 //! `Quantity`, `IntOrString`, `RawExtension`, `FieldsV1`, and apiextensions' `JSON` and
 //! `JSONSchemaPropsOr*`). Bytes are base64; int64s are numbers.
 //!
-//! The schema is static data in `table.rs`, generated from the Kubernetes v1.33 API types
+//! The schema is static data in `go_types/table.rs`, generated from the Kubernetes v1.33 API types
 //! for the kinds in the registry (and their lists, `DeleteOptions`, `Scale`, `Eviction`,
 //! `Binding`, `TokenRequest` and the connect options), closed over the messages they use.
 //!
@@ -23,8 +23,7 @@
 //! failure is a [`DecodeError`] whose text fits a 400 Status.
 
 mod json;
-mod schema;
-mod table;
+
 mod wire;
 
 #[cfg(test)]
@@ -139,12 +138,7 @@ pub fn supports(api_version: &str, kind: &str) -> bool {
     message_for(api_version, kind).is_some()
 }
 
-fn message_for(api_version: &str, kind: &str) -> Option<u16> {
-    table::KINDS
-        .iter()
-        .find(|(av, k, _)| *k == kind && (*av == api_version || *av == "*"))
-        .map(|&(_, _, index)| index)
-}
+use crate::go_types::message_for;
 
 /// [`decode`], also of a body nested in a `RawExtension` of another.
 fn decode_at(body: &[u8], cx: &mut json::Cx) -> Result<Value, DecodeError> {

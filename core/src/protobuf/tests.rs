@@ -1,8 +1,8 @@
 use serde_json::json;
 
 use super::json::go_duration;
-use super::schema::{Shape, Ty, MAP, REP};
-use super::table::{KINDS, MESSAGES};
+use crate::go_types::schema::{Shape, Ty, MAP, REP};
+use crate::go_types::table::{KINDS, MESSAGES};
 use super::*;
 
 /// A protobuf writer for building bodies by hand, writing what gogo writes.

@@ -81,6 +81,7 @@ fn in_namespace(scope: Scope, obj: Object, ns: &str, namespace: &KeyValue) -> St
 
 /// Stamp what the server owns on a new object and validate its metadata.
 fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
+    crate::typed_json::normalize(obj);
     let r = scope.resource();
     let entropy = scope.inputs.entropy;
     let now = object::rfc3339(scope.inputs.now);

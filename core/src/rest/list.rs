@@ -313,7 +313,9 @@ fn as_item(scope: &Scope, mut obj: Object) -> Object {
     obj
 }
 
-/// The list as compact JSON, written around items that are already encoded.
+/// The list as compact JSON, written around items that are already encoded: a
+/// built-in kind's list in its Go type's order (`kind`, `apiVersion`, `metadata`,
+/// `items`), a custom resource's with sorted keys, as upstream writes each.
 fn encoded_list(scope: &Scope, meta: &Value, items: Vec<Item>) -> Step {
     let r = scope.resource();
     let size: usize = items
@@ -323,26 +325,50 @@ fn encoded_list(scope: &Scope, meta: &Value, items: Vec<Item>) -> Step {
             Item::Parsed(_) => 1024,
         })
         .sum();
+    let typed = !r.strategy.typed_list_items();
     let mut body = Vec::with_capacity(size + 256);
-    body.extend_from_slice(b"{\"apiVersion\":");
-    serde_json::to_writer(&mut body, &r.api_version()).expect("strings serialize");
-    body.extend_from_slice(b",\"items\":[");
-    for (n, item) in items.into_iter().enumerate() {
-        if n > 0 {
-            body.push(b',');
-        }
-        match item {
-            Item::Encoded(bytes) => body.extend_from_slice(&bytes),
-            Item::Parsed(obj) => {
-                serde_json::to_writer(&mut body, &as_item(scope, obj)).expect("JSON values serialize")
+    let write_items = |body: &mut Vec<u8>, items: Vec<Item>| {
+        body.extend_from_slice(b"\"items\":[");
+        for (n, item) in items.into_iter().enumerate() {
+            if n > 0 {
+                body.push(b',');
+            }
+            match item {
+                Item::Encoded(bytes) => body.extend_from_slice(&bytes),
+                Item::Parsed(obj) => {
+                    let obj = Value::Object(as_item(scope, obj));
+                    match crate::typed_json::encode_as(&r.api_version(), &r.kind, &obj).filter(|_| typed) {
+                        Some(bytes) => body.extend_from_slice(&bytes),
+                        None => serde_json::to_writer(&mut *body, &obj).expect("JSON values serialize"),
+                    }
+                }
             }
         }
+        body.push(b']');
+    };
+    if typed {
+        body.extend_from_slice(b"{\"kind\":");
+        crate::typed_json::write_string(&mut body, &r.list_kind());
+        body.extend_from_slice(b",\"apiVersion\":");
+        crate::typed_json::write_string(&mut body, &r.api_version());
+        body.extend_from_slice(b",\"metadata\":");
+        match crate::typed_json::encode_message("meta.v1.ListMeta", meta) {
+            Some(bytes) => body.extend_from_slice(&bytes),
+            None => serde_json::to_writer(&mut body, meta).expect("JSON values serialize"),
+        }
+        body.push(b',');
+        write_items(&mut body, items);
+    } else {
+        body.extend_from_slice(b"{\"apiVersion\":");
+        serde_json::to_writer(&mut body, &r.api_version()).expect("strings serialize");
+        body.push(b',');
+        write_items(&mut body, items);
+        body.extend_from_slice(b",\"kind\":");
+        serde_json::to_writer(&mut body, &r.list_kind()).expect("strings serialize");
+        body.extend_from_slice(b",\"metadata\":");
+        serde_json::to_writer(&mut body, meta).expect("JSON values serialize");
     }
-    body.extend_from_slice(b"],\"kind\":");
-    serde_json::to_writer(&mut body, &r.list_kind()).expect("strings serialize");
-    body.extend_from_slice(b",\"metadata\":");
-    serde_json::to_writer(&mut body, meta).expect("JSON values serialize");
-    body.push(b'}');
+    body.extend_from_slice(b"}\n");
     Step::Respond(
         http::Response::builder()
             .status(200)

@@ -63,6 +63,10 @@ pub fn generated_name(prefix: &str, entropy: &[u8]) -> String {
 /// Fill in what storage knows and the stored bytes do not carry: resourceVersion.
 pub fn from_storage(kv: &KeyValue) -> Result<Object, String> {
     let mut obj: Object = serde_json::from_slice(&kv.value).map_err(|e| format!("stored object is corrupt: {e}"))?;
+    if !kv.value.starts_with(b"{\"kind\"") {
+        // Stored before built-in objects were stored as their Go types write them.
+        crate::typed_json::normalize(&mut obj);
+    }
     meta_mut(&mut obj).insert("resourceVersion".into(), Value::String(kv.mod_revision.to_string()));
     Ok(obj)
 }
@@ -77,7 +81,9 @@ pub fn into_storage(mut obj: Object) -> bytes::Bytes {
     let meta = meta_mut(&mut obj);
     meta.remove("resourceVersion");
     meta.remove("selfLink");
-    let json = serde_json::to_vec(&obj).expect("JSON values serialize");
+    // A built-in kind is stored as Go writes its type, so reads serve it as it is.
+    let obj = Value::Object(obj);
+    let json = crate::typed_json::encode(&obj).unwrap_or_else(|| serde_json::to_vec(&obj).expect("JSON values serialize"));
     // Exact-size: stores keep these bytes for as long as the object lives.
     bytes::Bytes::from(json.into_boxed_slice())
 }

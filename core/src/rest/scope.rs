@@ -179,7 +179,8 @@ impl Scope {
     /// another version than it stores, otherwise decoded.
     pub fn respond_written(&self, code: u16, kv: &KeyValue) -> Step {
         if self.output == negotiation::Output::JSON && !self.resource().strategy.transforms_reads() {
-            if let Some(body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
+            if let Some(mut body) = crate::stored_json::serve(&kv.value, kv.mod_revision, false) {
+                body.push(b'\n');
                 let response = http::Response::builder()
                     .status(code)
                     .header(http::header::CONTENT_TYPE, self.output.content_type())

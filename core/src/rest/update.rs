@@ -94,6 +94,8 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 
 /// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
 pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
+    // Compared with the stored object as upstream compares typed objects.
+    crate::typed_json::normalize(&mut new);
     scope.admit_mutating(Operation::Update, &mut new)?;
     let r = scope.resource();
     let mut new = match scope.subresource_handler() {

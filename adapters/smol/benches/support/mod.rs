@@ -17,6 +17,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Instant;
 
+pub mod objects;
+
 /// A running release `apiary` on a free loopback port; killed when dropped.
 pub struct Server {
     pub child: Child,
@@ -35,6 +37,11 @@ impl Server {
         // APIARY_BENCH_BINARY runs another build (an A/B against an older commit).
         let binary = std::env::var_os("APIARY_BENCH_BINARY")
             .unwrap_or_else(|| env!("CARGO_BIN_EXE_apiary").into());
+        Self::start_binary(&binary, data_dir, flags)
+    }
+
+    /// [`Server::start_with`] of the binary at `binary`.
+    pub fn start_binary(binary: &std::ffi::OsStr, data_dir: &Path, flags: &[&str]) -> Server {
         let mut child = Command::new(binary)
             .args(flags)
             .args([

@@ -13,7 +13,7 @@ use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
 
 /// `(apiVersion, kind, message)`; apiVersion `*` matches any group version.
 #[rustfmt::skip]
-pub(super) static KINDS: &[(&str, &str, u16)] = &[
+pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("*", "DeleteOptions", 342),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition", 2),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", 4),
@@ -114,7 +114,7 @@ pub(super) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(super) static MESSAGES: [Message; 435] = [
+pub(crate) static MESSAGES: [Message; 435] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),

@@ -4,7 +4,7 @@
 
 /// How a message becomes JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Shape {
+pub(crate) enum Shape {
     /// A Go struct: an object of its fields, by the rules of `encoding/json`.
     Struct,
     /// `meta/v1.Time`: RFC 3339 in UTC to the second, `null` when zero.
@@ -37,7 +37,7 @@ pub(super) enum Shape {
 
 /// A field's protobuf type (for maps: the value's; keys are always strings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ty {
+pub(crate) enum Ty {
     /// `string`: a JSON string.
     S,
     /// `bytes`: a base64 JSON string.
@@ -55,18 +55,18 @@ pub(super) enum Ty {
 }
 
 /// The Go field has `omitempty`.
-pub(super) const OE: u8 = 1;
+pub(crate) const OE: u8 = 1;
 /// The Go field is a pointer: written whenever it is set, `null` (or omitted) when not.
-pub(super) const PTR: u8 = 2;
+pub(crate) const PTR: u8 = 2;
 /// The Go field is embedded (`json:",inline"`): its fields are written into the parent.
-pub(super) const INLINE: u8 = 4;
+pub(crate) const INLINE: u8 = 4;
 /// `repeated`: a Go slice.
-pub(super) const REP: u8 = 8;
+pub(crate) const REP: u8 = 8;
 /// `map<string, T>`: a Go map.
-pub(super) const MAP: u8 = 16;
+pub(crate) const MAP: u8 = 16;
 
 #[derive(Debug)]
-pub(super) struct Field {
+pub(crate) struct Field {
     pub num: u32,
     /// The JSON name (`""` for an inline field).
     pub json: &'static str,
@@ -75,20 +75,20 @@ pub(super) struct Field {
 }
 
 impl Field {
-    pub(super) fn has(&self, flag: u8) -> bool {
+    pub(crate) fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
     }
 }
 
 #[derive(Debug)]
-pub(super) struct Message {
+pub(crate) struct Message {
     /// `core.v1.Pod`: for error messages.
     pub name: &'static str,
     pub shape: Shape,
     pub fields: &'static [Field],
 }
 
-pub(super) const fn f(num: u32, json: &'static str, ty: Ty, flags: u8) -> Field {
+pub(crate) const fn f(num: u32, json: &'static str, ty: Ty, flags: u8) -> Field {
     Field {
         num,
         json,
@@ -97,7 +97,7 @@ pub(super) const fn f(num: u32, json: &'static str, ty: Ty, flags: u8) -> Field 
     }
 }
 
-pub(super) const fn m(name: &'static str, shape: Shape, fields: &'static [Field]) -> Message {
+pub(crate) const fn m(name: &'static str, shape: Shape, fields: &'static [Field]) -> Message {
     Message {
         name,
         shape,

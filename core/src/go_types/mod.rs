@@ -1,0 +1,17 @@
+//! The Go types of the built-in kinds, as data: for each kind served, its message
+//! (generated from the v1.33 API types, see `table.rs`) with its fields in Go
+//! declaration order, their JSON names, protobuf numbers and types, and the facts of
+//! the Go field (`omitempty`, pointer, inline, slice, map) that decide how Go's
+//! `encoding/json` writes it. Protobuf bodies are read with it ([`crate::protobuf`]) and
+//! built-in objects written as Go writes them ([`crate::typed_json`]).
+
+pub(crate) mod schema;
+pub(crate) mod table;
+
+/// The message of `kind` in `api_version` (`DeleteOptions` in any group version).
+pub(crate) fn message_for(api_version: &str, kind: &str) -> Option<u16> {
+    table::KINDS
+        .iter()
+        .find(|(av, k, _)| *k == kind && (*av == api_version || *av == "*"))
+        .map(|&(_, _, index)| index)
+}
