@@ -544,7 +544,7 @@ pub(crate) static MESSAGES: [Message; 435] = [
     /* 426 */ m("meta.v1.FieldSelectorRequirement", Struct, &[f(1, "key", S, 0), f(2, "operator", S, 0), f(3, "values", S, OE|REP)]),
     /* 427 */ m("networking.v1.IPAddress", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(429), OE)]),
     /* 428 */ m("networking.v1.IPAddressList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(427), REP)]),
-    /* 429 */ m("networking.v1.IPAddressSpec", Struct, &[f(1, "parentRef", M(430), PTR)]),
+    /* 429 */ m("networking.v1.IPAddressSpec", Struct, &[f(1, "parentRef", M(430), OE|PTR)]),
     /* 430 */ m("networking.v1.ParentReference", Struct, &[f(1, "group", S, OE), f(2, "resource", S, OE), f(3, "namespace", S, OE), f(4, "name", S, OE)]),
     /* 431 */ m("networking.v1.ServiceCIDR", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(433), OE), f(3, "status", M(434), OE)]),
     /* 432 */ m("networking.v1.ServiceCIDRList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(431), REP)]),
