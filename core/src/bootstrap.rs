@@ -1,11 +1,15 @@
 //! What the server writes of itself after it starts, as kube-apiserver's post-start
 //! hooks do: the default namespaces, then the bootstrap RBAC policy (upstream's
 //! `rbac/bootstrap-roles`), each object created when missing and reconciled when
-//! present.
+//! present; then the `kubernetes` Service in `default` (its cluster IP the first of
+//! `--service-cluster-ip-range`, claimed as any Service's) and its Endpoints and
+//! EndpointSlice pointing at this server (upstream's endpoint reconciler).
 //!
 //! [`Bootstrap`] is a state machine over requests: the adapter (or the harness) runs
 //! each request it hands out as the privileged loopback user and gives back the
 //! answer. Objects that fail are tried again on the next pass.
+
+mod api_service;
 
 use crate::authorization::rbac::reconcile;
 use bytes::Bytes;
@@ -25,9 +29,32 @@ struct Item {
     collection: String,
     name: String,
     object: Value,
-    /// Reconciled with the stored one when it exists (RBAC); otherwise an existing
-    /// one is left as it is (namespaces).
-    reconcile: bool,
+    reconcile: Reconcile,
+    /// Read before creating: a create would claim what the stored one holds (the
+    /// `kubernetes` Service's cluster IP) and be refused for it.
+    read_first: bool,
+}
+
+impl Item {
+    fn first_step(&self) -> Step {
+        if self.read_first {
+            Step::Read
+        } else {
+            Step::Create
+        }
+    }
+}
+
+/// What becomes of an object that exists already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reconcile {
+    /// Left as it is (namespaces, the `kubernetes` Service).
+    Keep,
+    /// Reconciled as upstream reconciles its bootstrap policy (RBAC).
+    Rbac,
+    /// These fields (JSON pointers) made ours again when they differ (where the
+    /// `kubernetes` endpoints point: the address or port may have changed).
+    Owned(&'static [&'static str]),
 }
 
 /// Where the object at hand stands.
@@ -64,7 +91,8 @@ impl Bootstrap {
                 collection: "/api/v1/namespaces".to_owned(),
                 name: (*ns).to_owned(),
                 object: serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
-                reconcile: false,
+                reconcile: Reconcile::Keep,
+                read_first: false,
             })
             .collect();
         let policy: Vec<Value> = serde_json::from_str(RBAC_POLICY).expect("the bootstrap policy is JSON");
@@ -84,7 +112,8 @@ impl Bootstrap {
                 collection,
                 name,
                 object,
-                reconcile: true,
+                reconcile: Reconcile::Rbac,
+                read_first: false,
             }
         }));
         let done = vec![false; items.len()];
@@ -96,6 +125,23 @@ impl Bootstrap {
         }
     }
 
+    /// The objects of a server configured so: [`Bootstrap::new`]'s, then the
+    /// `kubernetes` Service and, when the server knows the address clients reach it
+    /// at, its Endpoints and EndpointSlice.
+    pub fn for_config(config: &crate::Config) -> Bootstrap {
+        let mut b = Bootstrap::new();
+        let items = api_service::items(&config.service_network, config.advertise_address);
+        b.items.extend(items.into_iter().map(|(collection, object, owned)| Item {
+            collection: collection.to_owned(),
+            name: api_service::name_of(&object).to_owned(),
+            object,
+            reconcile: if owned.is_empty() { Reconcile::Keep } else { Reconcile::Owned(owned) },
+            read_first: true,
+        }));
+        b.done = vec![false; b.items.len()];
+        b
+    }
+
     /// Whether every object is written.
     pub fn finished(&self) -> bool {
         self.done.iter().all(|d| *d)
@@ -104,13 +150,25 @@ impl Bootstrap {
     /// Start another pass over the objects not yet written.
     pub fn retry(&mut self) {
         self.at = 0;
-        self.step = Step::Create;
-        self.skip_done();
+        self.begin_item();
     }
 
+    /// Past the objects written already.
     fn skip_done(&mut self) {
+        let at = self.at;
         while self.at < self.items.len() && self.done[self.at] {
             self.at += 1;
+        }
+        if self.at != at {
+            self.begin_item();
+        }
+    }
+
+    /// The object at hand starts at its first step.
+    fn begin_item(&mut self) {
+        self.skip_done();
+        if let Some(item) = self.items.get(self.at) {
+            self.step = item.first_step();
         }
     }
 
@@ -140,10 +198,17 @@ impl Bootstrap {
         let code = response.status().as_u16();
         let next = match (&self.step, code) {
             (Step::Create, 200..=299) => None,
-            (Step::Create, 409) if !item.reconcile => None,
+            (Step::Create, 409) if item.reconcile == Reconcile::Keep => None,
             (Step::Create, 409) => Some(Step::Read),
+            (Step::Read, 404) if item.read_first => Some(Step::Create),
+            (Step::Read, 200) if item.reconcile == Reconcile::Keep => None,
             (Step::Read, 200) => match serde_json::from_slice::<Value>(response.body()) {
-                Ok(stored) => reconcile::reconcile(&stored, &item.object).map(|o| Step::Update(Bytes::from(o.to_string()))),
+                Ok(stored) => match item.reconcile {
+                    Reconcile::Rbac => reconcile::reconcile(&stored, &item.object),
+                    Reconcile::Owned(fields) => api_service::reconcile(stored, &item.object, fields),
+                    Reconcile::Keep => None,
+                }
+                .map(|o| Step::Update(Bytes::from(o.to_string()))),
                 Err(e) => {
                     let why = format!("{}/{}: the stored object does not parse: {e}", item.collection, item.name);
                     return self.failed(why);
@@ -167,7 +232,7 @@ impl Bootstrap {
             None => {
                 self.done[self.at] = true;
                 self.at += 1;
-                self.step = Step::Create;
+                self.begin_item();
             }
         }
         Ok(())
@@ -176,7 +241,7 @@ impl Bootstrap {
     /// The object at hand failed: go on with the next, and try it on the next pass.
     fn failed(&mut self, why: String) -> Result<(), String> {
         self.at += 1;
-        self.step = Step::Create;
+        self.begin_item();
         Err(why)
     }
 }

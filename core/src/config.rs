@@ -34,6 +34,9 @@ pub struct Config {
     pub aggregated_apis: Vec<AggregatedApi>,
     /// The kube-controller-manager controllers Apiary runs (`--disable-controllers`).
     pub controllers: crate::controllers::enabled::Enabled,
+    /// Where Services' cluster IPs and node ports come from
+    /// (`--service-cluster-ip-range`, `--service-node-port-range`).
+    pub service_network: crate::service_network::ServiceNetwork,
 }
 
 /// A group version another API server serves (an APIService with a backend).
@@ -60,6 +63,7 @@ impl Default for Config {
             authorizer: crate::authorization::Authorizer::default(),
             aggregated_apis: Vec::new(),
             controllers: crate::controllers::enabled::Enabled::default(),
+            service_network: crate::service_network::ServiceNetwork::default(),
         }
     }
 }

@@ -56,6 +56,7 @@ pub mod routing;
 pub mod schema;
 pub mod selection;
 pub mod server;
+pub mod service_network;
 pub(crate) mod shared;
 pub mod status;
 pub mod storage;

@@ -141,11 +141,11 @@ impl Server {
         dispatch::authenticated(&self.shared, request, inputs, info, authenticated, None)
     }
 
-    /// What the server writes of itself after it starts: the default namespaces and
-    /// the bootstrap RBAC policy. Run each request it hands out with
+    /// What the server writes of itself after it starts: the default namespaces, the
+    /// bootstrap RBAC policy and the `kubernetes` Service with its endpoints. Run each request it hands out with
     /// [`Server::handle_as_system`] and give it the answer.
     pub fn bootstrap(&self) -> crate::bootstrap::Bootstrap {
-        crate::bootstrap::Bootstrap::new()
+        crate::bootstrap::Bootstrap::for_config(&self.shared.config)
     }
 
     /// A mark of what the built-in controllers read: when it differs from the last one

@@ -55,6 +55,8 @@ pub struct Options {
     pub data_dir: PathBuf,
     /// `--etcd-prefix`: the key prefix every object is stored under.
     pub etcd_prefix: String,
+    /// `--service-cluster-ip-range` and `--service-node-port-range`.
+    pub service_network: apiary_core::service_network::ServiceNetwork,
     /// `--etcd-compaction-interval`: how often old revisions are compacted away; `None`
     /// (the flag at 0) never compacts.
     pub compaction_interval: Option<Duration>,
@@ -212,6 +214,26 @@ const FLAGS: &[Flag] = &[
         usage: "The address clients are told to use: reported in discovery, covered by the \
                 serving certificate and written to admin.kubeconfig. Defaults to \
                 --bind-address, or loopback when that is 0.0.0.0 or ::.",
+    },
+    Flag {
+        name: "service-cluster-ip-range",
+        short: None,
+        section: Section::Generic,
+        kind: "string",
+        default: None,
+        usage: "The CIDR Services' cluster IPs are given from (the ServiceCIDR `kubernetes`); \
+                two, of different IP families and comma separated, for dual-stack. The \
+                `kubernetes` Service gets its first address. Defaults to 10.0.0.0/24, as \
+                kube-apiserver's.",
+    },
+    Flag {
+        name: "service-node-port-range",
+        short: None,
+        section: Section::Generic,
+        kind: "string",
+        default: Some("30000-32767"),
+        usage: "The ports NodePort and LoadBalancer Services' node ports are given from, \
+                both ends included (`30000-32767`, or one port).",
     },
     Flag {
         name: "bind-address",
@@ -1052,6 +1074,23 @@ where
         }
     };
 
+    let service_network = {
+        use apiary_core::service_network::{PortRange, ServiceNetwork, DEFAULT_CLUSTER_IP_RANGE};
+        let cidrs = get("service-cluster-ip-range").unwrap_or(DEFAULT_CLUSTER_IP_RANGE);
+        let ports = get("service-node-port-range").unwrap_or_default();
+        let ranges = ServiceNetwork::parse_cluster_ip_ranges(cidrs)
+            .map_err(|why| format!("invalid value {cidrs:?} for --service-cluster-ip-range: {why}"));
+        let ports = PortRange::parse(ports)
+            .map_err(|why| format!("invalid value {ports:?} for --service-node-port-range: {why}"));
+        match (ranges, ports) {
+            (Ok(cluster_ip_ranges), Ok(node_ports)) => Some(ServiceNetwork { cluster_ip_ranges, node_ports }),
+            (ranges, ports) => {
+                problems.extend(ranges.err().into_iter().chain(ports.err()));
+                None
+            }
+        }
+    };
+
     let etcd_servers: Vec<String> = get("etcd-servers")
         .unwrap_or_default()
         .split(',')
@@ -1277,6 +1316,7 @@ where
         storage: storage.expect("validated"),
         data_dir: data_dir.expect("validated"),
         etcd_prefix: etcd_prefix.expect("validated"),
+        service_network: service_network.expect("validated"),
         compaction_interval: compaction_interval.expect("validated"),
         etcd_servers,
         etcd_tls,
@@ -1474,6 +1514,23 @@ mod tests {
             ["the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"]
         );
         assert!(help().contains("--service-account-issuer stringArray"));
+    }
+
+    #[test]
+    fn service_network_flags() {
+        let default = serve(&[]).service_network;
+        assert_eq!(default.cluster_ip_ranges[0].to_string(), "10.0.0.0/24", "upstream's default");
+        assert_eq!(default.node_ports.to_string(), "30000-32767");
+        let o = serve(&["--service-cluster-ip-range=10.96.0.0/16,fd00::/108", "--service-node-port-range=31000-31010"]);
+        assert_eq!(o.service_network.cluster_ip_ranges.len(), 2);
+        assert_eq!(o.service_network.node_ports.to_string(), "31000-31010");
+        assert_eq!(
+            problems(&["--service-cluster-ip-range=nope", "--service-node-port-range=2-1"]),
+            [
+                "invalid value \"nope\" for --service-cluster-ip-range: invalid CIDR address: nope",
+                "invalid value \"2-1\" for --service-node-port-range: end port is less than start port: 2-1",
+            ]
+        );
     }
 
     #[test]

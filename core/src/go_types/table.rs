@@ -4,9 +4,10 @@
 // (types.go) give each field's JSON name, omitempty, pointer-ness and inlining. Only the
 // messages reachable from the kinds Apiary serves are kept. Regenerate rather than edit.
 // (Messages 403-426, the authentication.k8s.io/v1 and authorization.k8s.io/v1 review
-// kinds, were added by hand from the same sources, in the generator's form.)
+// kinds, and 427-434, networking.k8s.io/v1 IPAddress and ServiceCIDR, were added by
+// hand from the same sources, in the generator's form.)
 //
-// 427 messages, 1670 fields, 93 kinds.
+// 435 messages, 1686 fields, 97 kinds.
 
 use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
 
@@ -48,12 +49,16 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("discovery.k8s.io/v1", "EndpointSliceList", 334),
     ("events.k8s.io/v1", "Event", 337),
     ("events.k8s.io/v1", "EventList", 338),
+    ("networking.k8s.io/v1", "IPAddress", 427),
+    ("networking.k8s.io/v1", "IPAddressList", 428),
     ("networking.k8s.io/v1", "Ingress", 356),
     ("networking.k8s.io/v1", "IngressClass", 358),
     ("networking.k8s.io/v1", "IngressClassList", 359),
     ("networking.k8s.io/v1", "IngressList", 362),
     ("networking.k8s.io/v1", "NetworkPolicy", 372),
     ("networking.k8s.io/v1", "NetworkPolicyList", 375),
+    ("networking.k8s.io/v1", "ServiceCIDR", 431),
+    ("networking.k8s.io/v1", "ServiceCIDRList", 432),
     ("policy/v1", "Eviction", 380),
     ("policy/v1", "PodDisruptionBudget", 381),
     ("policy/v1", "PodDisruptionBudgetList", 382),
@@ -109,7 +114,7 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(crate) static MESSAGES: [Message; 427] = [
+pub(crate) static MESSAGES: [Message; 435] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),
@@ -537,4 +542,12 @@ pub(crate) static MESSAGES: [Message; 427] = [
     /* 424 */ m("authorization.v1.SubjectAccessReviewStatus", Struct, &[f(1, "allowed", B, 0), f(4, "denied", B, OE), f(2, "reason", S, OE), f(3, "evaluationError", S, OE)]),
     /* 425 */ m("authorization.v1.SubjectRulesReviewStatus", Struct, &[f(1, "resourceRules", M(417), REP), f(2, "nonResourceRules", M(415), REP), f(3, "incomplete", B, 0), f(4, "evaluationError", S, OE)]),
     /* 426 */ m("meta.v1.FieldSelectorRequirement", Struct, &[f(1, "key", S, 0), f(2, "operator", S, 0), f(3, "values", S, OE|REP)]),
+    /* 427 */ m("networking.v1.IPAddress", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(429), OE)]),
+    /* 428 */ m("networking.v1.IPAddressList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(427), REP)]),
+    /* 429 */ m("networking.v1.IPAddressSpec", Struct, &[f(1, "parentRef", M(430), OE|PTR)]),
+    /* 430 */ m("networking.v1.ParentReference", Struct, &[f(1, "group", S, OE), f(2, "resource", S, OE), f(3, "namespace", S, OE), f(4, "name", S, OE)]),
+    /* 431 */ m("networking.v1.ServiceCIDR", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(433), OE), f(3, "status", M(434), OE)]),
+    /* 432 */ m("networking.v1.ServiceCIDRList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(431), REP)]),
+    /* 433 */ m("networking.v1.ServiceCIDRSpec", Struct, &[f(1, "cidrs", S, OE|REP)]),
+    /* 434 */ m("networking.v1.ServiceCIDRStatus", Struct, &[f(1, "conditions", M(341), OE|REP)]),
 ];

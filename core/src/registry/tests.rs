@@ -265,7 +265,7 @@ fn required_resources_are_present() {
         (
             "networking.k8s.io",
             "v1",
-            &["ingresses", "ingressclasses", "networkpolicies"],
+            &["ingresses", "ingressclasses", "ipaddresses", "networkpolicies", "servicecidrs"],
         ),
         ("policy", "v1", &["poddisruptionbudgets"]),
         ("storage.k8s.io", "v1", &["storageclasses"]),
@@ -336,6 +336,8 @@ const FACTS: &[Fact] = &[
     ("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, CRUD, &["hpa"], &["all"], &["status:HorizontalPodAutoscaler:get,patch,update"]),
     ("events.k8s.io", "v1", "events", "Event", true, CRUD, &["ev"], &[], &[]),
     ("networking.k8s.io", "v1", "ingressclasses", "IngressClass", false, CRUD, &[], &[], &[]),
+    ("networking.k8s.io", "v1", "ipaddresses", "IPAddress", false, CRUD, &["ip"], &[], &[]),
+    ("networking.k8s.io", "v1", "servicecidrs", "ServiceCIDR", false, CRUD, &[], &[], &["status:ServiceCIDR:get,patch,update"]),
     ("networking.k8s.io", "v1", "ingresses", "Ingress", true, CRUD, &["ing"], &[], &["status:Ingress:get,patch,update"]),
     ("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, CRUD, &["netpol"], &[], &[]),
     ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, CRUD, &["pdb"], &[], &["status:PodDisruptionBudget:get,patch,update"]),

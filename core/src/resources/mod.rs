@@ -13,6 +13,7 @@
 //! tells them of the request and the server (who asks, the authorizers, the bearer-token
 //! authenticators), an interface the REST scope provides.
 
+pub mod claims;
 pub mod columns;
 pub mod defaults;
 pub mod pod_spec;
@@ -30,6 +31,7 @@ pub mod events;
 pub mod horizontalpodautoscalers;
 pub mod ingressclasses;
 pub mod ingresses;
+pub mod ipaddresses;
 pub mod jobs;
 pub mod limitranges;
 pub mod localsubjectaccessreviews;
@@ -53,6 +55,7 @@ pub mod selfsubjectaccessreviews;
 pub mod selfsubjectreviews;
 pub mod selfsubjectrulesreviews;
 pub mod serviceaccounts;
+pub mod servicecidrs;
 pub mod services;
 pub mod statefulsets;
 pub mod storageclasses;
@@ -250,6 +253,21 @@ pub trait Strategy: Send + Sync + 'static {
         _read: Option<&Object>,
         _tokens: Option<&crate::authn::ServiceAccountTokens>,
     ) {
+    }
+
+    /// Claim in storage what a new or updated object needs beyond what `old` (the
+    /// stored object of an update) holds — a Service's cluster IPs and node ports —
+    /// and fill it in. Runs after validation, before the object is written; on a
+    /// dry run ([`ClaimContext::dry_run`]) it checks and fills in without writing.
+    fn claim(&self, _ctx: &claims::ClaimContext, new: Object, _old: Option<&Object>) -> claims::Claim {
+        claims::Claim::Done(new)
+    }
+
+    /// Give back what `held` holds that `kept` does not (`None`: the object is gone),
+    /// once a write or delete has made it so, or after a write that [`Strategy::claim`]
+    /// claimed for failed. `None` when there is nothing to give back.
+    fn release(&self, _ctx: &claims::ClaimContext, _held: &Object, _kept: Option<&Object>) -> Option<claims::Claim> {
+        None
     }
 
     /// Who serves the subresource `name` (one discovery lists for the resource); `None`

@@ -148,12 +148,19 @@ pub(super) fn place_in_namespace(scope: &Scope, obj: &mut Object) -> Result<(), 
     Ok(())
 }
 
+/// Claim what the object needs besides itself (a Service's cluster IPs and node
+/// ports), then store it.
 fn store(scope: Scope, obj: Object) -> Step {
-    let name = meta_str(&obj, "name").to_owned();
-    if scope.dry_run() {
-        return dry_run_store(scope, obj, name);
-    }
-    complete(scope, obj, store_completed)
+    let ctx = scope.claim_context();
+    let claim = scope.resource.strategy.claim(&ctx, obj, None);
+    super::claims::drive(scope, claim, |scope, claimed| match claimed {
+        Err(e) => scope.fail(e),
+        Ok(obj) if scope.dry_run() => {
+            let name = meta_str(&obj, "name").to_owned();
+            dry_run_store(scope, obj, name)
+        }
+        Ok(obj) => complete(scope, obj, store_completed),
+    })
 }
 
 /// The kind's completion of a new object from another one (a token Secret's
@@ -184,13 +191,15 @@ fn complete(scope: Scope, mut obj: Object, next: fn(Scope, Object) -> Step) -> S
 
 fn store_completed(scope: Scope, obj: Object) -> Step {
     let name = meta_str(&obj, "name").to_owned();
+    // What was claimed for the object goes back if it cannot be written.
+    let release = scope.resource.strategy.release(&scope.claim_context(), &obj, None);
     let op = StorageOp::Create {
         key: scope.key(&name),
         value: scope.stored(obj),
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Written(kv)) => scope.respond_written(201, &kv),
-        other => scope.fail_storage(&name, other),
+        other => super::claims::released(scope, release, move |scope| scope.fail_storage(&name, other)),
     })
 }
 

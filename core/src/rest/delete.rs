@@ -62,12 +62,15 @@ fn delete_current(scope: Scope, current: KeyValue, options: DeleteOptions) -> St
         // Found and checked: answered as deleted, nothing removed.
         return deleted(scope, answer);
     }
+    // What the object held (a Service's cluster IPs and node ports) goes back once it
+    // is gone.
+    let release = scope.resource.strategy.release(&scope.claim_context(), &obj, None);
     let op = StorageOp::Delete {
         key: current.key.clone(),
         expected_revision: Some(current.mod_revision),
     };
     scope.then(op, move |scope, done| match done {
-        Ok(StorageOutput::Deleted { .. }) => deleted(scope, answer),
+        Ok(StorageOutput::Deleted { .. }) => super::claims::released(scope, release, move |scope| deleted(scope, answer)),
         Err(StorageError::Conflict { current, .. }) => delete_current(scope, current, options),
         other => scope.fail_storage(&scope.name, other),
     })
@@ -149,13 +152,20 @@ fn delete_listed(
         Ok(obj) => obj,
         Err(e) => return scope.fail(ApiError::internal(e)),
     };
+    let mut release = None;
     let op = match on_delete(&scope, &obj, &options) {
-        OnDelete::Now(_) => StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) },
+        OnDelete::Now(_) => {
+            release = scope.resource.strategy.release(&scope.claim_context(), &obj, None);
+            StorageOp::Delete { key: kv.key.clone(), expected_revision: Some(kv.mod_revision) }
+        }
         // Already marked so: nothing to change.
         OnDelete::Wait(marked) if marked == obj => return delete_listed(scope, (listed, at + 1), options, done),
         OnDelete::Wait(marked) => StorageOp::Update { key: kv.key.clone(), value: scope.stored(marked), expected_revision: kv.mod_revision },
     };
     scope.then(op, move |scope, result| match result {
+        Ok(StorageOutput::Deleted { .. }) => {
+            super::claims::released(scope, release, move |scope| delete_listed(scope, (listed, at + 1), options, done))
+        }
         Ok(_) | Err(StorageError::NotFound { .. }) => delete_listed(scope, (listed, at + 1), options, done),
         Err(StorageError::Conflict { current, .. }) => {
             listed[at] = current;

@@ -88,27 +88,53 @@ where
         scope.with_current(move |scope, current| self.run(scope, current, finish))
     }
 
-    /// Run from `current`, a value already read.
+    /// Run from `current`, a value already read: make the change, claim what it needs
+    /// (a Service's new cluster IPs and node ports), then write.
     pub(super) fn run(
         mut self,
         scope: Scope,
         current: KeyValue,
         finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
     ) -> Step {
-        let changed = scope
-            .read(&current)
-            .map_err(ApiError::internal)
-            .and_then(|old| (self.change)(&scope, &old, &current));
-        let changed = match changed {
+        let old = match scope.read(&current) {
+            Ok(old) => old,
+            Err(e) => return finish(scope, Outcome::Refused(ApiError::internal(e))),
+        };
+        let changed = match (self.change)(&scope, &old, &current) {
             Ok(changed) => changed,
             Err(e) => return finish(scope, Outcome::Refused(e)),
         };
+        let mut ctx = scope.claim_context();
+        ctx.dry_run = self.dry_run;
+        let claim = scope.resource().strategy.claim(&ctx, changed, Some(&old));
+        super::claims::drive(scope, claim, move |scope, claimed| match claimed {
+            Ok(changed) => self.write(scope, current, old, changed, finish),
+            Err(e) => finish(scope, Outcome::Refused(e)),
+        })
+    }
+
+    /// Write `changed` over `current` (read as `old`), and give back what the
+    /// object no longer holds once written, or what was claimed for it when the write
+    /// does not happen.
+    fn write(
+        mut self,
+        scope: Scope,
+        current: KeyValue,
+        old: Object,
+        changed: Object,
+        finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
+    ) -> Step {
         if self.dry_run {
             return finish(scope, Outcome::DryRun { changed, current });
         }
-        if scope.resource().strategy.finished_deleting(&changed) {
-            return self.delete_finished(scope, current, finish);
+        let strategy = scope.resource.strategy.clone();
+        let ctx = scope.claim_context();
+        if strategy.finished_deleting(&changed) {
+            let release = strategy.release(&ctx, &old, None);
+            return self.delete_finished(scope, current, release, finish);
         }
+        let written = strategy.release(&ctx, &old, Some(&changed));
+        let not_written = strategy.release(&ctx, &changed, Some(&old));
         let value = scope.stored(changed);
         if value == current.value {
             return finish(scope, Outcome::Unchanged(current));
@@ -119,12 +145,14 @@ where
             expected_revision: current.mod_revision,
         };
         scope.then(op, move |scope, done| match done {
-            Ok(StorageOutput::Written(kv)) => finish(scope, Outcome::Stored(kv)),
+            Ok(StorageOutput::Written(kv)) => {
+                super::claims::released(scope, written, move |scope| finish(scope, Outcome::Stored(kv)))
+            }
             Err(StorageError::Conflict { current, .. }) if self.attempt < self.retries => {
                 self.attempt += 1;
-                self.run(scope, current, finish)
+                super::claims::released(scope, not_written, move |scope| self.run(scope, current, finish))
             }
-            other => finish(scope, Outcome::Failed(other)),
+            other => super::claims::released(scope, not_written, move |scope| finish(scope, Outcome::Failed(other))),
         })
     }
 
@@ -134,6 +162,7 @@ where
         mut self,
         scope: Scope,
         current: KeyValue,
+        release: Option<crate::resources::claims::Claim>,
         finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
     ) -> Step {
         let op = StorageOp::Delete {
@@ -141,7 +170,9 @@ where
             expected_revision: Some(current.mod_revision),
         };
         scope.then(op, move |scope, done| match done {
-            Ok(StorageOutput::Deleted { prev, .. }) => finish(scope, Outcome::Stored(prev)),
+            Ok(StorageOutput::Deleted { prev, .. }) => {
+                super::claims::released(scope, release, move |scope| finish(scope, Outcome::Stored(prev)))
+            }
             Err(StorageError::Conflict { current, .. }) if self.attempt < self.retries => {
                 self.attempt += 1;
                 self.run(scope, current, finish)

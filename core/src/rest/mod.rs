@@ -7,6 +7,7 @@
 
 mod apply;
 mod binding;
+mod claims;
 mod conversion;
 mod create;
 mod create_only;

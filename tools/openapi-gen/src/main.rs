@@ -172,6 +172,8 @@ fn register(g: &mut Generator) {
     g.kind::<api::batch::v1::CronJob>();
     g.kind::<api::batch::v1::Job>();
     g.kind::<api::networking::v1::IngressClass>();
+    g.kind::<api::networking::v1::IPAddress>();
+    g.kind::<api::networking::v1::ServiceCIDR>();
     g.kind::<api::networking::v1::Ingress>();
     g.kind::<api::networking::v1::NetworkPolicy>();
     g.kind::<api::policy::v1::PodDisruptionBudget>();

@@ -145,6 +145,7 @@ impl<S: Storage> Apiary<S> {
         #[allow(clippy::needless_update)]
         let config = Config {
             storage_prefix: options.etcd_prefix.clone(),
+            service_network: options.service_network.clone(),
             max_request_body_bytes: options.max_request_body_bytes,
             advertise_address: advertise,
             min_request_timeout: Duration::from_secs(options.min_request_timeout),
