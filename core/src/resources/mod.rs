@@ -65,6 +65,7 @@ use crate::rest::object::{meta_mut, spec_changed, Object};
 use crate::selection::table::{FieldLabels, DEFAULT};
 use crate::status::ApiError;
 use crate::rest::finalizers::{Deletion, GcPolicy, OnDelete};
+use crate::validation::object_meta::MetaRules;
 use crate::validation::FieldError;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -108,6 +109,15 @@ pub trait Strategy: Send + Sync + 'static {
     /// object with only its status replaced.
     fn prepare_for_status_update(&self, new: &Object, old: Object) -> Object {
         status_only(new, old)
+    }
+
+    /// What upstream's decoding of the kind's objects does beyond reading the JSON: the
+    /// conversion to its internal type (a Secret's `stringData` becomes `data`).
+    fn decoded(&self, _obj: &mut Object) {}
+
+    /// Which of upstream's metadata rules the kind's objects follow.
+    fn meta_rules(&self) -> MetaRules {
+        MetaRules::Builtin
     }
 
     /// The kind's own checks of a new object (after its metadata's).
