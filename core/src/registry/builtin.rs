@@ -268,9 +268,9 @@ pub(super) const TABLE: &[Row] = &[
 
     row(APIEXTENSIONS, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", CLUSTER, CRUD, &["crd", "crds"], API_EXT, ONLY_STATUS, SUBDOMAIN, "jfWCUB31mvA=", SharedStrategy::of(&kinds::customresourcedefinitions::CustomResourceDefinitions)),
 
-    row(SCHEDULING, "priorityclasses", "priorityclass", "PriorityClass", CLUSTER, CRUD, &["pc"], NONE, NO_SUBS, SUBDOMAIN, "1QwjyaZjj3Y=", PLAIN),
+    row(SCHEDULING, "priorityclasses", "priorityclass", "PriorityClass", CLUSTER, CRUD, &["pc"], NONE, NO_SUBS, SUBDOMAIN, "1QwjyaZjj3Y=", SharedStrategy::of(&kinds::priorityclasses::PriorityClasses)),
 
-    row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM=", PLAIN),
+    row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM=", SharedStrategy::of(&kinds::leases::Leases)),
 
     row(DISCOVERY, "endpointslices", "endpointslice", "EndpointSlice", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Nx3SIv6I0mE=", PLAIN),
 ];

@@ -2,6 +2,7 @@
 
 pub mod config_data;
 pub mod go_json_error;
+pub mod label_selector;
 pub mod names;
 pub mod object_meta;
 mod path;
