@@ -20,6 +20,8 @@ const REPLAYED: &[&str] = &[
     "core_v1_serviceaccounts.json",
     "core_v1_namespaces.json",
     "coordination.k8s.io_v1_leases.json",
+    "core_v1_events.json",
+    "events.k8s.io_v1_events.json",
     "rbac.authorization.k8s.io_v1_roles.json",
     "rbac.authorization.k8s.io_v1_clusterroles.json",
     "rbac.authorization.k8s.io_v1_rolebindings.json",

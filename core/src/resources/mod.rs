@@ -117,6 +117,13 @@ pub trait Strategy: Send + Sync + 'static {
     /// conversion to its internal type (a Secret's `stringData` becomes `data`).
     fn decoded(&self, _obj: &mut Object) {}
 
+    /// The group a 422 qualifies the kind with: upstream names the group of the
+    /// internal type the object was validated as, which for a kind served in two
+    /// groups is one of them (events.k8s.io Events are core Events).
+    fn invalid_group<'a>(&self, served: &'a str) -> &'a str {
+        served
+    }
+
     /// Which of upstream's metadata rules the kind's objects follow.
     fn meta_rules(&self) -> MetaRules {
         MetaRules::Builtin

@@ -117,7 +117,7 @@ fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
     errs.extend(crate::validation::object_meta::validate(obj, r.strategy.meta_rules()));
     errs.extend(r.strategy.validate_create(obj));
     if !errs.is_empty() {
-        return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
+        return Err(ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, &name, errs));
     }
     Ok(())
 }

@@ -34,7 +34,7 @@ fn update_decoded(scope: Scope, obj: Object) -> Step {
     if body_name.is_empty() {
         let r = scope.resource();
         let errs = vec![crate::validation::FieldError::required("metadata.name", "name or generateName is required")];
-        let e = ApiError::invalid(&r.group, &r.kind, "", errs);
+        let e = ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, "", errs);
         return scope.fail(e);
     }
     if body_name != url_name {
@@ -142,7 +142,7 @@ fn checked(scope: &Scope, errors: Vec<crate::validation::FieldError>, new: Objec
         return Ok(new);
     }
     let r = scope.resource();
-    Err(ApiError::invalid(&r.group, &r.kind, &scope.name, errors))
+    Err(ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, &scope.name, errors))
 }
 
 fn answer(scope: Scope, outcome: Outcome) -> Step {
@@ -214,7 +214,7 @@ fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, A
     errs.extend(super::finalizers::validate_update(&new, old));
     errs.extend(r.strategy.validate_update(&new, old));
     if !errs.is_empty() {
-        return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
+        return Err(ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, &name, errs));
     }
     Ok(new)
 }
