@@ -1,10 +1,12 @@
 //! Validation of what clients send, with field errors worded as kube-apiserver words them.
 
 pub mod config_data;
+pub mod cron_schedule;
 pub mod go_json_error;
 pub mod label_selector;
 pub mod names;
 pub mod object_meta;
+pub mod time_zones;
 mod path;
 
 pub use path::FieldPath;
