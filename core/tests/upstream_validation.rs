@@ -22,6 +22,7 @@ const REPLAYED: &[&str] = &[
     "coordination.k8s.io_v1_leases.json",
     "core_v1_events.json",
     "batch_v1_cronjobs.json",
+    "policy_v1_poddisruptionbudgets.json",
     "events.k8s.io_v1_events.json",
     "rbac.authorization.k8s.io_v1_roles.json",
     "rbac.authorization.k8s.io_v1_clusterroles.json",
