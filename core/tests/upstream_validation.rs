@@ -23,6 +23,7 @@ const REPLAYED: &[&str] = &[
     "core_v1_events.json",
     "batch_v1_cronjobs.json",
     "policy_v1_poddisruptionbudgets.json",
+    "networking.k8s.io_v1_networkpolicies.json",
     "events.k8s.io_v1_events.json",
     "rbac.authorization.k8s.io_v1_roles.json",
     "rbac.authorization.k8s.io_v1_clusterroles.json",

@@ -5,6 +5,7 @@ pub mod cron_schedule;
 pub mod go_json_error;
 pub mod label_selector;
 pub mod names;
+pub mod network;
 pub mod object_meta;
 pub mod time_zones;
 mod path;
