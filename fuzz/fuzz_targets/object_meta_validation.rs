@@ -1,7 +1,8 @@
 #![no_main]
 //! Metadata and kind validation of built-in objects (`apiary_core::validation::object_meta`
 //! and the strategies' `validate_create`/`validate_update`): the first byte picks a kind
-//! (ConfigMap, Secret and the other kinds whose rules Apiary has), the rest is one or two
+//! (ConfigMap, Secret and the other kinds whose rules Apiary has, CronJob's schedule
+//! parser among them), the rest is one or two
 //! JSON documents split by a zero byte (the object, and the stored one it updates),
 //! decoded as that kind, as upstream's decoding makes it (a Secret's `stringData`), then
 //! checked. Never panics; every error names a field and builds a Status; an object that
@@ -28,6 +29,11 @@ const KINDS: &[(&str, &str, &str)] = &[
     ("scheduling.k8s.io", "v1", "priorityclasses"),
     ("storage.k8s.io", "v1", "storageclasses"),
     ("coordination.k8s.io", "v1", "leases"),
+    ("", "v1", "events"),
+    ("events.k8s.io", "v1", "events"),
+    ("batch", "v1", "cronjobs"),
+    ("policy", "v1", "poddisruptionbudgets"),
+    ("networking.k8s.io", "v1", "networkpolicies"),
 ];
 
 fn checked(errors: &[FieldError], kind: &str) {
