@@ -24,6 +24,8 @@ const REPLAYED: &[&str] = &[
     "batch_v1_cronjobs.json",
     "policy_v1_poddisruptionbudgets.json",
     "networking.k8s.io_v1_networkpolicies.json",
+    "autoscaling_v1_horizontalpodautoscalers.json",
+    "autoscaling_v2_horizontalpodautoscalers.json",
     "events.k8s.io_v1_events.json",
     "rbac.authorization.k8s.io_v1_roles.json",
     "rbac.authorization.k8s.io_v1_clusterroles.json",
