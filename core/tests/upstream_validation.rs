@@ -26,6 +26,7 @@ const REPLAYED: &[&str] = &[
     "networking.k8s.io_v1_networkpolicies.json",
     "autoscaling_v1_horizontalpodautoscalers.json",
     "autoscaling_v2_horizontalpodautoscalers.json",
+    "networking.k8s.io_v1_ingresses.json",
     "events.k8s.io_v1_events.json",
     "rbac.authorization.k8s.io_v1_roles.json",
     "rbac.authorization.k8s.io_v1_clusterroles.json",

@@ -46,7 +46,8 @@ fn width_mask(width: u8) -> u128 {
     if width == 128 { !0 } else { (1u128 << width) - 1 }
 }
 
-fn sloppy_addr(text: &str) -> Option<IpAddr> {
+/// An address as Go's `ParseIPSloppy` reads it (IPv4 parts may have leading zeros).
+pub fn sloppy_addr(text: &str) -> Option<IpAddr> {
     if let Ok(addr) = text.parse() {
         return Some(addr);
     }
