@@ -96,9 +96,11 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
 
 /// A uid the body gives must be the stored object's: upstream makes it a precondition
 /// of the storage write, and answers its storage error.
+/// A Scale's uid is its own subresource's precondition (rest/scale.rs).
 fn check_uid(scope: &Scope, given: &str, old: &Object) -> Result<(), ApiError> {
     let uid = meta_str(old, "uid");
-    if given.is_empty() || given == uid {
+    let scale = matches!(scope.subresource_handler(), Some(Handler::Scale(_) | Handler::CustomScale));
+    if given.is_empty() || given == uid || scale {
         return Ok(());
     }
     let r = scope.resource();
