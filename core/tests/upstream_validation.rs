@@ -27,6 +27,7 @@ const REPLAYED: &[&str] = &[
     "autoscaling_v1_horizontalpodautoscalers.json",
     "autoscaling_v2_horizontalpodautoscalers.json",
     "networking.k8s.io_v1_ingresses.json",
+    "core_v1_nodes.json",
     "events.k8s.io_v1_events.json",
     "rbac.authorization.k8s.io_v1_roles.json",
     "rbac.authorization.k8s.io_v1_clusterroles.json",
