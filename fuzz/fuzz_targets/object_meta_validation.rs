@@ -34,6 +34,11 @@ const KINDS: &[(&str, &str, &str)] = &[
     ("batch", "v1", "cronjobs"),
     ("policy", "v1", "poddisruptionbudgets"),
     ("networking.k8s.io", "v1", "networkpolicies"),
+    ("networking.k8s.io", "v1", "ingresses"),
+    ("autoscaling", "v1", "horizontalpodautoscalers"),
+    ("autoscaling", "v2", "horizontalpodautoscalers"),
+    ("", "v1", "nodes"),
+    ("", "v1", "persistentvolumeclaims"),
 ];
 
 fn checked(errors: &[FieldError], kind: &str) {
