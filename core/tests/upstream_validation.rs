@@ -27,6 +27,7 @@ const REPLAYED: &[&str] = &[
     "autoscaling_v1_horizontalpodautoscalers.json",
     "autoscaling_v2_horizontalpodautoscalers.json",
     "networking.k8s.io_v1_ingresses.json",
+    "networking.k8s.io_v1_ingressclasses.json",
     "core_v1_nodes.json",
     "core_v1_persistentvolumeclaims.json",
     "authentication.k8s.io_v1_tokenreviews.json",

@@ -253,7 +253,7 @@ pub(super) const TABLE: &[Row] = &[
     row(BATCH, "cronjobs", "cronjob", "CronJob", NS, CRUD, &["cj"], ALL, ONLY_STATUS, SUBDOMAIN, "sd5LIXh4Fjs=", SharedStrategy::of(&kinds::cronjobs::CronJobs)),
     row(BATCH, "jobs", "job", "Job", NS, CRUD, NONE, ALL, ONLY_STATUS, SUBDOMAIN, "mudhfqk/qZY=", SharedStrategy::of(&kinds::jobs::Jobs)),
 
-    row(NETWORKING, "ingressclasses", "ingressclass", "IngressClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "l/iqIbDgFyQ=", PLAIN),
+    row(NETWORKING, "ingressclasses", "ingressclass", "IngressClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "l/iqIbDgFyQ=", SharedStrategy::of(&kinds::ingressclasses::IngressClasses)),
     row(NETWORKING, "ingresses", "ingress", "Ingress", NS, CRUD, &["ing"], NONE, ONLY_STATUS, SUBDOMAIN, "39NQlfNR+bo=", SharedStrategy::of(&kinds::ingresses::Ingresses)),
     row(NETWORKING, "networkpolicies", "networkpolicy", "NetworkPolicy", NS, CRUD, &["netpol"], NONE, NO_SUBS, SUBDOMAIN, "YpfwF18m1G8=", SharedStrategy::of(&kinds::networkpolicies::NetworkPolicies)),
 

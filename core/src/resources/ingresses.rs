@@ -147,18 +147,7 @@ fn validate_backend(backend: &Value, at: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match (present(backend, "resource"), present(backend, "service")) {
         (Some(_), Some(_)) => errs.push(FieldError::invalid(at, "", "cannot set both resource and service backends")),
-        (Some(resource), None) => {
-            if let Some(group) = present(resource, "apiGroup").and_then(Value::as_str) {
-                errs.extend(names::dns1123_subdomain(group).into_iter().map(|m| FieldError::invalid(&field("resource.apiGroup"), group, m)));
-            }
-            for part in ["kind", "name"] {
-                let path = field(&format!("resource.{part}"));
-                match text(resource, part) {
-                    "" => errs.push(FieldError::required(&path, format!("{part} is required"))),
-                    v => errs.extend(names::path_segment(v).into_iter().map(|m| FieldError::invalid(&path, v, m))),
-                }
-            }
-        }
+        (Some(resource), None) => errs.extend(typed_reference(resource, &field("resource"))),
         (None, Some(service)) => {
             match text(service, "name") {
                 "" => errs.push(FieldError::required(&field("service.name"), "")),
@@ -181,6 +170,24 @@ fn validate_backend(backend: &Value, at: &str) -> Vec<FieldError> {
             }
         }
         (None, None) => errs.push(FieldError::invalid(at, "", "resource or service backend is required")),
+    }
+    errs
+}
+
+/// A reference to an object of any kind (a backend's resource, an IngressClass's
+/// parameters): its group a DNS subdomain, a kind and a name.
+pub(super) fn typed_reference(reference: &Value, at: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(group) = present(reference, "apiGroup").and_then(Value::as_str) {
+        let path = format!("{at}.apiGroup");
+        errs.extend(names::dns1123_subdomain(group).into_iter().map(|m| FieldError::invalid(&path, group, m)));
+    }
+    for part in ["kind", "name"] {
+        let path = format!("{at}.{part}");
+        match text(reference, part) {
+            "" => errs.push(FieldError::required(&path, format!("{part} is required"))),
+            v => errs.extend(names::path_segment(v).into_iter().map(|m| FieldError::invalid(&path, v, m))),
+        }
     }
     errs
 }

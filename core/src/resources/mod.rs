@@ -25,6 +25,7 @@ pub mod daemonsets;
 pub mod deployments;
 pub mod events;
 pub mod horizontalpodautoscalers;
+pub mod ingressclasses;
 pub mod ingresses;
 pub mod jobs;
 pub mod leases;
