@@ -273,7 +273,7 @@ pub(super) const TABLE: &[Row] = &[
 
     row(SCHEDULING, "priorityclasses", "priorityclass", "PriorityClass", CLUSTER, CRUD, &["pc"], NONE, NO_SUBS, SUBDOMAIN, "1QwjyaZjj3Y=", SharedStrategy::of(&kinds::priorityclasses::PriorityClasses)),
 
-    row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM=", PLAIN),
+    row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM=", SharedStrategy::of(&kinds::leases::Leases)),
 
     row(DISCOVERY, "endpointslices", "endpointslice", "EndpointSlice", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Nx3SIv6I0mE=", SharedStrategy::of(&kinds::endpointslices::EndpointSlices)),
 ];

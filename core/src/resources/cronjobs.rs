@@ -2,13 +2,23 @@
 //! concurrent runs allowed, not suspended, 3 successful and 1 failed Jobs kept; the
 //! job template's pod template gets pod spec defaults (not a Job's own defaults: the
 //! CronJob controller's Jobs get those when they are created).
+//!
+//! Their own fields are checked as upstream's `ValidateCronJobSpec` checks them — a schedule robfig/cron
+//! reads (without a time zone in it: that is `timeZone`'s), a known time zone, a known
+//! concurrency policy, limits never negative, a name short enough for its Jobs' names;
+//! the job template is not (pod templates are another slice's).
 
 use super::defaults::{object, object_at, or_insert, or_insert_str};
 use super::Strategy;
-use crate::rest::object::Object;
-use serde_json::json;
+use crate::rest::object::{meta_str, Object};
+use crate::validation::{cron_schedule, time_zones, FieldError};
+use serde_json::{json, Value};
 
 pub struct CronJobs;
+
+/// A CronJob's name, with the 11 characters of its Jobs' suffix, is a Job's name.
+const NAME_MAX: usize = 52;
+const CONCURRENCY_POLICIES: [&str; 3] = ["Allow", "Forbid", "Replace"];
 
 impl Strategy for CronJobs {
     fn name(&self) -> &'static str {
@@ -31,4 +41,83 @@ impl Strategy for CronJobs {
             super::pod_spec::default_template(template);
         }
     }
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        validate(new, false)
+    }
+
+    /// A schedule stored with a time zone in it may keep one.
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        validate(new, schedule(old).contains("TZ"))
+    }
+}
+
+fn schedule(cj: &Object) -> &str {
+    spec(cj, "schedule").and_then(Value::as_str).unwrap_or("")
+}
+
+fn spec<'a>(cj: &'a Object, field: &str) -> Option<&'a Value> {
+    cj.get("spec").and_then(|s| s.get(field)).filter(|v| !v.is_null())
+}
+
+fn validate(cj: &Object, tz_in_schedule_allowed: bool) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = meta_str(cj, "name");
+    if name.len() > NAME_MAX {
+        errs.push(FieldError::invalid("metadata.name", name, format!("must be no more than {NAME_MAX} characters")));
+    }
+    let time_zone = spec(cj, "timeZone").and_then(Value::as_str);
+    match schedule(cj) {
+        "" => errs.push(FieldError::required("spec.schedule", "")),
+        s => {
+            if let Err(why) = cron_schedule::parse(s) {
+                errs.push(FieldError::invalid("spec.schedule", s, why));
+            }
+            if s.contains("TZ") {
+                let why = match (tz_in_schedule_allowed, time_zone) {
+                    (false, _) => Some("cannot use TZ or CRON_TZ in schedule, use timeZone field instead"),
+                    (true, Some(_)) => Some("cannot use both timeZone field and TZ or CRON_TZ in schedule"),
+                    (true, None) => None,
+                };
+                errs.extend(why.map(|why| FieldError::invalid("spec.schedule", s, why)));
+            }
+        }
+    }
+    errs.extend(non_negative(cj, "startingDeadlineSeconds"));
+    let policy = spec(cj, "concurrencyPolicy").and_then(Value::as_str).unwrap_or(CONCURRENCY_POLICIES[0]);
+    if !CONCURRENCY_POLICIES.contains(&policy) {
+        errs.push(FieldError::not_supported("spec.concurrencyPolicy", policy, &CONCURRENCY_POLICIES));
+    }
+    errs.extend(non_negative(cj, "successfulJobsHistoryLimit"));
+    errs.extend(non_negative(cj, "failedJobsHistoryLimit"));
+    if let Some(zone) = time_zone {
+        errs.extend(validate_time_zone(zone));
+    }
+    errs
+}
+
+fn non_negative(cj: &Object, field: &str) -> Option<FieldError> {
+    let n = spec(cj, field)?.as_i64().filter(|n| *n < 0)?;
+    Some(FieldError::invalid_unquoted(&format!("spec.{field}"), &n.to_string(), "must be greater than or equal to 0"))
+}
+
+/// An explicit IANA zone: path parts of a zone's characters, and one that exists.
+fn validate_time_zone(zone: &str) -> Option<FieldError> {
+    const FIELD: &str = "spec.timeZone";
+    if zone.is_empty() {
+        return Some(FieldError::invalid(FIELD, zone, "timeZone must be nil or non-empty string"));
+    }
+    let part_ok = |p: &str| {
+        p != "."
+            && p != ".."
+            && !p.starts_with('-')
+            && (1..=14).contains(&p.len())
+            && p.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'+'))
+    };
+    if !zone.split('/').all(part_ok) {
+        return Some(FieldError::invalid(FIELD, zone, format!("unknown time zone {zone}")));
+    }
+    if zone.eq_ignore_ascii_case("local") {
+        return Some(FieldError::invalid(FIELD, zone, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"));
+    }
+    time_zones::load(zone).err().map(|why| FieldError::invalid(FIELD, zone, why))
 }

@@ -249,6 +249,11 @@ impl Strategy for CustomResources {
         "customresources"
     }
 
+    /// apiextensions validates metadata with apimachinery's generic rules.
+    fn meta_rules(&self) -> crate::validation::object_meta::MetaRules {
+        crate::validation::object_meta::MetaRules::Generic
+    }
+
     fn definition(&self) -> Option<&Value> {
         Some(&self.definition)
     }

@@ -1,9 +1,14 @@
 //! Events, in core/v1 and in events.k8s.io/v1: one kind, selectable by the fields of
 //! its involved object, each version by its own names of them (events.k8s.io's
-//! `regarding.*` select what core/v1's `involvedObject.*` do).
+//! `regarding.*` select what core/v1's `involvedObject.*` do). Both versions are
+//! checked as upstream's `legacyValidateEvent` checks them; events.k8s.io/v1 also by
+//! its stricter rules (a type, an event time, the deprecated fields unset).
 
 use super::Strategy;
+use crate::rest::object::{meta_str, Object};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::validation::{names, FieldError};
+use serde_json::Value;
 
 /// core/v1 events (pkg/registry/core/event/strategy.go).
 pub struct CoreEvents;
@@ -15,6 +20,14 @@ impl Strategy for CoreEvents {
 
     fn selectable_fields(&self) -> FieldLabels<'_> {
         FieldLabels::Builtin(&CORE_FIELDS)
+    }
+
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        legacy(&Fields::CORE, new)
+    }
+
+    fn validate_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
+        legacy(&Fields::CORE, new)
     }
 }
 
@@ -29,6 +42,128 @@ impl Strategy for Events {
     fn selectable_fields(&self) -> FieldLabels<'_> {
         FieldLabels::Builtin(&EVENTS_FIELDS)
     }
+
+    /// Validated as a core Event.
+    fn invalid_group<'a>(&self, _served: &'a str) -> &'a str {
+        ""
+    }
+
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        let mut errs = legacy(&Fields::EVENTS, new);
+        errs.extend(strict(new));
+        errs
+    }
+
+    fn validate_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
+        legacy(&Fields::EVENTS, new)
+    }
+}
+
+/// The names one version gives the fields of an Event that both check.
+#[derive(Debug)]
+struct Fields {
+    involved: &'static str,
+    reporting_controller: &'static str,
+    message: &'static str,
+}
+
+impl Fields {
+    const CORE: Fields = Fields { involved: "involvedObject", reporting_controller: "reportingComponent", message: "message" };
+    const EVENTS: Fields = Fields { involved: "regarding", reporting_controller: "reportingController", message: "note" };
+}
+
+const REPORTING_INSTANCE_MAX: usize = 128;
+const ACTION_MAX: usize = 128;
+const REASON_MAX: usize = 128;
+const NOTE_MAX: usize = 1024;
+
+fn text<'a>(event: &'a Object, field: &str) -> &'a str {
+    event.get(field).and_then(Value::as_str).unwrap_or("")
+}
+
+fn set(event: &Object, field: &str) -> bool {
+    event.get(field).is_some_and(|v| !v.is_null() && v != "" && v != 0 && v != &Value::Object(Default::default()))
+}
+
+/// The checks every Event passes in either version. An Event without an `eventTime`
+/// is an old-style one: its involved object is in its namespace. A new-style one
+/// names its reporter, action and reason. Upstream reports the involved object as
+/// `involvedObject` and the reporting controller by the request version's name.
+fn legacy(names: &Fields, event: &Object) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let namespace = meta_str(event, "namespace");
+    let involved_namespace = event.get(names.involved).and_then(|o| o.get("namespace")).and_then(Value::as_str).unwrap_or("");
+    let mismatch = || FieldError::invalid("involvedObject.namespace", involved_namespace, "does not match event.namespace");
+    if !set(event, "eventTime") {
+        let fits = match involved_namespace {
+            "" => namespace.is_empty() || namespace == "default",
+            ns => ns == namespace,
+        };
+        if !fits {
+            errs.push(mismatch());
+        }
+    } else {
+        if involved_namespace.is_empty() && namespace != "default" && namespace != "kube-system" {
+            errs.push(mismatch());
+        }
+        let controller = text(event, names.reporting_controller);
+        if controller.is_empty() {
+            errs.push(FieldError::required(names.reporting_controller, ""));
+        }
+        errs.extend(
+            names::qualified_name(controller).into_iter().map(|m| FieldError::invalid(names.reporting_controller, controller, m)),
+        );
+        for (field, max) in [("reportingInstance", REPORTING_INSTANCE_MAX), ("action", ACTION_MAX), ("reason", REASON_MAX)] {
+            let value = text(event, field);
+            if value.is_empty() {
+                errs.push(FieldError::required(field, ""));
+            }
+            if value.len() > max {
+                errs.push(FieldError::invalid(field, "", format!("can have at most {max} characters")));
+            }
+        }
+        if text(event, names.message).len() > NOTE_MAX {
+            errs.push(FieldError::invalid("message", "", format!("can have at most {NOTE_MAX} characters")));
+        }
+    }
+    errs.extend(names::dns1123_subdomain(namespace).into_iter().map(|m| FieldError::invalid("namespace", namespace, m)));
+    errs
+}
+
+/// events.k8s.io/v1's own rules: a series is one, there is an event time and a known
+/// type, and none of the deprecated fields is set.
+fn strict(event: &Object) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(series) = event.get("series").filter(|s| !s.is_null()) {
+        if series.get("count").and_then(Value::as_i64).unwrap_or(0) < 2 {
+            errs.push(FieldError::invalid("series.count", "", "should be at least 2"));
+        }
+        if series.get("lastObservedTime").is_none_or(|t| t.is_null() || t == "") {
+            errs.push(FieldError::required("series.lastObservedTime", ""));
+        }
+    }
+    if !set(event, "eventTime") {
+        errs.push(FieldError::required("eventTime", ""));
+    }
+    let kind = text(event, "type");
+    if kind != "Normal" && kind != "Warning" {
+        errs.push(FieldError::invalid("type", "", format!("has invalid value: {kind}")));
+    }
+    for (field, shown) in [
+        ("deprecatedFirstTimestamp", "firstTimestamp"),
+        ("deprecatedLastTimestamp", "lastTimestamp"),
+        ("deprecatedCount", "count"),
+    ] {
+        if set(event, field) {
+            errs.push(FieldError::invalid(shown, "", "needs to be unset"));
+        }
+    }
+    let source = event.get("deprecatedSource");
+    let source_set = ["component", "host"].iter().any(|f| source.and_then(|s| s.get(f)).and_then(Value::as_str).is_some_and(|v| !v.is_empty()));
+    if source_set {
+        errs.push(FieldError::invalid("source", "", "needs to be unset"));
+    }
+    errs
 }
 
 static CORE_FIELDS: SelectableFields = SelectableFields {

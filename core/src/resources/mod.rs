@@ -34,6 +34,7 @@ pub mod ingresses;
 pub mod ipaddresses;
 pub mod jobs;
 pub mod limitranges;
+pub mod leases;
 pub mod localsubjectaccessreviews;
 pub mod namespaces;
 pub mod networkpolicies;
@@ -74,6 +75,7 @@ use crate::rest::object::{meta_mut, spec_changed, Object};
 use crate::selection::table::{FieldLabels, DEFAULT};
 use crate::status::ApiError;
 use crate::rest::finalizers::{Deletion, GcPolicy, OnDelete};
+use crate::validation::object_meta::MetaRules;
 use crate::validation::FieldError;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -126,6 +128,22 @@ pub trait Strategy: Send + Sync + 'static {
     /// object with only its status replaced.
     fn prepare_for_status_update(&self, new: &Object, old: Object) -> Object {
         status_only(new, old)
+    }
+
+    /// What upstream's decoding of the kind's objects does beyond reading the JSON: the
+    /// conversion to its internal type (a Secret's `stringData` becomes `data`).
+    fn decoded(&self, _obj: &mut Object) {}
+
+    /// The group a 422 qualifies the kind with: upstream names the group of the
+    /// internal type the object was validated as, which for a kind served in two
+    /// groups is one of them (events.k8s.io Events are core Events).
+    fn invalid_group<'a>(&self, served: &'a str) -> &'a str {
+        served
+    }
+
+    /// Which of upstream's metadata rules the kind's objects follow.
+    fn meta_rules(&self) -> MetaRules {
+        MetaRules::Builtin
     }
 
     /// The kind's own checks of a new object (after its metadata's).

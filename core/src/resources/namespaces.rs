@@ -144,20 +144,11 @@ impl Strategy for Namespaces {
     }
 }
 
-/// Upstream's check of a namespace's `spec.finalizers`: each a qualified name, and one
-/// without a domain only if it is a standard finalizer.
+/// Upstream's check of a namespace's `spec.finalizers`: each a finalizer name (errors
+/// at the list, without an index).
 fn spec_finalizer_errors(namespace: &Object) -> Vec<FieldError> {
-    const STANDARD: [&str; 3] = ["kubernetes", finalizers::ORPHAN, finalizers::FOREGROUND];
-    let mut errors = Vec::new();
-    for f in spec_finalizers(namespace) {
-        let problems = crate::validation::names::qualified_name(&f);
-        if !problems.is_empty() {
-            errors.extend(problems.into_iter().map(|p| FieldError::invalid("spec.finalizers", &f, p)));
-        } else if !f.contains('/') && !STANDARD.contains(&f.as_str()) {
-            errors.push(FieldError::invalid("spec.finalizers", &f, "name is neither a standard finalizer name nor is it fully qualified"));
-        }
-    }
-    errors
+    let names = spec_finalizers(namespace);
+    names.iter().flat_map(|f| crate::validation::object_meta::finalizer_name("spec.finalizers", f)).collect()
 }
 
 /// The namespace's `spec.finalizers`.

@@ -1,9 +1,13 @@
 //! Nodes (core/v1): selectable by `spec.unschedulable`, and not by
-//! `metadata.namespace` (upstream's node strategy leaves it out).
+//! `metadata.namespace` (upstream's node strategy leaves it out). Taints and pod
+//! CIDRs are checked as upstream's `ValidateNode` checks them (status is not yet).
 
 use super::Strategy;
 use crate::rest::object::Object;
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
+use crate::validation::network::{Cidr, CIDR_INVALID};
+use crate::validation::{go_json_string, names, ErrorKind, FieldError};
+use serde_json::Value;
 
 /// The resource of nodes, which tokens may be bound to.
 pub const RESOURCE: &str = "nodes";
@@ -38,4 +42,93 @@ impl Strategy for Nodes {
     fn selectable_fields(&self) -> FieldLabels<'_> {
         FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
+
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        validate(new)
+    }
+
+    fn validate_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
+        validate(new)
+    }
+}
+
+const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+fn validate(node: &Object) -> Vec<FieldError> {
+    let null = Value::Null;
+    let spec = node.get("spec").unwrap_or(&null);
+    let mut errs = taints(spec.get("taints").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default());
+    errs.extend(pod_cidrs(&pod_cidrs_of(spec)));
+    errs
+}
+
+/// Each taint has a label key, a label value and a known effect, and no two share
+/// key and effect. Upstream reports them under `metadata.taints`.
+fn taints(taints: &[Value]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for (i, taint) in taints.iter().enumerate() {
+        let at = format!("metadata.taints[{i}]");
+        let text = |f: &str| taint.get(f).and_then(Value::as_str).unwrap_or("");
+        let (key, value, effect) = (text("key"), text("value"), text("effect"));
+        errs.extend(names::label_key(key).into_iter().map(|m| FieldError::invalid(&format!("{at}.key"), key, m)));
+        let value_errs = names::label_value(value);
+        if !value_errs.is_empty() {
+            errs.push(FieldError::invalid(&format!("{at}.value"), value, value_errs.join(";")));
+        }
+        if effect.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.effect"), ""));
+        }
+        if !TAINT_EFFECTS.contains(&effect) {
+            errs.push(FieldError::not_supported(&format!("{at}.effect"), effect, &TAINT_EFFECTS));
+        }
+        if seen.contains(&(key, effect)) {
+            let time_added = taint.get("timeAdded").and_then(Value::as_str).map(go_json_string).unwrap_or_else(|| "null".to_owned());
+            let shown = format!(
+                "{{\"Key\":{},\"Value\":{},\"Effect\":{},\"TimeAdded\":{time_added}}}",
+                go_json_string(key),
+                go_json_string(value),
+                go_json_string(effect)
+            );
+            errs.push(FieldError::shown(&at, ErrorKind::Duplicate, Some(&shown), "taints must be unique by key and effect pair"));
+            continue;
+        }
+        seen.push((key, effect));
+    }
+    errs
+}
+
+/// The pod CIDRs as upstream's internal type holds them: `podCIDRs`, or the one
+/// `podCIDR` when that is all there is.
+fn pod_cidrs_of(spec: &Value) -> Vec<String> {
+    let list = crate::rest::object::strings(spec.get("podCIDRs"));
+    match spec.get("podCIDR").and_then(Value::as_str) {
+        Some(one) if list.is_empty() && !one.is_empty() => vec![one.to_owned()],
+        _ => list,
+    }
+}
+
+/// Valid ranges, at most one per IP family, none twice.
+fn pod_cidrs(cidrs: &[String]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let parsed: Vec<Option<Cidr>> = cidrs.iter().map(|c| Cidr::parse(c)).collect();
+    for (i, (text, cidr)) in cidrs.iter().zip(&parsed).enumerate() {
+        if cidr.is_none() {
+            errs.push(FieldError::invalid(&format!("spec.podCIDRs[{i}]"), text, CIDR_INVALID));
+        }
+    }
+    if cidrs.len() > 1 {
+        let widths: Vec<u8> = parsed.iter().flatten().map(|c| c.width).collect();
+        let dual = cidrs.len() == 2 && widths.len() == 2 && widths[0] != widths[1];
+        if !dual {
+            let shown = crate::validation::go_json(&Value::from(cidrs.to_vec()));
+            errs.push(FieldError::invalid_unquoted("spec.podCIDRs", &shown, "may specify no more than one CIDR for each IP family"));
+        }
+    }
+    for (i, text) in cidrs.iter().enumerate() {
+        if cidrs[..i].contains(text) {
+            errs.push(FieldError::duplicate(&format!("spec.podCIDRs[{i}]"), text));
+        }
+    }
+    errs
 }

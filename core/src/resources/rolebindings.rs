@@ -1,20 +1,107 @@
 //! RoleBindings and ClusterRoleBindings (rbac.authorization.k8s.io/v1): a user may bind
 //! a role only if the user holds every permission it grants (here), or with the `bind`
-//! verb on that role.
+//! verb on that role. The role they bind and their subjects are checked as upstream's
+//! `ValidateRoleBinding` checks them; the role bound never changes.
 
 use super::defaults::{object, objects, or_insert_str, str_of, unset_str};
 use super::Strategy;
 use crate::authorization::escalation::Grants;
 use crate::rest::object::{meta_str, Object};
 use crate::status::ApiError;
+use crate::validation::{names, FieldError};
 use serde_json::Value;
 
-const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+/// RoleBindings (`namespaced`, binding Roles or ClusterRoles) or ClusterRoleBindings
+/// (binding ClusterRoles).
+pub struct RoleBindings {
+    resource: &'static str,
+    namespaced: bool,
+}
 
-pub struct RoleBindings(pub &'static str);
+pub const ROLE_BINDINGS: RoleBindings = RoleBindings { resource: "rolebindings", namespaced: true };
+pub const CLUSTER_ROLE_BINDINGS: RoleBindings = RoleBindings { resource: "clusterrolebindings", namespaced: false };
 
-pub const ROLE_BINDINGS: RoleBindings = RoleBindings("rolebindings");
-pub const CLUSTER_ROLE_BINDINGS: RoleBindings = RoleBindings("clusterrolebindings");
+const RBAC_GROUP: &str = crate::authorization::rbac::GROUP;
+
+fn text<'a>(v: &'a Value, field: &str) -> &'a str {
+    v.get(field).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A subject's or roleRef's `apiGroup`, with the default upstream's decoding gives an
+/// empty one (the RBAC group, but none for a ServiceAccount).
+fn api_group<'a>(v: &'a Value, default: &'a str) -> &'a str {
+    match text(v, "apiGroup") {
+        "" => default,
+        group => group,
+    }
+}
+
+fn validate(binding: &Object, namespaced: bool) -> Vec<FieldError> {
+    let null = Value::Null;
+    let role_ref = binding.get("roleRef").unwrap_or(&null);
+    let mut errs = Vec::new();
+    let group = api_group(role_ref, RBAC_GROUP);
+    if group != RBAC_GROUP {
+        errs.push(FieldError::not_supported("roleRef.apiGroup", group, &[RBAC_GROUP]));
+    }
+    let kinds: &[&str] = if namespaced { &["Role", "ClusterRole"] } else { &["ClusterRole"] };
+    if !kinds.contains(&text(role_ref, "kind")) {
+        errs.push(FieldError::not_supported("roleRef.kind", text(role_ref, "kind"), kinds));
+    }
+    match text(role_ref, "name") {
+        "" => errs.push(FieldError::required("roleRef.name", "")),
+        name => errs.extend(names::path_segment(name).into_iter().map(|m| FieldError::invalid("roleRef.name", name, m))),
+    }
+    let subjects = binding.get("subjects").and_then(Value::as_array);
+    for (i, subject) in subjects.into_iter().flatten().enumerate() {
+        errs.extend(validate_subject(subject, namespaced, &format!("subjects[{i}]")));
+    }
+    errs
+}
+
+fn validate_subject(subject: &Value, namespaced: bool, path: &str) -> Vec<FieldError> {
+    let at = |child: &str| format!("{path}.{child}");
+    let name = text(subject, "name");
+    let mut errs = Vec::new();
+    if name.is_empty() {
+        errs.push(FieldError::required(&at("name"), ""));
+    }
+    match text(subject, "kind") {
+        "ServiceAccount" => {
+            if !name.is_empty() {
+                errs.extend(names::dns1123_subdomain(name).into_iter().map(|m| FieldError::invalid(&at("name"), name, m)));
+            }
+            let group = api_group(subject, "");
+            if !group.is_empty() {
+                errs.push(FieldError::not_supported(&at("apiGroup"), group, &[""]));
+            }
+            if !namespaced && text(subject, "namespace").is_empty() {
+                errs.push(FieldError::required(&at("namespace"), ""));
+            }
+        }
+        "User" | "Group" => {
+            let group = api_group(subject, RBAC_GROUP);
+            if group != RBAC_GROUP {
+                errs.push(FieldError::not_supported(&at("apiGroup"), group, &[RBAC_GROUP]));
+            }
+        }
+        other => errs.push(FieldError::not_supported(&at("kind"), other, &["ServiceAccount", "User", "Group"])),
+    }
+    errs
+}
+
+/// The roleRef as upstream prints its internal type (Go field names, no JSON tags).
+fn role_ref_shown(binding: &Object) -> String {
+    let null = Value::Null;
+    let r = binding.get("roleRef").unwrap_or(&null);
+    let quoted = |s: &str| crate::validation::go_json_string(s);
+    format!(
+        "{{\"APIGroup\":{},\"Kind\":{},\"Name\":{}}}",
+        quoted(api_group(r, RBAC_GROUP)),
+        quoted(text(r, "kind")),
+        quoted(text(r, "name"))
+    )
+}
 
 /// Whether an update changes only what the garbage collector writes (owners and
 /// finalizers), which needs no grant check (upstream's `IsOnlyMutatingGCFields`).
@@ -33,7 +120,20 @@ fn only_gc_fields_changed(old: &Object, new: &Object) -> bool {
 
 impl Strategy for RoleBindings {
     fn name(&self) -> &'static str {
-        self.0
+        self.resource
+    }
+
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        validate(new, self.namespaced)
+    }
+
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        if role_ref_shown(new) != role_ref_shown(old) {
+            errs.push(FieldError::invalid_unquoted("roleRef", &role_ref_shown(new), "cannot change roleRef"));
+        }
+        errs.extend(validate(new, self.namespaced));
+        errs
     }
 
     /// Users and groups are RBAC's own subjects, and the role RBAC's: their apiGroup

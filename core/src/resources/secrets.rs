@@ -8,6 +8,7 @@ use super::Strategy;
 use crate::authn::ServiceAccountTokens;
 use crate::rest::object::{meta_mut, meta_str, Object};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::validation::config_data::{self, MAX_DATA_BYTES};
 use crate::validation::FieldError;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
@@ -61,12 +62,23 @@ impl Strategy for Secrets {
         FieldLabels::Builtin(&SELECTABLE_FIELDS)
     }
 
+    fn decoded(&self, obj: &mut Object) {
+        merge_string_data(obj);
+    }
+
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
         validate(new)
     }
 
-    fn validate_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
-        validate(new)
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        let (new_type, old_type) = (new.get("type").unwrap_or(&Value::Null), old.get("type").unwrap_or(&Value::Null));
+        let mut errs = Vec::new();
+        if new_type != old_type {
+            errs.push(FieldError::immutable("type", new_type));
+        }
+        errs.extend(config_data::frozen(new, old, &["data"]));
+        errs.extend(validate(new));
+        errs
     }
 
     fn create_reads(&self, new: &Object) -> Option<(&'static str, &'static str, String)> {
@@ -96,15 +108,73 @@ fn annotation<'a>(object: &'a Object, key: &str) -> Option<&'a str> {
     object.get("metadata")?.get("annotations")?.get(key)?.as_str()
 }
 
-/// Upstream's ValidateSecret, as far as Apiary checks Secrets: a token Secret names its
-/// ServiceAccount.
-fn validate(secret: &Object) -> Vec<FieldError> {
-    let token_secret = secret.get("type").and_then(Value::as_str) == Some(SERVICE_ACCOUNT_TOKEN);
-    if token_secret && annotation(secret, SERVICE_ACCOUNT_NAME).unwrap_or("").is_empty() {
-        let field = format!("metadata.annotations[{SERVICE_ACCOUNT_NAME}]");
-        return vec![FieldError::required(&field, "")];
+/// What upstream's decoding of a v1 Secret does: `stringData` is written into `data`
+/// (base64, winning over a key `data` has) and goes; a type left empty is `Opaque`.
+fn merge_string_data(secret: &mut Object) {
+    if let Some(Value::Object(strings)) = secret.remove("stringData") {
+        let data = secret.entry("data").or_insert_with(|| json!({}));
+        if !data.is_object() {
+            *data = json!({});
+        }
+        let data = data.as_object_mut().expect("an object");
+        for (key, value) in strings {
+            let text = value.as_str().unwrap_or_default();
+            data.insert(key, Value::String(base64::engine::general_purpose::STANDARD.encode(text)));
+        }
     }
-    Vec::new()
+    if secret.get("type").and_then(Value::as_str).unwrap_or("").is_empty() {
+        secret.insert("type".into(), json!(OPAQUE));
+    }
+}
+
+const OPAQUE: &str = "Opaque";
+
+/// Upstream's ValidateSecret: keys that can be file names, at most 1 MiB in all, and
+/// the keys each well-known type needs.
+fn validate(secret: &Object) -> Vec<FieldError> {
+    let mut errs = config_data::keys(secret, "data");
+    if config_data::size(secret, "data", true) > MAX_DATA_BYTES {
+        errs.push(FieldError::too_long("data", MAX_DATA_BYTES));
+    }
+    let has = |key: &str| secret.get("data").and_then(|d| d.get(key)).is_some_and(|v| !v.is_null());
+    let required = |key: &str| FieldError::required(&format!("data[{key}]"), "");
+    match secret.get("type").and_then(Value::as_str).unwrap_or("") {
+        SERVICE_ACCOUNT_TOKEN => {
+            if annotation(secret, SERVICE_ACCOUNT_NAME).unwrap_or("").is_empty() {
+                errs.push(FieldError::required(&format!("metadata.annotations[{SERVICE_ACCOUNT_NAME}]"), ""));
+            }
+        }
+        "kubernetes.io/dockercfg" => errs.extend(docker_config(secret, ".dockercfg")),
+        "kubernetes.io/dockerconfigjson" => errs.extend(docker_config(secret, ".dockerconfigjson")),
+        "kubernetes.io/basic-auth" => {
+            // Either may be empty, but one of them must be there.
+            if !has("username") && !has("password") {
+                errs.extend([required("username"), required("password")]);
+            }
+        }
+        "kubernetes.io/ssh-auth" => {
+            if data(secret, "ssh-privatekey").unwrap_or_default().is_empty() {
+                errs.push(required("ssh-privatekey"));
+            }
+        }
+        "kubernetes.io/tls" => {
+            errs.extend(["tls.crt", "tls.key"].into_iter().filter(|k| !has(k)).map(required));
+        }
+        _ => {}
+    }
+    errs
+}
+
+/// A docker configuration Secret holds `key`, and it is a JSON object.
+fn docker_config(secret: &Object, key: &str) -> Vec<FieldError> {
+    let field = format!("data[{key}]");
+    let Some(bytes) = data(secret, key).or_else(|| secret.get("data")?.get(key).map(|_| Vec::new())) else {
+        return vec![FieldError::required(&field, "")];
+    };
+    match crate::validation::go_json_error::as_object(&bytes) {
+        Some(why) => vec![FieldError::invalid(&field, "<secret contents redacted>", why)],
+        None => Vec::new(),
+    }
 }
 
 /// The bytes of `key` in a Secret's `data`, when it is there and decodes.

@@ -117,10 +117,10 @@ fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
         obj.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str),
         namespaced,
     );
-    errs.extend(crate::validation::names::validate_finalizers(&super::finalizers::of(obj)));
+    errs.extend(crate::validation::object_meta::validate(obj, r.strategy.meta_rules()));
     errs.extend(r.strategy.validate_create(obj));
     if !errs.is_empty() {
-        return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
+        return Err(ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, &name, errs));
     }
     Ok(())
 }

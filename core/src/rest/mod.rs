@@ -77,9 +77,13 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         Some(Handler::Scale(_) | Handler::CustomScale | Handler::Status | Handler::Finalize) | None => {}
     }
     match info.verb.as_str() {
+        // go-restful's answer to a method the path has no route for: writes of one
+        // object on a collection's path, a create on an object's.
+        "update" | "patch" if scope.name.is_empty() => scope.fail(ApiError::method_not_allowed()),
+        "create" if !scope.name.is_empty() => scope.fail(ApiError::method_not_allowed()),
         "get" => get::get(scope),
         "list" => list::list(scope),
-        "create" if scope.name.is_empty() => create::create(scope),
+        "create" => create::create(scope),
         "update" => update::update(scope),
         "delete" => delete::delete(scope),
         "deletecollection" if sub.is_empty() => delete::delete_collection(scope),

@@ -349,6 +349,9 @@ impl Scope {
         let mut obj = obj;
         obj.insert("apiVersion".into(), Value::String(self.body_api_version()));
         obj.insert("kind".into(), Value::String(kind.to_owned()));
+        if own_kind && !apply_config {
+            r.strategy.decoded(&mut obj);
+        }
         Ok((obj, warnings))
     }
 

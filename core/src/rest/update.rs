@@ -34,7 +34,7 @@ fn update_decoded(scope: Scope, obj: Object) -> Step {
     if body_name.is_empty() {
         let r = scope.resource();
         let errs = vec![crate::validation::FieldError::required("metadata.name", "name or generateName is required")];
-        let e = ApiError::invalid(&r.group, &r.kind, "", errs);
+        let e = ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, "", errs);
         return scope.fail(e);
     }
     if body_name != url_name {
@@ -59,10 +59,12 @@ fn update_decoded(scope: Scope, obj: Object) -> Step {
             }
         },
     };
+    let uid = meta_str(&obj, "uid").to_owned();
     guaranteed_update(
         scope,
         Arc::new(move |scope: &Scope, old: &Object, current: &KeyValue| {
             check_precondition(scope, precondition, current)?;
+            check_uid(scope, &uid, old)?;
             replace(scope, old, obj.clone())
         }),
     )
@@ -90,6 +92,23 @@ pub(super) fn check_precondition(scope: &Scope, precondition: Option<u64>, curre
         Some(rv) if rv != current.mod_revision => Err(ApiError::modified(&r.group, &r.plural, &scope.name)),
         _ => Ok(()),
     }
+}
+
+/// A uid the body gives must be the stored object's: upstream makes it a precondition
+/// of the storage write, and answers its storage error.
+/// A Scale's uid is its own subresource's precondition (rest/scale.rs).
+fn check_uid(scope: &Scope, given: &str, old: &Object) -> Result<(), ApiError> {
+    let uid = meta_str(old, "uid");
+    let scale = matches!(scope.subresource_handler(), Some(Handler::Scale(_) | Handler::CustomScale));
+    if given.is_empty() || given == uid || scale {
+        return Ok(());
+    }
+    let r = scope.resource();
+    let why = format!(
+        "StorageError: invalid object, Code: 4, Key: {}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: {given}, UID in object meta: {uid}",
+        scope.key(&scope.name)
+    );
+    Err(ApiError::conflict(&r.group, &r.plural, &scope.name, &why))
 }
 
 /// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
@@ -131,7 +150,7 @@ fn checked(scope: &Scope, errors: Vec<crate::validation::FieldError>, new: Objec
         return Ok(new);
     }
     let r = scope.resource();
-    Err(ApiError::invalid(&r.group, &r.kind, &scope.name, errors))
+    Err(ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, &scope.name, errors))
 }
 
 fn answer(scope: Scope, outcome: Outcome) -> Step {
@@ -199,11 +218,11 @@ fn main_update(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, A
     let name = meta_str(&new, "name").to_owned();
     let namespace = scope.namespace.as_deref();
     let mut errs = validate_object_meta(r.name_rule, &name, "", namespace, r.namespaced);
-    errs.extend(crate::validation::names::validate_finalizers(&super::finalizers::of(&new)));
+    errs.extend(crate::validation::object_meta::validate(&new, r.strategy.meta_rules()));
     errs.extend(super::finalizers::validate_update(&new, old));
     errs.extend(r.strategy.validate_update(&new, old));
     if !errs.is_empty() {
-        return Err(ApiError::invalid(&r.group, &r.kind, &name, errs));
+        return Err(ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, &name, errs));
     }
     Ok(new)
 }

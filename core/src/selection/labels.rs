@@ -9,7 +9,6 @@
 //! ```
 
 use crate::schema::go_quote;
-use crate::validation::names::dns1123_subdomain;
 use std::collections::BTreeSet;
 
 /// How a requirement relates its key and values.
@@ -648,97 +647,15 @@ fn aggregate(errs: Vec<String>) -> String {
 // ---------------------------------------------------------------------------------
 // Label syntax
 
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const QUALIFIED_NAME_MSG: &str =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_MAX: usize = 63;
-
-/// apimachinery's `RegexError`: the message, examples, and the pattern.
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    let examples: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
-    format!(
-        "{msg} (e.g. {}regex used for validation is '{fmt}')",
-        examples.join(" or ")
-    )
-}
-
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, anchored.
-fn is_qualified_name_part(s: &str) -> bool {
-    let b = s.as_bytes();
-    let inner = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.');
-    match b {
-        [] => false,
-        [one] => one.is_ascii_alphanumeric(),
-        [first, middle @ .., last] => {
-            first.is_ascii_alphanumeric()
-                && last.is_ascii_alphanumeric()
-                && middle.iter().all(inner)
-        }
-    }
-}
-
-/// Problems with `key` as a label key (apimachinery's `IsQualifiedName`); empty when valid.
+/// Problems with `key` as a label key in a selector (apimachinery's `IsQualifiedName`);
+/// empty when valid.
 pub fn label_key_errors(key: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let name_regex = || {
-        regex_error(
-            QUALIFIED_NAME_MSG,
-            QUALIFIED_NAME_FMT,
-            &["MyName", "my.name", "123-abc"],
-        )
-    };
-    let parts: Vec<&str> = key.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_owned());
-            } else {
-                errs.extend(
-                    dns1123_subdomain(prefix)
-                        .into_iter()
-                        .map(|m| format!("prefix part {m}")),
-                );
-            }
-            *name
-        }
-        _ => {
-            errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                name_regex()
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_owned());
-    } else if name.len() > LABEL_MAX {
-        errs.push(format!(
-            "name part must be no more than {LABEL_MAX} characters"
-        ));
-    }
-    if !is_qualified_name_part(name) {
-        errs.push(format!("name part {}", name_regex()));
-    }
-    errs
+    crate::validation::names::qualified_name(key)
 }
 
 /// Problems with `value` as a label value (apimachinery's `IsValidLabelValue`).
 pub fn label_value_errors(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > LABEL_MAX {
-        errs.push(format!("must be no more than {LABEL_MAX} characters"));
-    }
-    if !value.is_empty() && !is_qualified_name_part(value) {
-        errs.push(regex_error(
-            LABEL_VALUE_MSG,
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
+    crate::validation::names::label_value(value)
 }
 
 #[cfg(test)]
@@ -916,7 +833,7 @@ mod tests {
             " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         ));
         let long = "k".repeat(64);
-        assert!(err(&long).contains("name part must be no more than 63 characters"));
+        assert!(err(&long).contains("name part must be no more than 63 bytes"));
 
         let value = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
         assert_eq!(
@@ -932,7 +849,7 @@ mod tests {
         assert_eq!(
             err(&format!("app={}", "v".repeat(64))),
             format!(
-                "unable to parse requirement: values[0][app]: Invalid value: \"{}\": must be no more than 63 characters",
+                "unable to parse requirement: values[0][app]: Invalid value: \"{}\": must be no more than 63 bytes",
                 "v".repeat(64)
             )
         );

@@ -1,6 +1,13 @@
 //! Validation of what clients send, with field errors worded as kube-apiserver words them.
 
+pub mod config_data;
+pub mod cron_schedule;
+pub mod go_json_error;
+pub mod label_selector;
 pub mod names;
+pub mod network;
+pub mod object_meta;
+pub mod time_zones;
 mod path;
 
 pub use path::FieldPath;
@@ -87,6 +94,11 @@ impl FieldError {
             serde_json::Value::String(s) => Self::invalid(field, s, detail),
             other => Self::invalid_unquoted(field, &go_json(other), &detail.into()),
         }
+    }
+
+    /// A value an update may not change (upstream's `ValidateImmutableField`).
+    pub fn immutable(field: &str, new: &serde_json::Value) -> FieldError {
+        Self::invalid_json(field, new, "field is immutable")
     }
 
     pub fn required(field: &str, detail: impl Into<String>) -> FieldError {

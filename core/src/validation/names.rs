@@ -40,63 +40,82 @@ pub fn dns1123_subdomain(value: &str) -> Vec<String> {
 
 const QUALIFIED_NAME_MAX: usize = 63;
 const QUALIFIED_NAME_FMT: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_MAX: usize = 63;
+const LABEL_VALUE_FMT: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
-/// Problems with `value` as a qualified name (`[prefix/]name`: a label key, a
+/// Problems with `value` as a qualified name (`[prefix/]name`: an annotation key, a
 /// finalizer), in apimachinery's `IsQualifiedName` words.
 pub fn qualified_name(value: &str) -> Vec<String> {
+    prefixed_name(value, "a qualified name")
+}
+
+/// Problems with `value` as a label key: a qualified name, which v1.33's label checks
+/// call "a valid label key" when it has more than one '/'.
+pub fn label_key(value: &str) -> Vec<String> {
+    prefixed_name(value, "a valid label key")
+}
+
+/// Problems with `value` as a label value (empty is one).
+pub fn label_value(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > LABEL_VALUE_MAX {
+        errs.push(format!("must be no more than {LABEL_VALUE_MAX} bytes"));
+    }
+    if !value.is_empty() && !is_qualified_name_part(value) {
+        errs.push(LABEL_VALUE_FMT.to_owned());
+    }
+    errs
+}
+
+/// `[prefix/]name`, the prefix a DNS subdomain; `what` names the whole in the error
+/// for too many slashes.
+fn prefixed_name(value: &str, what: &str) -> Vec<String> {
     let parts: Vec<&str> = value.split('/').collect();
+    let mut errs = Vec::new();
     let name = match parts.as_slice() {
         [name] => *name,
         [prefix, name] => {
             if prefix.is_empty() {
-                return vec!["prefix part must be non-empty".to_owned()];
+                errs.push("prefix part must be non-empty".to_owned());
+            } else {
+                errs.extend(subdomain_in_bytes(prefix).into_iter().map(|e| format!("prefix part {e}")));
             }
-            let mut errs: Vec<String> = dns1123_subdomain(prefix).into_iter().map(|e| format!("prefix part {e}")).collect();
-            errs.extend(qualified_name_part(name));
-            return errs;
+            *name
         }
         _ => {
             return vec![format!(
-                "a qualified name {QUALIFIED_NAME_FMT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+                "{what} {QUALIFIED_NAME_FMT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
             )]
         }
     };
-    qualified_name_part(name)
-}
-
-fn qualified_name_part(name: &str) -> Vec<String> {
     if name.is_empty() {
-        return vec!["name part must be non-empty".to_owned()];
+        errs.push("name part must be non-empty".to_owned());
+    } else if name.len() > QUALIFIED_NAME_MAX {
+        errs.push(format!("name part must be no more than {QUALIFIED_NAME_MAX} bytes"));
     }
-    let mut errs = Vec::new();
-    if name.len() > QUALIFIED_NAME_MAX {
-        errs.push(format!("name part must be no more than {QUALIFIED_NAME_MAX} characters"));
-    }
-    let b = name.as_bytes();
-    let edge = |c: u8| c.is_ascii_alphanumeric();
-    if !(edge(b[0]) && edge(b[b.len() - 1]) && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))) {
+    if !is_qualified_name_part(name) {
         errs.push(format!("name part {QUALIFIED_NAME_FMT}"));
     }
     errs
 }
 
-/// Upstream's `ValidateFinalizers` of `metadata.finalizers`: each a qualified name, and
-/// not both of the garbage collector's.
-pub fn validate_finalizers(finalizers: &[String]) -> Vec<FieldError> {
-    const PATH: &str = "metadata.finalizers";
-    let mut errs: Vec<FieldError> = finalizers
-        .iter()
-        .flat_map(|f| qualified_name(f).into_iter().map(move |msg| FieldError::invalid(PATH, f, msg)))
-        .collect();
-    if finalizers.iter().any(|f| f == "orphan") && finalizers.iter().any(|f| f == "foregroundDeletion") {
-        let listed: Vec<String> = finalizers.iter().map(|f| crate::schema::go_quote(f)).collect();
-        errs.push(FieldError::invalid_unquoted(
-            PATH,
-            &format!("[]string{{{}}}", listed.join(", ")),
-            "finalizer orphan and foregroundDeletion cannot be both set",
-        ));
+/// A DNS subdomain inside a qualified name, whose length upstream counts in bytes.
+fn subdomain_in_bytes(value: &str) -> Vec<String> {
+    let mut errs = dns1123_subdomain(value);
+    if let Some(e) = errs.first_mut().filter(|e| **e == too_long(SUBDOMAIN_MAX)) {
+        *e = format!("must be no more than {SUBDOMAIN_MAX} bytes");
     }
     errs
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, anchored.
+pub fn is_qualified_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    let edge = |c: u8| c.is_ascii_alphanumeric();
+    !b.is_empty()
+        && edge(b[0])
+        && edge(b[b.len() - 1])
+        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
 /// Problems with `value` as a DNS-1123 label.
@@ -220,15 +239,11 @@ mod tests {
         assert!(qualified_name("example.com/hold").is_empty());
         assert!(qualified_name("kubernetes").is_empty());
         assert_eq!(qualified_name("/x"), ["prefix part must be non-empty"]);
-        assert_eq!(qualified_name("example.com/"), ["name part must be non-empty"]);
+        assert_eq!(qualified_name("example.com/")[0], "name part must be non-empty");
+        assert_eq!(qualified_name("example.com/").len(), 2, "and the name's pattern");
         assert!(qualified_name("a/b/c")[0].starts_with("a qualified name must consist of alphanumeric characters"));
         assert!(qualified_name("-x")[0].starts_with("name part must consist of alphanumeric characters"));
         assert_eq!(qualified_name("Example.com/x")[0], format!("prefix part {SUBDOMAIN_MSG}"));
-        let both = validate_finalizers(&["orphan".into(), "foregroundDeletion".into()]);
-        assert_eq!(
-            both[0].to_string(),
-            r#"metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set"#
-        );
     }
 
     #[test]

@@ -219,8 +219,11 @@ impl<S: Storage> Apiary<S> {
                     return finish(&mut stream).await;
                 }
                 Event::Fatal(bytes) => {
+                    // The request is refused before its body is read (one over
+                    // --max-request-body-bytes): the client may still be sending it.
                     stream.write_all(&bytes).await?;
-                    return finish(&mut stream).await;
+                    stream.flush().await?;
+                    return Linger::new(self.lifecycle.now()).drain(&mut stream, &mut buf, || self.lifecycle.now()).await;
                 }
                 Event::Closed => return finish(&mut stream).await,
             }
@@ -236,6 +239,42 @@ enum Woke {
     Deadline,
     /// Requests are no longer taken and the connection is idle.
     Closing,
+}
+
+/// A connection answered with a refusal and about to close, while its client may still
+/// be sending what the server will not read: its bytes are read and dropped until the
+/// client closes, or for at most [`Linger::MAX_TIME`] and [`Linger::MAX_BYTES`]. As Go's
+/// server lingers before it closes, so that the client reads the answer rather than a
+/// reset (closing a socket with unread bytes resets it).
+#[derive(Debug)]
+struct Linger {
+    until: Duration,
+    dropped: usize,
+}
+
+impl Linger {
+    const MAX_TIME: Duration = Duration::from_secs(5);
+    const MAX_BYTES: usize = 64 << 20;
+
+    fn new(now: Duration) -> Linger {
+        Linger { until: now + Self::MAX_TIME, dropped: 0 }
+    }
+
+    /// Close the sending side (TLS close_notify), drop what arrives, then close.
+    async fn drain<T>(mut self, stream: &mut T, buf: &mut [u8], now: impl Fn() -> Duration) -> io::Result<()>
+    where
+        T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin,
+    {
+        let _ = stream.close().await;
+        while self.dropped < Self::MAX_BYTES {
+            let left = self.until.saturating_sub(now());
+            match timeout(left, stream.read(buf)).await {
+                Some(Ok(n)) if n > 0 => self.dropped += n,
+                _ => break,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Flush what is buffered and close: TLS close_notify, then the socket.

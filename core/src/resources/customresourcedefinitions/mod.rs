@@ -36,6 +36,11 @@ impl Strategy for CustomResourceDefinitions {
         "customresourcedefinitions"
     }
 
+    /// apiextensions validates metadata with apimachinery's generic rules.
+    fn meta_rules(&self) -> crate::validation::object_meta::MetaRules {
+        crate::validation::object_meta::MetaRules::Generic
+    }
+
     fn tracks_generation(&self) -> bool {
         true
     }

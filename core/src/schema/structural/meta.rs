@@ -4,7 +4,7 @@
 
 use super::Structural;
 use crate::registry::NameRule;
-use crate::selection::labels::{label_key_errors, label_value_errors};
+use crate::validation::object_meta;
 use crate::validation::names::validate_object_meta;
 use crate::validation::{go_json, FieldError, FieldPath};
 use serde_json::Value;
@@ -148,21 +148,8 @@ fn object_meta(path: &FieldPath, meta: &Value) -> Vec<FieldError> {
                 e
             })
             .collect();
-    let labels = path.child("labels");
-    for (k, v) in meta.get("labels").and_then(Value::as_object).into_iter().flat_map(sorted) {
-        for problem in label_key_errors(k) {
-            errors.push(FieldError::invalid(labels.as_str(), k, problem));
-        }
-        for problem in label_value_errors(v.as_str().unwrap_or("")) {
-            errors.push(FieldError::invalid(labels.as_str(), v.as_str().unwrap_or(""), problem));
-        }
-    }
-    let annotations = path.child("annotations");
-    for (k, _) in meta.get("annotations").and_then(Value::as_object).into_iter().flat_map(sorted) {
-        for problem in label_key_errors(&k.to_lowercase()) {
-            errors.push(FieldError::invalid(annotations.as_str(), k, problem));
-        }
-    }
+    errors.extend(object_meta::labels(path.child("labels").as_str(), meta.get("labels")));
+    errors.extend(object_meta::annotations(path.child("annotations").as_str(), meta.get("annotations")));
     errors
 }
 
