@@ -129,18 +129,18 @@ fn zero_special(shape: Shape) -> &'static [u8] {
 /// The fields of `msg` from `obj` into the object being written; `shadowed` are the
 /// names the enclosing struct declares itself (Go lets them win over promoted ones).
 fn fields(out: &mut Vec<u8>, msg: &Message, obj: Option<&Map<String, Value>>, shadowed: &[&str], first: &mut bool) {
-    let own: Vec<&str> = msg.fields.iter().filter(|f| !f.has(INLINE)).map(|f| f.json).collect();
     for f in msg.fields {
         if f.has(INLINE) {
             if let Ty::M(inner) = f.ty {
-                let inner = &MESSAGES[usize::from(inner)];
-                let mut hidden = own.clone();
+                // Few structs embed another: the names that hide its fields are
+                // gathered only for those.
+                let mut hidden: Vec<&str> = msg.fields.iter().filter(|f| !f.has(INLINE)).map(|f| f.json).collect();
                 hidden.extend_from_slice(shadowed);
-                fields(out, inner, obj, &hidden, first);
+                fields(out, &MESSAGES[usize::from(inner)], obj, &hidden, first);
             }
             continue;
         }
-        if shadowed.contains(&f.json) {
+        if !shadowed.is_empty() && shadowed.contains(&f.json) {
             continue;
         }
         let value = obj.and_then(|o| o.get(f.json)).filter(|v| !v.is_null());
@@ -305,6 +305,12 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let bytes = s.as_bytes();
+    // Most strings need no escape: copied whole. (0xE2 starts U+2028 and U+2029.)
+    if !bytes.iter().any(|&b| b < 0x20 || matches!(b, b'"' | b'\\' | b'<' | b'>' | b'&' | 0xE2)) {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, ch) in s.char_indices() {
         let escape: Option<&[u8]> = match ch {
