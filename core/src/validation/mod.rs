@@ -2,6 +2,10 @@
 
 pub mod names;
 mod path;
+pub mod pod_spec;
+pub mod pod_template;
+pub mod quantity;
+pub mod value;
 
 pub use path::FieldPath;
 
@@ -21,6 +25,8 @@ pub enum ErrorKind {
     TypeInvalid,
     /// Something went wrong that is not the client's fault.
     Internal,
+    /// A reference to something that does not exist (a volume mount's volume).
+    NotFound,
 }
 
 impl ErrorKind {
@@ -35,6 +41,7 @@ impl ErrorKind {
             Self::TooMany => "Too many",
             Self::TypeInvalid => "Invalid value",
             Self::Internal => "Internal error",
+            Self::NotFound => "Not found",
         }
     }
 
@@ -50,6 +57,7 @@ impl ErrorKind {
             Self::TooMany => "FieldValueTooMany",
             Self::TypeInvalid => "FieldValueTypeInvalid",
             Self::Internal => "InternalError",
+            Self::NotFound => "FieldValueNotFound",
         }
     }
 }
@@ -89,6 +97,11 @@ impl FieldError {
         }
     }
 
+    /// A value an update may not change (upstream's `ValidateImmutableField`).
+    pub fn immutable(field: &str, new: &serde_json::Value) -> FieldError {
+        Self::invalid_json(field, new, "field is immutable")
+    }
+
     pub fn required(field: &str, detail: impl Into<String>) -> FieldError {
         Self::without_value(field, ErrorKind::Required, detail)
     }
@@ -120,6 +133,16 @@ impl FieldError {
             kind: ErrorKind::NotSupported,
             value: Some(value.to_owned()),
             detail: format!("supported values: {}", listed.join(", ")),
+        }
+    }
+
+    /// A reference to something missing, the missing name shown quoted.
+    pub fn not_found(field: &str, value: &str) -> FieldError {
+        FieldError {
+            field: field.to_owned(),
+            kind: ErrorKind::NotFound,
+            value: Some(value.to_owned()),
+            detail: String::new(),
         }
     }
 
