@@ -191,3 +191,102 @@ fn every_recorded_pod_and_workload_refusal_is_ours() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+const PODS: &str = "/api/v1/namespaces/refa-validation/pods";
+
+/// A pod created on this server, as it stores it.
+fn stored_pod(h: &Harness<MemoryStore>, name: &str, spec: Value) -> Value {
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec});
+    let created = h.json_call("POST", PODS, "application/json", Some(&pod));
+    assert_eq!(created.status, 201, "{}", created.json());
+    created.json()
+}
+
+fn put(h: &Harness<MemoryStore>, pod: &Value) -> Reply {
+    let url = format!("{PODS}/{}", pod["metadata"]["name"].as_str().unwrap());
+    h.json_call("PUT", &url, "application/json", Some(pod))
+}
+
+fn causes(reply: &Reply) -> Vec<(String, String)> {
+    let body = reply.json();
+    let list = body["details"]["causes"].as_array().cloned().unwrap_or_default();
+    list.iter().map(|c| (c["field"].as_str().unwrap_or("").to_owned(), c["message"].as_str().unwrap_or("").to_owned())).collect()
+}
+
+#[test]
+fn pod_updates_change_only_what_upstream_allows() {
+    let h = server();
+    let spec = json!({"containers": [{"name": "c", "image": "nginx:1"}], "tolerations": [{"key": "k", "operator": "Exists"}]});
+    let pod = stored_pod(&h, "p", spec);
+
+    let mut image = pod.clone();
+    image["spec"]["containers"][0]["image"] = json!("nginx:2");
+    let updated = put(&h, &image);
+    assert_eq!(updated.status, 200, "an image may change: {}", updated.json());
+    let pod = updated.json();
+
+    let mut added = pod.clone();
+    added["spec"]["tolerations"].as_array_mut().unwrap().push(json!({"key": "n", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 5}));
+    added["spec"]["activeDeadlineSeconds"] = json!(60);
+    let updated = put(&h, &added);
+    assert_eq!(updated.status, 200, "tolerations may be added and a deadline set: {}", updated.json());
+    let pod = updated.json();
+
+    let mut seconds = pod.clone();
+    seconds["spec"]["tolerations"][1]["tolerationSeconds"] = json!(10);
+    seconds["spec"]["activeDeadlineSeconds"] = json!(120);
+    let refused = put(&h, &seconds);
+    assert_eq!(refused.status, 422);
+    assert_eq!(causes(&refused), [("spec.activeDeadlineSeconds".to_owned(), "Invalid value: 120: must be less than or equal to previous value".to_owned())]);
+    seconds["spec"]["activeDeadlineSeconds"] = json!(30);
+    assert_eq!(put(&h, &seconds).status, 200, "a toleration's seconds may change and the deadline go down");
+
+    let mut removed = h.json_call("GET", &format!("{PODS}/p"), "application/json", None).json();
+    removed["spec"]["tolerations"].as_array_mut().unwrap().remove(0);
+    let refused = put(&h, &removed);
+    assert_eq!(causes(&refused), [("spec.tolerations".to_owned(), "Forbidden: existing toleration can not be modified except its tolerationSeconds".to_owned())]);
+
+    let mut other = h.json_call("GET", &format!("{PODS}/p"), "application/json", None).json();
+    other["spec"]["restartPolicy"] = json!("Never");
+    other["spec"]["containers"][0]["image"] = json!("");
+    let refused = put(&h, &other);
+    assert_eq!(refused.status, 422);
+    let found = causes(&refused);
+    assert_eq!(found[0], ("spec.containers[0].image".to_owned(), "Required value".to_owned()), "{found:?}");
+    assert_eq!(found[1], found[0], "checked as a pod, then as an update");
+    assert_eq!(found[2].0, "spec");
+    assert!(found[2].1.starts_with("Forbidden: pod updates may not change fields other than `spec.containers[*].image`"), "{found:?}");
+
+    let mut more = h.json_call("GET", &format!("{PODS}/p"), "application/json", None).json();
+    more["spec"]["containers"].as_array_mut().unwrap().push(json!({"name": "d", "image": "nginx:1"}));
+    assert_eq!(causes(&put(&h, &more)), [("spec.containers".to_owned(), "Forbidden: pod updates may not add or remove containers".to_owned())]);
+}
+
+#[test]
+fn checks_skip_what_defaulting_fills_and_refuse_what_it_cannot() {
+    let h = server();
+    // Without restartPolicy, dnsPolicy or a port's protocol: defaulting fills them.
+    stored_pod(&h, "plain", json!({"containers": [{"name": "c", "image": "nginx:1", "ports": [{"containerPort": 80}]}]}));
+    // A ReplicationController without a selector takes its template's labels.
+    let rc = json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+                    "spec": {"template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}});
+    let url = "/api/v1/namespaces/refa-validation/replicationcontrollers";
+    assert_eq!(h.json_call("POST", url, "application/json", Some(&rc)).status, 201);
+    // A Job needs its pods to stop restarting, whatever defaulting did.
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+                     "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}}});
+    let refused = h.json_call("POST", "/apis/batch/v1/namespaces/refa-validation/jobs", "application/json", Some(&job));
+    assert_eq!(
+        causes(&refused),
+        [("spec.template.spec.restartPolicy".to_owned(), "Required value: valid values: \"OnFailure\", \"Never\"".to_owned())]
+    );
+    // Quantities are compared by value and printed as upstream prints them.
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q"},
+                     "spec": {"containers": [{"name": "c", "image": "nginx:1",
+                              "resources": {"limits": {"memory": "1Gi"}, "requests": {"memory": "1048577Ki"}}}]}});
+    let refused = h.json_call("POST", PODS, "application/json", Some(&pod));
+    assert_eq!(
+        causes(&refused),
+        [("spec.containers[0].resources.requests".to_owned(), "Invalid value: \"1048577Ki\": must be less than or equal to memory limit of 1Gi".to_owned())]
+    );
+}
