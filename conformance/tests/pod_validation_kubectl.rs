@@ -38,8 +38,9 @@ fn invalid_pods_and_deployments_are_refused_with_upstreams_words() {
                          "spec": {"containers": [{"name": "c"}, {"name": "c", "image": "nginx:1",
                                   "ports": [{"containerPort": 70000}]}]}});
         let printed = refused(&apiary, version, &pod);
+        // kubectl lists several causes one a line, in the server's order.
         let expected = format!(
-            "The Pod \"{pod_name}\" is invalid: [spec.containers[0].image: Required value, spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.containers[1].name: Duplicate value: \"c\"]"
+            "The Pod \"{pod_name}\" is invalid: \n* spec.containers[0].image: Required value\n* spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n* spec.containers[1].name: Duplicate value: \"c\"\n"
         );
         assert!(printed.contains(&expected), "{version}: {printed}");
         assert!(!apiary.kubectl(version, &["get", "pod", &pod_name]).status.success(), "nothing is stored");

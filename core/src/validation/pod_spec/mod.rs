@@ -49,6 +49,7 @@ pub fn validate(spec: &Value, extra_volumes: &[Value], path: &FieldPath, context
     errs.extend(scheduling::validate_labels(map(spec, "nodeSelector"), &path.child("nodeSelector")));
     errs.extend(security::validate_pod_security_context(spec.get("securityContext"), &path.child("securityContext")));
     errs.extend(scheduling::validate_affinity(spec.get("affinity"), &path.child("affinity")));
+    errs.extend(dns_config(spec, &path.child("dnsConfig")));
     errs.extend(names_at(spec, "serviceAccountName", path, dns1123_subdomain));
     errs.extend(names_at(spec, "nodeName", path, dns1123_subdomain));
     if let Some(seconds) = int(spec, "activeDeadlineSeconds") {
@@ -72,6 +73,34 @@ pub fn validate_pod_create(pod: &Map<String, Value>) -> Vec<FieldError> {
     }
     if !text(spec, "nodeName").is_empty() && !list(spec, "schedulingGates").is_empty() {
         errs.push(FieldError::forbidden(path.child("nodeName").as_str(), "cannot be set until all schedulingGates have been cleared"));
+    }
+    errs
+}
+
+/// With `dnsPolicy: None` the pod's resolver is only what `dnsConfig` says.
+fn dns_config(spec: &Value, path: &FieldPath) -> Vec<FieldError> {
+    let config = spec.get("dnsConfig").filter(|c| !c.is_null());
+    let nameservers = config.map_or(&[][..], |c| list(c, "nameservers"));
+    if text(spec, "dnsPolicy") == "None" {
+        if config.is_none() {
+            return vec![FieldError::required(path.as_str(), "must provide `dnsConfig` when `dnsPolicy` is None")];
+        }
+        if nameservers.is_empty() {
+            return vec![FieldError::required(
+                path.child("nameservers").as_str(),
+                "must provide at least one DNS nameserver when `dnsPolicy` is None",
+            )];
+        }
+    }
+    let mut errs = Vec::new();
+    if nameservers.len() > 3 {
+        let shown = crate::validation::go_json(&Value::Array(nameservers.to_vec()));
+        errs.push(FieldError::invalid_unquoted(path.child("nameservers").as_str(), &shown, "must not have more than 3 nameservers"));
+    }
+    for (i, option) in config.map_or(&[][..], |c| list(c, "options")).iter().enumerate() {
+        if text(option, "name").is_empty() {
+            errs.push(FieldError::required(path.child("options").index(i).as_str(), "must not be empty"));
+        }
     }
     errs
 }
