@@ -290,3 +290,51 @@ fn checks_skip_what_defaulting_fills_and_refuse_what_it_cannot() {
         [("spec.containers[0].resources.requests".to_owned(), "Invalid value: \"1048577Ki\": must be less than or equal to memory limit of 1Gi".to_owned())]
     );
 }
+
+/// Where the recording differs from v1.33 (its README says so), v1.33 is followed:
+/// a regular container may not set `restartPolicy`, an init container only `Always`.
+#[test]
+fn container_restart_policies_are_refused_as_v1_33_refuses_them() {
+    let h = server();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "sidecar"},
+                     "spec": {"containers": [{"name": "c", "image": "nginx:1", "restartPolicy": "Always"}],
+                              "initContainers": [{"name": "i", "image": "busybox", "restartPolicy": "Never"},
+                                                 {"name": "s", "image": "busybox", "restartPolicy": "Always",
+                                                  "readinessProbe": {"exec": {"command": ["true"]}}},
+                                                 {"name": "j", "image": "busybox", "livenessProbe": {"exec": {"command": ["true"]}}}]}});
+    let refused = h.json_call("POST", &format!("{PODS}?dryRun=All"), "application/json", Some(&pod));
+    assert_eq!(refused.status, 422);
+    assert_eq!(
+        causes(&refused),
+        [
+            ("spec.containers[0].restartPolicy".to_owned(), "Forbidden: may not be set for non-init containers".to_owned()),
+            ("spec.initContainers[0].restartPolicy".to_owned(), "Unsupported value: \"Never\": supported values: \"Always\"".to_owned()),
+            (
+                "spec.initContainers[2].livenessProbe".to_owned(),
+                "Forbidden: may not be set for init containers without restartPolicy=Always".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn host_ports_sleeps_and_dns_follow_upstreams_rules() {
+    let h = server();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "hp"},
+                     "spec": {"dnsPolicy": "None",
+                              "containers": [{"name": "a", "image": "nginx:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
+                                              "lifecycle": {"preStop": {"sleep": {"seconds": 40}}}},
+                                             {"name": "b", "image": "nginx:1", "ports": [{"containerPort": 81, "hostPort": 8080, "protocol": "TCP"}]}]}});
+    let refused = h.json_call("POST", &format!("{PODS}?dryRun=All"), "application/json", Some(&pod));
+    assert_eq!(
+        causes(&refused),
+        [
+            (
+                "spec.containers[0].lifecycle.preStop.sleep".to_owned(),
+                "Invalid value: 40: must be non-negative and less than terminationGracePeriodSeconds (30)".to_owned()
+            ),
+            ("spec.containers[1].ports[0].hostPort".to_owned(), "Duplicate value: \"TCP//8080\"".to_owned()),
+            ("spec.dnsConfig".to_owned(), "Required value: must provide `dnsConfig` when `dnsPolicy` is None".to_owned()),
+        ]
+    );
+}
