@@ -17,7 +17,7 @@ mod volumes;
 pub use scheduling::validate_labels;
 pub use update::validate_pod_update;
 
-use super::names::{dns1123_label, dns1123_subdomain};
+use super::names::{dns1123_label, dns1123_subdomain, qualified_name};
 use super::value::{int, invalid_int, list, map, text};
 use super::{FieldError, FieldPath};
 use serde_json::{Map, Value};
@@ -50,6 +50,11 @@ pub fn validate(spec: &Value, extra_volumes: &[Value], path: &FieldPath, context
     errs.extend(security::validate_pod_security_context(spec.get("securityContext"), &path.child("securityContext")));
     errs.extend(scheduling::validate_affinity(spec.get("affinity"), &path.child("affinity")));
     errs.extend(dns_config(spec, &path.child("dnsConfig")));
+    for (i, gate) in list(spec, "readinessGates").iter().enumerate() {
+        let at = path.child("readinessGates").index(i).child("conditionType");
+        let condition = text(gate, "conditionType");
+        errs.extend(qualified_name(condition).into_iter().map(|m| FieldError::invalid(at.as_str(), condition, m)));
+    }
     errs.extend(names_at(spec, "serviceAccountName", path, dns1123_subdomain));
     errs.extend(names_at(spec, "nodeName", path, dns1123_subdomain));
     if let Some(seconds) = int(spec, "activeDeadlineSeconds") {
@@ -60,6 +65,23 @@ pub fn validate(spec: &Value, extra_volumes: &[Value], path: &FieldPath, context
     errs.extend(names_at(spec, "hostname", path, dns1123_label));
     errs.extend(names_at(spec, "subdomain", path, dns1123_label));
     errs.extend(scheduling::validate_tolerations(list(spec, "tolerations"), &path.child("tolerations")));
+    errs.extend(names_at(spec, "priorityClassName", path, dns1123_subdomain));
+    errs.extend(one_of(spec, "preemptionPolicy", path, &["PreemptLowerPriority", "Never"]));
+    errs.extend(scheduling_gates(list(spec, "schedulingGates"), &path.child("schedulingGates")));
+    errs
+}
+
+/// Gates name conditions (qualified names), each once.
+fn scheduling_gates(gates: &[Value], path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, gate) in gates.iter().enumerate() {
+        let name = text(gate, "name");
+        errs.extend(qualified_name(name).into_iter().map(|m| FieldError::invalid(path.index(i).as_str(), name, m)));
+        if !seen.insert(name) {
+            errs.push(FieldError::duplicate(path.index(i).as_str(), name));
+        }
+    }
     errs
 }
 
