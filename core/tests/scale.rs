@@ -264,6 +264,9 @@ fn a_missing_parent_is_not_found_as_upstream_words_it() {
 fn every_scalable_kind_has_a_scale() {
     let h = Harness::new();
     let template = json!({"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    // A selector must select its template's pods (upstream refuses the RC otherwise).
+    let mut rc_template = template.clone();
+    rc_template["metadata"]["labels"]["b"] = json!("2");
     let parents = [
         (
             "/apis/apps/v1/namespaces/default/replicasets",
@@ -277,7 +280,7 @@ fn every_scalable_kind_has_a_scale() {
         ),
         (
             "/api/v1/namespaces/default/replicationcontrollers",
-            json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "x"}, "spec": {"replicas": 3, "selector": {"app": "x", "b": "2"}, "template": template}}),
+            json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "x"}, "spec": {"replicas": 3, "selector": {"app": "x", "b": "2"}, "template": rc_template}}),
             "app=x,b=2",
         ),
     ];

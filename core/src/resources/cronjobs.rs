@@ -3,15 +3,17 @@
 //! job template's pod template gets pod spec defaults (not a Job's own defaults: the
 //! CronJob controller's Jobs get those when they are created).
 //!
-//! Their own fields are checked as upstream's `ValidateCronJobSpec` checks them — a schedule robfig/cron
-//! reads (without a time zone in it: that is `timeZone`'s), a known time zone, a known
-//! concurrency policy, limits never negative, a name short enough for its Jobs' names;
-//! the job template is not (pod templates are another slice's).
+//! Checked as upstream's `ValidateCronJobSpec` checks it: a schedule robfig/cron reads
+//! (without a time zone in it: that is `timeZone`'s), a known concurrency policy, the
+//! job template as a Job's spec (upstream's `ValidateJobTemplateSpec`), limits never
+//! negative, a known time zone, a name short enough for its Jobs' names.
 
 use super::defaults::{object, object_at, or_insert, or_insert_str};
+use super::jobs::validate_job_spec;
 use super::Strategy;
 use crate::rest::object::{meta_str, Object};
-use crate::validation::{cron_schedule, time_zones, FieldError};
+use crate::validation::pod_template::invalid_selector;
+use crate::validation::{cron_schedule, time_zones, FieldError, FieldPath};
 use serde_json::{json, Value};
 
 pub struct CronJobs;
@@ -87,6 +89,7 @@ fn validate(cj: &Object, tz_in_schedule_allowed: bool) -> Vec<FieldError> {
     if !CONCURRENCY_POLICIES.contains(&policy) {
         errs.push(FieldError::not_supported("spec.concurrencyPolicy", policy, &CONCURRENCY_POLICIES));
     }
+    errs.extend(job_template(cj));
     errs.extend(non_negative(cj, "successfulJobsHistoryLimit"));
     errs.extend(non_negative(cj, "failedJobsHistoryLimit"));
     if let Some(zone) = time_zone {
@@ -120,4 +123,19 @@ fn validate_time_zone(zone: &str) -> Option<FieldError> {
         return Some(FieldError::invalid(FIELD, zone, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"));
     }
     time_zones::load(zone).err().map(|why| FieldError::invalid(FIELD, zone, why))
+}
+
+/// The Jobs a CronJob makes: valid, with a selector left for the server to generate.
+fn job_template(cronjob: &Object) -> Vec<FieldError> {
+    let template = cronjob.get("spec").and_then(|s| s.get("jobTemplate")).unwrap_or(&Value::Null);
+    let spec = template.get("spec").unwrap_or(&Value::Null);
+    let path = FieldPath::new("spec").child("jobTemplate").child("spec");
+    let mut errs = validate_job_spec(spec, &path);
+    if let Some(selector) = spec.get("selector").filter(|s| !s.is_null()) {
+        errs.push(invalid_selector(&path.child("selector"), Some(selector), "`selector` will be auto-generated"));
+    }
+    if spec.get("manualSelector") == Some(&Value::Bool(true)) {
+        errs.push(FieldError::not_supported(path.child("manualSelector").as_str(), "true", &["nil", "false"]));
+    }
+    errs
 }

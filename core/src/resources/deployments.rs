@@ -7,6 +7,13 @@ use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
 use crate::rest::object::Object;
 use super::columns::{Columns, at, int_at, Column};
 use serde_json::{json, Value};
+use crate::validation::pod_template::{immutable_selector, replicated_template, required_selector, int_or_percent, int_or_percent_value, not_over_100_percent};
+use crate::validation::value::{int, non_negative, invalid_int, text};
+use crate::validation::{FieldError, FieldPath};
+
+fn spec_of(obj: &Object) -> &Value {
+    obj.get("spec").unwrap_or(&Value::Null)
+}
 
 const COLUMNS: &[Column] = &[
     Column {
@@ -64,6 +71,16 @@ impl Strategy for Deployments {
         }
     }
 
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        validate_spec(spec_of(new))
+    }
+
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        let mut errs = validate_spec(spec_of(new));
+        errs.extend(immutable_selector(spec_of(new), spec_of(old), &FieldPath::new("spec")));
+        errs
+    }
+
     fn subresource(&self, name: &str) -> Option<Handler> {
         status_and_scale(name, SCALE)
     }
@@ -77,3 +94,53 @@ const SCALE: ScaleRules = ScaleRules {
     selector: SelectorShape::LabelSelector,
     not_found_as: None,
 };
+
+/// Upstream's `ValidateDeploymentSpec`.
+fn validate_spec(spec: &Value) -> Vec<FieldError> {
+    let path = FieldPath::new("spec");
+    let mut errs = non_negative(&path.child("replicas"), int(spec, "replicas"));
+    let (selector_errs, selector) = required_selector(spec, &path, "deployment");
+    errs.extend(selector_errs);
+    let template = spec.get("template").unwrap_or(&Value::Null);
+    errs.extend(replicated_template(Some(template), &selector, &path.child("template"), "Deployment"));
+    errs.extend(strategy(spec.get("strategy").unwrap_or(&Value::Null), &path.child("strategy")));
+    let min_ready = int(spec, "minReadySeconds").unwrap_or(0);
+    errs.extend(non_negative(&path.child("minReadySeconds"), Some(min_ready)));
+    errs.extend(non_negative(&path.child("revisionHistoryLimit"), int(spec, "revisionHistoryLimit")));
+    if let Some(deadline) = int(spec, "progressDeadlineSeconds") {
+        let at = path.child("progressDeadlineSeconds");
+        errs.extend(non_negative(&at, Some(deadline)));
+        if deadline <= min_ready {
+            errs.push(invalid_int(&at, deadline, "must be greater than minReadySeconds"));
+        }
+    }
+    errs
+}
+
+/// Upstream's `ValidateDeploymentStrategy`: an absent type is defaulted to
+/// RollingUpdate, and its absent parameters to 25%.
+fn strategy(strategy: &Value, path: &FieldPath) -> Vec<FieldError> {
+    let rolling = strategy.get("rollingUpdate").filter(|r| !r.is_null());
+    match text(strategy, "type") {
+        "Recreate" if rolling.is_some() => vec![FieldError::forbidden(
+            path.child("rollingUpdate").as_str(),
+            "may not be specified when strategy `type` is 'Recreate'",
+        )],
+        "Recreate" => Vec::new(),
+        "" | "RollingUpdate" => rolling.map(|r| rolling_update(r, &path.child("rollingUpdate"))).unwrap_or_default(),
+        other => vec![FieldError::not_supported(path.as_str(), other, &["Recreate", "RollingUpdate"])],
+    }
+}
+
+fn rolling_update(rolling: &Value, path: &FieldPath) -> Vec<FieldError> {
+    let quarter = Value::from("25%");
+    let unavailable = rolling.get("maxUnavailable").filter(|v| !v.is_null()).unwrap_or(&quarter);
+    let surge = rolling.get("maxSurge").filter(|v| !v.is_null()).unwrap_or(&quarter);
+    let mut errs = int_or_percent(Some(unavailable), &path.child("maxUnavailable"));
+    errs.extend(int_or_percent(Some(surge), &path.child("maxSurge")));
+    if int_or_percent_value(Some(unavailable)).0 == 0 && int_or_percent_value(Some(surge)).0 == 0 {
+        errs.push(FieldError::invalid_json(path.child("maxUnavailable").as_str(), unavailable, "may not be 0 when `maxSurge` is 0"));
+    }
+    errs.extend(not_over_100_percent(Some(unavailable), &path.child("maxUnavailable")));
+    errs
+}

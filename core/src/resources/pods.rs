@@ -12,6 +12,7 @@ use crate::rest::finalizers::{self, Deletion, OnDelete};
 use crate::rest::object::{meta_mut, meta_str, Object};
 use std::time::{Duration, UNIX_EPOCH};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
+use crate::validation::{pod_spec, FieldError};
 use serde_json::{json, Map, Value};
 
 /// The group and resource of pods, which binding a pod reads and writes.
@@ -35,6 +36,14 @@ impl Strategy for Pods {
 
     fn prepare_for_create(&self, new: &mut Object, _has_status: bool) {
         reset_status(new);
+    }
+
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        pod_spec::validate_pod_create(new)
+    }
+
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        pod_spec::validate_pod_update(new, old)
     }
 
     fn columns(&self) -> Columns<'_> {

@@ -2,10 +2,17 @@
 //! subresource, whose missing parent upstream reports as `replicasets/scale`. Defaults:
 //! one replica.
 
+use crate::rest::object::Object;
+use crate::validation::pod_template::{immutable_selector, replicated_template, required_selector};
+use crate::validation::value::{int, non_negative};
+use crate::validation::{FieldError, FieldPath};
+use serde_json::{Value, json};
+
+fn spec_of(obj: &Object) -> &Value {
+    obj.get("spec").unwrap_or(&Value::Null)
+}
 use super::defaults::{object, or_insert};
 use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
-use crate::rest::object::Object;
-use serde_json::json;
 
 pub struct ReplicaSets;
 
@@ -28,6 +35,16 @@ impl Strategy for ReplicaSets {
         }
     }
 
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        validate_spec(spec_of(new))
+    }
+
+    fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
+        let mut errs = validate_spec(spec_of(new));
+        errs.extend(immutable_selector(spec_of(new), spec_of(old), &FieldPath::new("spec")));
+        errs
+    }
+
     fn subresource(&self, name: &str) -> Option<Handler> {
         status_and_scale(name, SCALE)
     }
@@ -37,3 +54,17 @@ const SCALE: ScaleRules = ScaleRules {
     selector: SelectorShape::LabelSelector,
     not_found_as: Some(("apps", "replicasets/scale")),
 };
+
+/// Upstream's `ValidateReplicaSetSpec`.
+fn validate_spec(spec: &Value) -> Vec<FieldError> {
+    let path = FieldPath::new("spec");
+    let mut errs = non_negative(&path.child("replicas"), int(spec, "replicas"));
+    errs.extend(non_negative(&path.child("minReadySeconds"), int(spec, "minReadySeconds")));
+    // Upstream words an empty ReplicaSet selector as it does a Deployment's.
+    let (selector_errs, selector) = required_selector(spec, &path, "deployment");
+    errs.extend(selector_errs);
+    // A missing template is the zero template: checked as one.
+    let template = spec.get("template").unwrap_or(&Value::Null);
+    errs.extend(replicated_template(Some(template), &selector, &path.child("template"), "ReplicaSet"));
+    errs
+}

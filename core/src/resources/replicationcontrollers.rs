@@ -8,8 +8,11 @@
 use super::defaults::{is_empty, labels_at, object, or_insert};
 use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
 use crate::rest::object::{meta_mut, Object};
-use serde_json::json;
+use serde_json::{json, Value};
 use crate::rest::finalizers::GcPolicy;
+use crate::validation::pod_template::{replicated_template, Selector};
+use crate::validation::value::{int, non_negative};
+use crate::validation::{FieldError, FieldPath};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
@@ -50,6 +53,14 @@ impl Strategy for ReplicationControllers {
         }
     }
 
+    fn validate_create(&self, new: &Object) -> Vec<FieldError> {
+        validate_spec(new.get("spec").unwrap_or(&Value::Null))
+    }
+
+    fn validate_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
+        validate_spec(new.get("spec").unwrap_or(&Value::Null))
+    }
+
     fn default_gc_policy(&self) -> GcPolicy {
         GcPolicy::OrphanDependents
     }
@@ -67,3 +78,20 @@ const SCALE: ScaleRules = ScaleRules {
     selector: SelectorShape::LabelSet,
     not_found_as: Some(("autoscaling", "replicationcontrollers/scale")),
 };
+
+/// Upstream's `ValidateReplicationControllerSpec`. The selector is a plain label set;
+/// absent, defaulting takes the template's labels.
+fn validate_spec(spec: &Value) -> Vec<FieldError> {
+    let path = FieldPath::new("spec");
+    let template = spec.get("template").filter(|t| !t.is_null());
+    let template_labels = template.and_then(|t| t.get("metadata")).and_then(|m| m.get("labels"));
+    let labels = spec.get("selector").filter(|s| !s.is_null()).or(template_labels).cloned().unwrap_or(Value::Null);
+    let mut errs = non_negative(&path.child("minReadySeconds"), int(spec, "minReadySeconds"));
+    if labels.as_object().is_none_or(|l| l.is_empty()) {
+        errs.push(FieldError::required(path.child("selector").as_str(), ""));
+    }
+    errs.extend(non_negative(&path.child("replicas"), int(spec, "replicas")));
+    let selector = Selector::of(Some(&json!({ "matchLabels": labels })));
+    errs.extend(replicated_template(template, &selector, &path.child("template"), "ReplicationController"));
+    errs
+}

@@ -9,6 +9,10 @@ pub mod network;
 pub mod object_meta;
 pub mod time_zones;
 mod path;
+pub mod pod_spec;
+pub mod pod_template;
+pub mod quantity;
+pub mod value;
 
 pub use path::FieldPath;
 
@@ -28,6 +32,8 @@ pub enum ErrorKind {
     TypeInvalid,
     /// Something went wrong that is not the client's fault.
     Internal,
+    /// A reference to something that does not exist (a volume mount's volume).
+    NotFound,
 }
 
 impl ErrorKind {
@@ -42,6 +48,7 @@ impl ErrorKind {
             Self::TooMany => "Too many",
             Self::TypeInvalid => "Invalid value",
             Self::Internal => "Internal error",
+            Self::NotFound => "Not found",
         }
     }
 
@@ -57,6 +64,7 @@ impl ErrorKind {
             Self::TooMany => "FieldValueTooMany",
             Self::TypeInvalid => "FieldValueTypeInvalid",
             Self::Internal => "InternalError",
+            Self::NotFound => "FieldValueNotFound",
         }
     }
 }
@@ -132,6 +140,16 @@ impl FieldError {
             kind: ErrorKind::NotSupported,
             value: Some(value.to_owned()),
             detail: format!("supported values: {}", listed.join(", ")),
+        }
+    }
+
+    /// A reference to something missing, the missing name shown quoted.
+    pub fn not_found(field: &str, value: &str) -> FieldError {
+        FieldError {
+            field: field.to_owned(),
+            kind: ErrorKind::NotFound,
+            value: Some(value.to_owned()),
+            detail: String::new(),
         }
     }
 
