@@ -833,7 +833,7 @@ mod tests {
             " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         ));
         let long = "k".repeat(64);
-        assert!(err(&long).contains("name part must be no more than 63 bytes"));
+        assert!(err(&long).contains("name part must be no more than 63 characters"));
 
         let value = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
         assert_eq!(
@@ -849,7 +849,7 @@ mod tests {
         assert_eq!(
             err(&format!("app={}", "v".repeat(64))),
             format!(
-                "unable to parse requirement: values[0][app]: Invalid value: \"{}\": must be no more than 63 bytes",
+                "unable to parse requirement: values[0][app]: Invalid value: \"{}\": must be no more than 63 characters",
                 "v".repeat(64)
             )
         );

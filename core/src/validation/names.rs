@@ -59,7 +59,7 @@ pub fn label_key(value: &str) -> Vec<String> {
 pub fn label_value(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > LABEL_VALUE_MAX {
-        errs.push(format!("must be no more than {LABEL_VALUE_MAX} bytes"));
+        errs.push(format!("must be no more than {LABEL_VALUE_MAX} characters"));
     }
     if !value.is_empty() && !is_qualified_name_part(value) {
         errs.push(LABEL_VALUE_FMT.to_owned());
@@ -78,7 +78,7 @@ fn prefixed_name(value: &str, what: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_owned());
             } else {
-                errs.extend(subdomain_in_bytes(prefix).into_iter().map(|e| format!("prefix part {e}")));
+                errs.extend(dns1123_subdomain(prefix).into_iter().map(|e| format!("prefix part {e}")));
             }
             *name
         }
@@ -91,19 +91,10 @@ fn prefixed_name(value: &str, what: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".to_owned());
     } else if name.len() > QUALIFIED_NAME_MAX {
-        errs.push(format!("name part must be no more than {QUALIFIED_NAME_MAX} bytes"));
+        errs.push(format!("name part must be no more than {QUALIFIED_NAME_MAX} characters"));
     }
     if !is_qualified_name_part(name) {
         errs.push(format!("name part {QUALIFIED_NAME_FMT}"));
-    }
-    errs
-}
-
-/// A DNS subdomain inside a qualified name, whose length upstream counts in bytes.
-fn subdomain_in_bytes(value: &str) -> Vec<String> {
-    let mut errs = dns1123_subdomain(value);
-    if let Some(e) = errs.first_mut().filter(|e| **e == too_long(SUBDOMAIN_MAX)) {
-        *e = format!("must be no more than {SUBDOMAIN_MAX} bytes");
     }
     errs
 }

@@ -3,7 +3,8 @@
 //! `validateContainerCommon`).
 
 use super::volumes::Volumes;
-use super::{env, port_name_errors, port_number_errors, probes, resources, security, volumes};
+use super::{env, probes, resources, security, volumes};
+use crate::validation::network::{port_name, port_number};
 use crate::validation::names::dns1123_label;
 use crate::validation::value::{int, invalid_int, list, present, text};
 use crate::validation::{FieldError, FieldPath};
@@ -129,7 +130,7 @@ fn ports(ports: &[Value], path: &FieldPath) -> Vec<FieldError> {
         let at = path.index(i);
         let name = text(port, "name");
         if !name.is_empty() {
-            let problems = port_name_errors(name);
+            let problems = port_name(name);
             if !problems.is_empty() {
                 errs.extend(problems.into_iter().map(|m| FieldError::invalid(at.child("name").as_str(), name, m)));
             } else if !names.insert(name) {
@@ -138,10 +139,10 @@ fn ports(ports: &[Value], path: &FieldPath) -> Vec<FieldError> {
         }
         match int(port, "containerPort").unwrap_or(0) {
             0 => errs.push(FieldError::required(at.child("containerPort").as_str(), "")),
-            n => errs.extend(port_number_errors(n).into_iter().map(|m| invalid_int(&at.child("containerPort"), n, &m))),
+            n => errs.extend(port_number(n).into_iter().map(|m| invalid_int(&at.child("containerPort"), n, &m))),
         }
         if let Some(n) = int(port, "hostPort").filter(|n| *n != 0) {
-            errs.extend(port_number_errors(n).into_iter().map(|m| invalid_int(&at.child("hostPort"), n, &m)));
+            errs.extend(port_number(n).into_iter().map(|m| invalid_int(&at.child("hostPort"), n, &m)));
         }
         match text(port, "protocol") {
             "" | "TCP" | "UDP" | "SCTP" => {}

@@ -18,6 +18,7 @@ pub use scheduling::validate_labels;
 pub use update::validate_pod_update;
 
 use super::names::{dns1123_label, dns1123_subdomain, qualified_name};
+use super::network::{port_name, port_number};
 use super::value::{int, invalid_int, list, map, text};
 use super::{FieldError, FieldPath};
 use serde_json::{Map, Value};
@@ -165,44 +166,14 @@ fn host_network_ports(spec: &Value, path: &FieldPath, context: Context) -> Vec<F
     errs
 }
 
-/// Upstream's `IsValidPortNum`.
-fn port_number_errors(port: i64) -> Vec<String> {
-    if (1..=65535).contains(&port) {
-        Vec::new()
-    } else {
-        vec!["must be between 1 and 65535, inclusive".to_owned()]
-    }
-}
-
-/// Upstream's `IsValidPortName` (an IANA service name).
-fn port_name_errors(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if name.len() > 15 {
-        errs.push("must be no more than 15 characters".to_owned());
-    }
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
-        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".to_owned());
-    }
-    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
-        errs.push("must contain at least one letter (a-z)".to_owned());
-    }
-    if name.contains("--") {
-        errs.push("must not contain consecutive hyphens (-)".to_owned());
-    }
-    if name.starts_with('-') || name.ends_with('-') {
-        errs.push("must not begin or end with a hyphen (-)".to_owned());
-    }
-    errs
-}
-
 /// A port given by number or by name (a probe's, a lifecycle handler's).
 fn port_number_or_name(port: Option<&Value>, path: &FieldPath) -> Vec<FieldError> {
     match port {
-        Some(Value::String(name)) => port_name_errors(name).into_iter().map(|m| FieldError::invalid(path.as_str(), name, m)).collect(),
+        Some(Value::String(name)) => port_name(name).into_iter().map(|m| FieldError::invalid(path.as_str(), name, m)).collect(),
         Some(Value::Number(n)) => {
             let n = n.as_i64().unwrap_or(0);
-            port_number_errors(n).into_iter().map(|m| invalid_int(path, n, &m)).collect()
+            port_number(n).into_iter().map(|m| invalid_int(path, n, &m)).collect()
         }
-        _ => port_number_errors(0).into_iter().map(|m| invalid_int(path, 0, &m)).collect(),
+        _ => port_number(0).into_iter().map(|m| invalid_int(path, 0, &m)).collect(),
     }
 }
