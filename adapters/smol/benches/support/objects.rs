@@ -42,12 +42,21 @@ pub fn deployment(name: &str) -> Value {
 pub fn pod(name: &str) -> Value {
     let mut containers = Vec::new();
     for (i, image) in ["registry.example.com/web:1.27.3", "registry.example.com/sidecar:2.1", "registry.example.com/metrics:0.9"].iter().enumerate() {
-        containers.push(container(&format!("c{i}"), image, 8080 + i as u16));
+        let mut c = container(&format!("c{i}"), image, 8080 + i as u16);
+        c["args"] = json!(["--listen", format!(":{}", 8080 + i), "--log-format=json", "--config=/etc/app/config.yaml"]);
+        let env = c["env"].as_array_mut().expect("env");
+        for (k, v) in [("REGION", "eu-west-1"), ("LOG_LEVEL", "info"), ("CACHE_SIZE", "256Mi"), ("FEATURE_FLAGS", "a,b,c"), ("UPSTREAM", "http://backend.default.svc:8080")] {
+            env.push(json!({"name": k, "value": v}));
+        }
+        containers.push(c);
     }
     json!({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "labels": {"app": "web", "tier": "frontend", "version": "v1"},
-                     "annotations": {"team": "platform", "description": "a pod of about four kibibytes for the write benchmarks, with three containers and their probes"}},
+                     "annotations": {"team": "platform", "description": "a pod of about four kibibytes for the write benchmarks, with three containers and their probes",
+                                     "checksum/config": "9f2c4e1b7a3d5f60812c9e4b7d3a1f0e5c6b8a9d2e4f6071829a3b4c5d6e7f80",
+                                     "kubectl.kubernetes.io/restartedAt": "2026-11-24T12:00:00Z",
+                                     "prometheus.io/scrape": "true", "prometheus.io/port": "8082", "prometheus.io/path": "/metrics"}},
         "spec": {
             "initContainers": [{"name": "init", "image": "registry.example.com/init:1.0", "command": ["sh", "-c", "echo ready > /work/ready"], "volumeMounts": [{"name": "work", "mountPath": "/work"}]}],
             "containers": containers,
