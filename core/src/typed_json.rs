@@ -16,7 +16,9 @@
 //! Differences from v1.33 are taken from the recorded oracle ([`OMITTED_WHEN_EMPTY`]):
 //! an unset `metadata.creationTimestamp` (in a pod template) and a CRD's unset
 //! `status.conditions` are left out rather than written `null`, as the newer server
-//! it was recorded from does.
+//! it was recorded from does. And a list or map without `omitempty` sent empty (`[]`)
+//! is written `[]`: upstream stores protobuf, which keeps no difference between empty
+//! and unset, and answers `null` for it after storage.
 
 use crate::go_types::schema::{Field, Message, Shape, Ty, INLINE, MAP, OE, PTR, REP};
 use crate::go_types::table::MESSAGES;

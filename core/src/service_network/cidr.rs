@@ -44,21 +44,11 @@ pub struct Cidr {
 
 impl Cidr {
     /// Parse `a.b.c.d/n` or `x::y/n`. Host bits set in the address are cleared, as
-    /// upstream's sloppy parser does for the flag.
+    /// upstream's sloppy parser does for the flag (the parser object validation uses).
     pub fn parse(text: &str) -> Result<Cidr, String> {
-        let bad = || format!("invalid CIDR address: {text}");
-        let (addr, prefix) = text.split_once('/').ok_or_else(bad)?;
-        let addr = parse_ip(addr).ok_or_else(bad)?;
-        if prefix.is_empty() || prefix.len() > 3 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let prefix: u8 = prefix.parse().map_err(|_| bad())?;
-        let bits = Self::bits_of(&addr);
-        if prefix > bits {
-            return Err(bad());
-        }
-        let network = from_u128(Family::of(&addr), to_u128(&addr) & mask(bits, prefix));
-        Ok(Cidr { network, prefix })
+        let parsed = crate::validation::network::Cidr::parse(text).ok_or_else(|| format!("invalid CIDR address: {text}"))?;
+        let family = if parsed.width == 32 { Family::IPv4 } else { Family::IPv6 };
+        Ok(Cidr { network: from_u128(family, parsed.bits), prefix: parsed.prefix })
     }
 
     fn bits_of(ip: &IpAddr) -> u8 {
@@ -112,23 +102,9 @@ impl fmt::Display for Cidr {
     }
 }
 
-/// An IP address as upstream's sloppy parser takes it: dotted quads may carry leading
-/// zeros (read as decimal), IPv6 in any form the standard library takes.
-pub fn parse_ip(text: &str) -> Option<IpAddr> {
-    if text.contains(':') {
-        return text.parse::<Ipv6Addr>().ok().map(IpAddr::V6);
-    }
-    let mut octets = [0u8; 4];
-    let mut parts = text.split('.');
-    for octet in &mut octets {
-        let part = parts.next()?;
-        if part.is_empty() || part.len() > 3 || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        *octet = part.parse().ok()?;
-    }
-    parts.next().is_none().then(|| IpAddr::V4(Ipv4Addr::from(octets)))
-}
+/// An IP address as upstream's sloppy parser takes it (dotted quads may carry leading
+/// zeros, read as decimal): the one parser object validation uses too.
+pub use crate::validation::network::sloppy_addr as parse_ip;
 
 /// The network bits of a `bits`-wide address with a `prefix`-long network part.
 fn mask(bits: u8, prefix: u8) -> u128 {

@@ -13,7 +13,7 @@ use serde_json::Value;
 pub fn validate_template(template: &Value, extra_volumes: &[Value], path: &FieldPath) -> Vec<FieldError> {
     let meta = template.get("metadata").unwrap_or(&Value::Null);
     // Upstream reports the template's labels at `<template>.labels`.
-    let mut errs = pod_spec::validate_labels(map(meta, "labels"), &path.child("labels"));
+    let mut errs = super::object_meta::labels(path.child("labels").as_str(), meta.get("labels"));
     let spec = template.get("spec").unwrap_or(&Value::Null);
     errs.extend(pod_spec::validate(spec, extra_volumes, &path.child("spec"), Context::Template));
     if !list(spec, "ephemeralContainers").is_empty() {

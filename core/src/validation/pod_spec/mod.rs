@@ -14,12 +14,11 @@ mod security;
 mod update;
 mod volumes;
 
-pub use scheduling::validate_labels;
 pub use update::validate_pod_update;
 
 use super::names::{dns1123_label, dns1123_subdomain, qualified_name};
 use super::network::{port_name, port_number};
-use super::value::{int, invalid_int, list, map, text};
+use super::value::{int, invalid_int, list, text};
 use super::{FieldError, FieldPath};
 use serde_json::{Map, Value};
 
@@ -47,7 +46,7 @@ pub fn validate(spec: &Value, extra_volumes: &[Value], path: &FieldPath, context
     errs.extend(host_network_ports(spec, path, context));
     errs.extend(one_of(spec, "restartPolicy", path, &["Always", "OnFailure", "Never"]));
     errs.extend(one_of(spec, "dnsPolicy", path, &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]));
-    errs.extend(scheduling::validate_labels(map(spec, "nodeSelector"), &path.child("nodeSelector")));
+    errs.extend(crate::validation::object_meta::labels(path.child("nodeSelector").as_str(), spec.get("nodeSelector")));
     errs.extend(security::validate_pod_security_context(spec.get("securityContext"), &path.child("securityContext")));
     errs.extend(scheduling::validate_affinity(spec.get("affinity"), &path.child("affinity")));
     errs.extend(dns_config(spec, &path.child("dnsConfig")));

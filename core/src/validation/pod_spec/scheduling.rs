@@ -4,19 +4,7 @@ use crate::selection::labels::label_value_errors;
 use crate::validation::names::qualified_name;
 use crate::validation::value::{int, invalid_int, list, present, text};
 use crate::validation::{FieldError, FieldPath};
-use serde_json::{Map, Value};
-
-/// Labels as upstream's `ValidateLabels` checks them: keys and values, each reported
-/// on the map's path.
-pub fn validate_labels(labels: Option<&Map<String, Value>>, path: &FieldPath) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    for (key, value) in labels.into_iter().flatten() {
-        errs.extend(qualified_name(key).into_iter().map(|m| FieldError::invalid(path.as_str(), key, m)));
-        let value = value.as_str().unwrap_or("");
-        errs.extend(label_value_errors(value).into_iter().map(|m| FieldError::invalid(path.as_str(), value, m)));
-    }
-    errs
-}
+use serde_json::Value;
 
 const EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
