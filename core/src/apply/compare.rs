@@ -76,6 +76,13 @@ fn compare_at(
     path: &mut Vec<PathElement>,
     out: &mut Comparison,
 ) -> Result<(), String> {
+    if let (None, Some(new)) = (lhs, rhs) {
+        // All of it is added (every create): built as one subtree.
+        let at_field = matches!(path.last(), Some(PathElement::Field(_)));
+        let (member, below) = added(new, node, at_field)?;
+        out.added.graft(path, member, below);
+        return Ok(());
+    }
     match walk_both(node, lhs, rhs) {
         Walk::Leaf => {
             match (lhs, rhs) {
@@ -106,6 +113,43 @@ fn compare_at(
         }
     }
     Ok(())
+}
+
+/// What [`compare_at`] adds for a value that was absent, relative to its path:
+/// whether the path itself is added, and the paths below it.
+fn added(value: &Value, node: &SchemaNode<'_>, at_field: bool) -> Result<(bool, FieldSet), String> {
+    // A struct field of a built-in kind is not itself added (see `compare_at`).
+    let carried = node.always_carried() && at_field;
+    match walk_both(node, None, Some(value)) {
+        Walk::Leaf => Ok((true, FieldSet::new())),
+        Walk::Fields => {
+            let Value::Object(fields) = value else { return Ok((!carried, FieldSet::new())) };
+            let mut level = Vec::with_capacity(fields.len());
+            for (name, v) in fields {
+                let (member, below) = added(v, &field_node(node, name), true)?;
+                level.push((PathElement::field(name), member, below));
+            }
+            Ok((!carried, FieldSet::from_level(level)))
+        }
+        Walk::List => {
+            let item_node = node.item();
+            let mut level = Vec::new();
+            for (element, items) in group(node, Some(value))? {
+                // Duplicated items are added as one, nothing below.
+                let below = match items.as_slice() {
+                    [item] => added(item, &item_node, false)?.1,
+                    _ => FieldSet::new(),
+                };
+                level.push((element, true, below));
+            }
+            Ok((!carried, FieldSet::from_level(level)))
+        }
+    }
+}
+
+/// Where each group's element is in `groups`.
+fn index<'g>(groups: &'g [(PathElement, Vec<&Value>)]) -> BTreeMap<&'g PathElement, usize> {
+    groups.iter().enumerate().map(|(i, (e, _))| (e, i)).collect()
 }
 
 /// Items grouped by the element naming them, in order of first appearance.
@@ -140,13 +184,7 @@ fn compare_lists(
     out: &mut Comparison,
 ) -> Result<(), String> {
     let (left, right) = (group(node, lhs)?, group(node, rhs)?);
-    let index = |groups: &[(PathElement, Vec<&Value>)]| -> BTreeMap<PathElement, usize> {
-        groups
-            .iter()
-            .enumerate()
-            .map(|(i, (e, _))| (e.clone(), i))
-            .collect()
-    };
+
     let (left_at, right_at) = (index(&left), index(&right));
     fn items<'v>(groups: &[(PathElement, Vec<&'v Value>)], at: Option<&usize>) -> Vec<&'v Value> {
         at.map(|&i| groups[i].1.clone()).unwrap_or_default()

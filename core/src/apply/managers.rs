@@ -187,9 +187,7 @@ impl Managers {
             if except.is_some_and(|id| entry.id.same(id)) {
                 continue;
             }
-            if !entry.set.is_empty() {
-                entry.set = entry.set.difference(fields);
-            }
+            entry.set.remove(fields, false);
         }
         self.0.retain(|e| !e.set.is_empty());
     }

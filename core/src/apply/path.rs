@@ -34,6 +34,17 @@ impl From<&str> for Name {
     }
 }
 
+impl Name {
+    /// The name's bytes: what paths compare by, without checking UTF-8 on every step
+    /// of every lookup.
+    fn bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Inline { len, bytes } => &bytes[..*len as usize],
+            Repr::Heap(s) => s.as_bytes(),
+        }
+    }
+}
+
 impl Deref for Name {
     type Target = str;
     fn deref(&self) -> &str {
@@ -60,7 +71,8 @@ pub enum PathElement {
     /// `f:name`: a field of a struct or a key of a map.
     Field(Name),
     /// `k:{"name":"web"}`: a list item identified by these key fields, sorted by name.
-    Key(Vec<(String, Value)>),
+    /// Shared: elements are cloned into every set that holds them.
+    Key(std::sync::Arc<[(String, Value)]>),
     /// `v:"x"`: an item of a set.
     Value(Value),
     /// `i:0`: an item of an atomic list, by position.
@@ -84,12 +96,32 @@ impl PathElement {
     /// The key as FieldsV1 writes it: `f:name`, `k:{...}`, `v:...`, `i:N`.
     pub fn encode(&self) -> String {
         match self {
-            PathElement::Field(name) => format!("f:{}", &**name),
-            PathElement::Key(fields) => {
-                let object: serde_json::Map<String, Value> = fields.iter().cloned().collect();
-                format!("k:{}", Value::Object(object))
+            PathElement::Field(name) => {
+                // Without the formatting machinery: one per field of every write.
+                let mut key = String::with_capacity(2 + name.len());
+                key.push_str("f:");
+                key.push_str(name);
+                key
             }
-            PathElement::Value(value) => format!("v:{value}"),
+            PathElement::Key(fields) => {
+                // The key fields as a JSON object: they are sorted by name already.
+                let mut key = b"k:{".to_vec();
+                for (i, (name, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        key.push(b',');
+                    }
+                    write_json(&mut key, name);
+                    key.push(b':');
+                    write_json(&mut key, value);
+                }
+                key.push(b'}');
+                String::from_utf8(key).unwrap_or_default()
+            }
+            PathElement::Value(value) => {
+                let mut key = b"v:".to_vec();
+                write_json(&mut key, value);
+                String::from_utf8(key).unwrap_or_default()
+            }
             PathElement::Index(i) => format!("i:{i}"),
         }
     }
@@ -107,7 +139,7 @@ impl PathElement {
                     return None;
                 };
                 // A BTreeMap: already sorted by name.
-                PathElement::Key(fields.into_iter().collect())
+                PathElement::Key(fields.into_iter().collect::<Vec<_>>().into())
             }
             _ if kind.ends_with(':') => return Some(None),
             _ => return None,
@@ -118,9 +150,10 @@ impl PathElement {
 impl Ord for PathElement {
     fn cmp(&self, other: &Self) -> Ordering {
         match (self, other) {
-            (PathElement::Field(a), PathElement::Field(b)) => (**a).cmp(&**b),
+            // Bytes order as UTF-8 strings do.
+            (PathElement::Field(a), PathElement::Field(b)) => a.bytes().cmp(b.bytes()),
             (PathElement::Key(a), PathElement::Key(b)) => {
-                for ((ak, av), (bk, bv)) in a.iter().zip(b) {
+                for ((ak, av), (bk, bv)) in a.iter().zip(b.iter()) {
                     let c = ak.cmp(bk).then_with(|| value_cmp(av, bv));
                     if c != Ordering::Equal {
                         return c;
@@ -148,6 +181,12 @@ impl PartialEq for PathElement {
 }
 
 impl Eq for PathElement {}
+
+/// JSON straight into bytes, without the formatting machinery `Display` goes through.
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Writing a string or a `Value` into a Vec cannot fail.
+    let _ = serde_json::to_writer(out, value);
+}
 
 /// A total order on JSON values: numbers, strings, bools, lists, maps, null.
 pub fn value_cmp(a: &Value, b: &Value) -> Ordering {

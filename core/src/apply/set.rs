@@ -169,6 +169,77 @@ impl FieldSet {
         })
     }
 
+    /// A level built whole: `(element, member, below)` per element, in any order,
+    /// elements distinct.
+    pub(super) fn from_level(mut level: Vec<(PathElement, bool, FieldSet)>) -> FieldSet {
+        level.sort_by(|a, b| a.0.cmp(&b.0));
+        let entries = level
+            .into_iter()
+            .filter(|(_, member, below)| *member || !below.is_empty())
+            .map(|(element, member, below)| Entry { element, member, below })
+            .collect();
+        FieldSet { entries }
+    }
+
+    /// Add `below` under `path`, and `path` itself when `member`: one descent where
+    /// inserting each path of `below` would make one per path.
+    pub(super) fn graft(&mut self, path: &[PathElement], member: bool, below: FieldSet) {
+        let Some((last, rest)) = path.split_last() else {
+            self.add(&below);
+            return;
+        };
+        if !member && below.is_empty() {
+            return;
+        }
+        let mut level = self;
+        for element in rest {
+            level = &mut level.entry_mut(element).below;
+        }
+        let entry = level.entry_mut(last);
+        entry.member |= member;
+        if entry.below.is_empty() {
+            entry.below = below;
+        } else {
+            entry.below.add(&below);
+        }
+    }
+
+    /// Remove the paths of `other` from `self` in place: [`FieldSet::difference`], or
+    /// with `recursive` [`FieldSet::recursive_difference`], without copying what stays
+    /// (every write takes its sets apart this way).
+    pub fn remove(&mut self, other: &FieldSet, recursive: bool) {
+        if self.entries.is_empty() || other.entries.is_empty() {
+            return;
+        }
+        let mut theirs = other.entries.iter().peekable();
+        self.entries.retain_mut(|mine| {
+            while theirs.peek().is_some_and(|t| t.element < mine.element) {
+                theirs.next();
+            }
+            let Some(t) = theirs.peek().filter(|t| t.element == mine.element) else {
+                return true;
+            };
+            if recursive && t.member {
+                return false;
+            }
+            if !recursive {
+                mine.member &= !t.member;
+            }
+            mine.below.remove(&t.below, recursive);
+            mine.member || !mine.below.is_empty()
+        });
+    }
+
+    /// `self` with every path of `other` added, taking `other` whole when `self` is
+    /// empty.
+    pub fn merged(mut self, other: FieldSet) -> FieldSet {
+        if self.entries.is_empty() {
+            return other;
+        }
+        self.add(&other);
+        self
+    }
+
     /// Every member path, members of a level before the levels below it.
     pub fn paths(&self) -> Vec<Path> {
         let mut out = Vec::new();

@@ -94,7 +94,7 @@ pub(super) fn item_element(
                 key.push((name.to_owned(), value));
             }
             key.sort_by(|a, b| a.0.cmp(&b.0));
-            Ok(PathElement::Key(key))
+            Ok(PathElement::Key(key.into()))
         }
         ListType::Set => match item {
             Value::Array(_) | Value::Object(_) => Err(format!(

@@ -65,12 +65,15 @@ fn build_server_owned() -> FieldSet {
 
 impl Updater<'_> {
     fn owned(&self, set: &FieldSet) -> FieldSet {
-        if self.ignored.is_empty() {
-            set.difference(server_owned())
-        } else {
-            set.recursive_difference(self.ignored)
-                .difference(server_owned())
-        }
+        let mut set = set.clone();
+        self.keep_owned(&mut set);
+        set
+    }
+
+    /// `set` without the fields no one owns through this endpoint.
+    fn keep_owned(&self, set: &mut FieldSet) {
+        set.remove(self.ignored, true);
+        set.remove(server_owned(), false);
     }
 
     fn compare(&self, old: &Value, new: &Value) -> Result<Comparison, String> {
@@ -82,9 +85,9 @@ impl Updater<'_> {
         if self.ignored.is_empty() {
             return c;
         }
-        c.added = c.added.recursive_difference(self.ignored);
-        c.modified = c.modified.recursive_difference(self.ignored);
-        c.removed = c.removed.recursive_difference(self.ignored);
+        c.added.remove(self.ignored, true);
+        c.modified.remove(self.ignored, true);
+        c.removed.remove(self.ignored, true);
         c
     }
 
@@ -103,10 +106,11 @@ impl Updater<'_> {
         if !managers.0.is_empty() {
             managers.release(&changed.union(&c.removed), None);
         }
-        let taken = self.owned(&changed);
+        let mut taken = changed;
+        self.keep_owned(&mut taken);
         if !taken.is_empty() {
             let before = managers.get(id).map(|e| e.set.clone()).unwrap_or_default();
-            managers.set(id, taken.union(&before));
+            managers.set(id, taken.merged(before));
             managers.touch(id, now);
         }
         managers.cap_updates(super::managers::MAX_UPDATE_MANAGERS);
