@@ -62,6 +62,11 @@ impl HealthChecks {
         HealthChecks { checks }
     }
 
+    /// Whether the check `name` passes (`None`: there is none).
+    pub fn passes(&self, name: &str) -> Option<bool> {
+        self.checks.iter().find(|c| c.name == name).map(Check::ok)
+    }
+
     /// Mark a check as passing (or failing).
     pub fn set(&self, name: &str, ok: bool) {
         if let Some(c) = self.checks.iter().find(|c| c.name == name) {

@@ -41,6 +41,12 @@ const REPLAYED: &[&str] = &[
     "rbac.authorization.k8s.io_v1_clusterrolebindings.json",
     "scheduling.k8s.io_v1_priorityclasses.json",
     "storage.k8s.io_v1_storageclasses.json",
+    "certificates.k8s.io_v1_certificatesigningrequests.json",
+    "node.k8s.io_v1_runtimeclasses.json",
+    "storage.k8s.io_v1_csidrivers.json",
+    "storage.k8s.io_v1_csinodes.json",
+    "storage.k8s.io_v1_csistoragecapacities.json",
+    "storage.k8s.io_v1_volumeattachments.json",
 ];
 
 /// Records of replayed files left out, and why.

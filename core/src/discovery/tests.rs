@@ -40,7 +40,7 @@ fn api_group_list_document() {
     assert_eq!(doc["kind"], "APIGroupList");
     assert_eq!(doc["apiVersion"], "v1");
     let groups = doc["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 14);
+    assert_eq!(groups.len(), 16);
     assert!(groups.iter().all(|g| g["name"] != ""));
     assert_eq!(
         groups[0],
@@ -100,11 +100,15 @@ fn core_resource_list_has_pods_and_subresources() {
     assert!(s.contains(
         r#"{"name":"bindings","singularName":"binding","namespaced":true,"kind":"Binding","verbs":["create"]}"#
     ));
-    // The order of a live v1.33 /api/v1 (componentstatuses aside).
+    assert!(s.contains(
+        r#"{"name":"componentstatuses","singularName":"componentstatus","namespaced":false,"kind":"ComponentStatus","verbs":["get","list"],"shortNames":["cs"]}"#
+    ));
+    // The order of a live v1.33 /api/v1.
     assert_eq!(
         names,
         [
             "bindings",
+            "componentstatuses",
             "configmaps",
             "endpoints",
             "events",
@@ -339,7 +343,7 @@ fn aggregated_api_is_the_unnamed_core_group() {
     assert!(secrets.get("shortNames").is_none());
     assert!(secrets.get("subresources").is_none());
     assert!(text(&aggregated_api(&reg(), AggregatedVersion::V2))
-        .contains(r#""items":[{"metadata":{"creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"bindings","responseKind":{"group":"","version":"","kind":"Binding"},"scope":"Namespaced","singularResource":"binding","verbs":["create"]},{"resource":"configmaps""#));
+        .contains(r#""items":[{"metadata":{"creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"bindings","responseKind":{"group":"","version":"","kind":"Binding"},"scope":"Namespaced","singularResource":"binding","verbs":["create"]},{"resource":"componentstatuses","responseKind":{"group":"","version":"","kind":"ComponentStatus"},"scope":"Cluster","singularResource":"componentstatus","verbs":["get","list"],"shortNames":["cs"]},{"resource":"configmaps""#));
 }
 
 #[test]

@@ -4,10 +4,12 @@
 // (types.go) give each field's JSON name, omitempty, pointer-ness and inlining. Only the
 // messages reachable from the kinds Apiary serves are kept. Regenerate rather than edit.
 // (Messages 403-426, the authentication.k8s.io/v1 and authorization.k8s.io/v1 review
-// kinds, and 427-434, networking.k8s.io/v1 IPAddress and ServiceCIDR, were added by
-// hand from the same sources, in the generator's form.)
+// kinds, 427-434, networking.k8s.io/v1 IPAddress and ServiceCIDR, and 435-464,
+// certificates.k8s.io/v1 CertificateSigningRequest, core/v1 ComponentStatus, node.k8s.io/v1
+// RuntimeClass and storage.k8s.io/v1 CSIDriver, CSINode, CSIStorageCapacity and
+// VolumeAttachment, were added by hand from the same sources, in the generator's form.)
 //
-// 435 messages, 1686 fields, 97 kinds.
+// 465 messages, 1774 fields, 111 kinds.
 
 use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
 
@@ -43,6 +45,8 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("batch/v1", "CronJobList", 91),
     ("batch/v1", "Job", 94),
     ("batch/v1", "JobList", 96),
+    ("certificates.k8s.io/v1", "CertificateSigningRequest", 435),
+    ("certificates.k8s.io/v1", "CertificateSigningRequestList", 437),
     ("coordination.k8s.io/v1", "Lease", 107),
     ("coordination.k8s.io/v1", "LeaseList", 108),
     ("discovery.k8s.io/v1", "EndpointSlice", 333),
@@ -59,6 +63,8 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("networking.k8s.io/v1", "NetworkPolicyList", 375),
     ("networking.k8s.io/v1", "ServiceCIDR", 431),
     ("networking.k8s.io/v1", "ServiceCIDRList", 432),
+    ("node.k8s.io/v1", "RuntimeClass", 445),
+    ("node.k8s.io/v1", "RuntimeClassList", 446),
     ("policy/v1", "Eviction", 380),
     ("policy/v1", "PodDisruptionBudget", 381),
     ("policy/v1", "PodDisruptionBudgetList", 382),
@@ -72,9 +78,19 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("rbac.authorization.k8s.io/v1", "RoleList", 394),
     ("scheduling.k8s.io/v1", "PriorityClass", 399),
     ("scheduling.k8s.io/v1", "PriorityClassList", 400),
+    ("storage.k8s.io/v1", "CSIDriver", 448),
+    ("storage.k8s.io/v1", "CSIDriverList", 449),
+    ("storage.k8s.io/v1", "CSINode", 451),
+    ("storage.k8s.io/v1", "CSINodeList", 453),
+    ("storage.k8s.io/v1", "CSIStorageCapacity", 455),
+    ("storage.k8s.io/v1", "CSIStorageCapacityList", 456),
     ("storage.k8s.io/v1", "StorageClass", 401),
     ("storage.k8s.io/v1", "StorageClassList", 402),
+    ("storage.k8s.io/v1", "VolumeAttachment", 458),
+    ("storage.k8s.io/v1", "VolumeAttachmentList", 459),
     ("v1", "Binding", 117),
+    ("v1", "ComponentStatus", 442),
+    ("v1", "ComponentStatusList", 443),
     ("v1", "ConfigMap", 127),
     ("v1", "ConfigMapList", 130),
     ("v1", "Endpoints", 152),
@@ -114,7 +130,7 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(crate) static MESSAGES: [Message; 435] = [
+pub(crate) static MESSAGES: [Message; 465] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),
@@ -550,4 +566,34 @@ pub(crate) static MESSAGES: [Message; 435] = [
     /* 432 */ m("networking.v1.ServiceCIDRList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(431), REP)]),
     /* 433 */ m("networking.v1.ServiceCIDRSpec", Struct, &[f(1, "cidrs", S, OE|REP)]),
     /* 434 */ m("networking.v1.ServiceCIDRStatus", Struct, &[f(1, "conditions", M(341), OE|REP)]),
+    /* 435 */ m("certificates.v1.CertificateSigningRequest", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(438), 0), f(3, "status", M(439), OE)]),
+    /* 436 */ m("certificates.v1.CertificateSigningRequestCondition", Struct, &[f(1, "type", S, 0), f(6, "status", S, 0), f(2, "reason", S, OE), f(3, "message", S, OE), f(4, "lastUpdateTime", M(352), OE), f(5, "lastTransitionTime", M(352), OE)]),
+    /* 437 */ m("certificates.v1.CertificateSigningRequestList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(435), REP)]),
+    /* 438 */ m("certificates.v1.CertificateSigningRequestSpec", Struct, &[f(1, "request", BY, 0), f(7, "signerName", S, 0), f(8, "expirationSeconds", I32, OE|PTR), f(5, "usages", S, OE|REP), f(2, "username", S, OE), f(3, "uid", S, OE), f(4, "groups", S, OE|REP), f(6, "extra", M(440), OE|MAP)]),
+    /* 439 */ m("certificates.v1.CertificateSigningRequestStatus", Struct, &[f(1, "conditions", M(436), OE|REP), f(2, "certificate", BY, OE)]),
+    /* 440 */ m("certificates.v1.ExtraValue", StringList, &[f(1, "items", S, REP)]),
+    /* 441 */ m("core.v1.ComponentCondition", Struct, &[f(1, "type", S, 0), f(2, "status", S, 0), f(3, "message", S, OE), f(4, "error", S, OE)]),
+    /* 442 */ m("core.v1.ComponentStatus", Struct, &[f(1, "metadata", M(349), OE), f(2, "conditions", M(441), OE|REP)]),
+    /* 443 */ m("core.v1.ComponentStatusList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(442), REP)]),
+    /* 444 */ m("node.v1.Overhead", Struct, &[f(1, "podFixed", M(397), OE|MAP)]),
+    /* 445 */ m("node.v1.RuntimeClass", Struct, &[f(1, "metadata", M(349), OE), f(2, "handler", S, 0), f(3, "overhead", M(444), OE|PTR), f(4, "scheduling", M(447), OE|PTR)]),
+    /* 446 */ m("node.v1.RuntimeClassList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(445), REP)]),
+    /* 447 */ m("node.v1.Scheduling", Struct, &[f(1, "nodeSelector", S, OE|MAP), f(2, "tolerations", M(312), OE|REP)]),
+    /* 448 */ m("storage.v1.CSIDriver", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(450), 0)]),
+    /* 449 */ m("storage.v1.CSIDriverList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(448), REP)]),
+    /* 450 */ m("storage.v1.CSIDriverSpec", Struct, &[f(1, "attachRequired", B, OE|PTR), f(2, "podInfoOnMount", B, OE|PTR), f(3, "volumeLifecycleModes", S, OE|REP), f(4, "storageCapacity", B, OE|PTR), f(5, "fsGroupPolicy", S, OE|PTR), f(6, "tokenRequests", M(457), OE|REP), f(7, "requiresRepublish", B, OE|PTR), f(8, "seLinuxMount", B, OE|PTR), f(9, "nodeAllocatableUpdatePeriodSeconds", I64, OE|PTR)]),
+    /* 451 */ m("storage.v1.CSINode", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(454), 0)]),
+    /* 452 */ m("storage.v1.CSINodeDriver", Struct, &[f(1, "name", S, 0), f(2, "nodeID", S, 0), f(3, "topologyKeys", S, REP), f(4, "allocatable", M(464), OE|PTR)]),
+    /* 453 */ m("storage.v1.CSINodeList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(451), REP)]),
+    /* 454 */ m("storage.v1.CSINodeSpec", Struct, &[f(1, "drivers", M(452), REP)]),
+    /* 455 */ m("storage.v1.CSIStorageCapacity", Struct, &[f(1, "metadata", M(349), OE), f(2, "nodeTopology", M(344), OE|PTR), f(3, "storageClassName", S, 0), f(4, "capacity", M(397), OE|PTR), f(5, "maximumVolumeSize", M(397), OE|PTR)]),
+    /* 456 */ m("storage.v1.CSIStorageCapacityList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(455), REP)]),
+    /* 457 */ m("storage.v1.TokenRequest", Struct, &[f(1, "audience", S, 0), f(2, "expirationSeconds", I64, OE|PTR)]),
+    /* 458 */ m("storage.v1.VolumeAttachment", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(461), 0), f(3, "status", M(462), OE)]),
+    /* 459 */ m("storage.v1.VolumeAttachmentList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(458), REP)]),
+    /* 460 */ m("storage.v1.VolumeAttachmentSource", Struct, &[f(1, "persistentVolumeName", S, OE|PTR), f(2, "inlineVolumeSpec", M(232), OE|PTR)]),
+    /* 461 */ m("storage.v1.VolumeAttachmentSpec", Struct, &[f(1, "attacher", S, 0), f(2, "source", M(460), 0), f(3, "nodeName", S, 0)]),
+    /* 462 */ m("storage.v1.VolumeAttachmentStatus", Struct, &[f(1, "attached", B, 0), f(2, "attachmentMetadata", S, OE|MAP), f(3, "attachError", M(463), OE|PTR), f(4, "detachError", M(463), OE|PTR)]),
+    /* 463 */ m("storage.v1.VolumeError", Struct, &[f(1, "time", M(352), OE), f(2, "message", S, OE), f(3, "errorCode", I32, OE|PTR)]),
+    /* 464 */ m("storage.v1.VolumeNodeResources", Struct, &[f(1, "count", I32, OE|PTR)]),
 ];

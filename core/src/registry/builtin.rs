@@ -96,6 +96,7 @@ const GPU: &[&str] = &["get", "patch", "update"];
 const CG: &[&str] = &["create", "get"];
 const C: &[&str] = &["create"];
 const G: &[&str] = &["get"];
+const GL: &[&str] = &["get", "list"];
 const U: &[&str] = &["update"];
 const PROXY: &[&str] = &["create", "delete", "get", "patch", "update"];
 
@@ -127,6 +128,7 @@ const SCALE: Sub = Sub {
     verbs: GPU,
 };
 const ONLY_STATUS: &[Sub] = &[STATUS];
+const CSR_SUBS: &[Sub] = &[sub("approval", "", GPU), STATUS];
 const SCALE_STATUS: &[Sub] = &[SCALE, STATUS];
 
 // The strategy of kinds with no rules of their own.
@@ -208,6 +210,8 @@ const DISCOVERY: (&str, &str) = ("discovery.k8s.io", "v1");
 const APIEXTENSIONS: (&str, &str) = ("apiextensions.k8s.io", "v1");
 const AUTHENTICATION: (&str, &str) = ("authentication.k8s.io", "v1");
 const AUTHORIZATION: (&str, &str) = ("authorization.k8s.io", "v1");
+const CERTIFICATES: (&str, &str) = ("certificates.k8s.io", "v1");
+const NODE: (&str, &str) = ("node.k8s.io", "v1");
 
 /// The built-in resources. Columns: group/version, plural, singular, kind, scope, verbs,
 /// short names, categories, subresources, name rule, storage version hash, strategy.
@@ -215,6 +219,8 @@ const AUTHORIZATION: (&str, &str) = ("authorization.k8s.io", "v1");
 pub(super) const TABLE: &[Row] = &[
     // Not stored: a Binding is served by binding its pod (rest/binding.rs).
     row(CORE, "bindings", "binding", "Binding", NS, C, NONE, NONE, NO_SUBS, SUBDOMAIN, "", SharedStrategy::of(&kinds::bindings::Bindings)),
+    // Not stored: made on each read from the server's own health (resources/componentstatuses.rs).
+    row(CORE, "componentstatuses", "componentstatus", "ComponentStatus", CLUSTER, GL, &["cs"], NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::componentstatuses::ComponentStatuses)),
     row(CORE, "configmaps", "configmap", "ConfigMap", NS, CRUD, &["cm"], NONE, NO_SUBS, SUBDOMAIN, "qFsyl6wFWjQ=", SharedStrategy::of(&kinds::configmaps::ConfigMaps)),
     row(CORE, "endpoints", "endpoints", "Endpoints", NS, CRUD, &["ep"], NONE, NO_SUBS, SUBDOMAIN, "fWeeMqaN/OA=", PLAIN),
     row(CORE, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SEGMENT, "r2yiGXH7wu8=", SharedStrategy::of(&kinds::events::CoreEvents)),
@@ -267,7 +273,16 @@ pub(super) const TABLE: &[Row] = &[
     row(RBAC, "rolebindings", "rolebinding", "RoleBinding", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "eGsCzGH6b1g=", SharedStrategy::of(&kinds::rolebindings::ROLE_BINDINGS)),
     row(RBAC, "roles", "role", "Role", NS, CRUD, NONE, NONE, NO_SUBS, SEGMENT, "7FuwZcIIItM=", SharedStrategy::of(&kinds::roles::ROLES)),
 
+    row(STORAGE, "csidrivers", "csidriver", "CSIDriver", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "hL6j/rwBV5w=", SharedStrategy::of(&kinds::csidrivers::CsiDrivers)),
+    row(STORAGE, "csinodes", "csinode", "CSINode", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Pe62DkZtjuo=", SharedStrategy::of(&kinds::csinodes::CsiNodes)),
+    row(STORAGE, "csistoragecapacities", "csistoragecapacity", "CSIStorageCapacity", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "xeVl+2Ly1kE=", SharedStrategy::of(&kinds::csistoragecapacities::CsiStorageCapacities)),
     row(STORAGE, "storageclasses", "storageclass", "StorageClass", CLUSTER, CRUD, &["sc"], NONE, NO_SUBS, SUBDOMAIN, "K+m6uJwbjGY=", SharedStrategy::of(&kinds::storageclasses::StorageClasses)),
+    row(STORAGE, "volumeattachments", "volumeattachment", "VolumeAttachment", CLUSTER, CRUD, NONE, NONE, ONLY_STATUS, SUBDOMAIN, "tJx/ezt6UDU=", SharedStrategy::of(&kinds::volumeattachments::VolumeAttachments)),
+
+    // Upstream checks no name of its own on a request (any path segment).
+    row(CERTIFICATES, "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", CLUSTER, CRUD, &["csr"], NONE, CSR_SUBS, SEGMENT, "95fRKMXA+00=", SharedStrategy::of(&kinds::certificatesigningrequests::CertificateSigningRequests)),
+
+    row(NODE, "runtimeclasses", "runtimeclass", "RuntimeClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "WQTu1GL3T2Q=", SharedStrategy::of(&kinds::runtimeclasses::RuntimeClasses)),
 
     row(APIEXTENSIONS, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", CLUSTER, CRUD, &["crd", "crds"], API_EXT, ONLY_STATUS, SUBDOMAIN, "jfWCUB31mvA=", SharedStrategy::of(&kinds::customresourcedefinitions::CustomResourceDefinitions)),
 

@@ -145,6 +145,7 @@ fn groups_in_kube_order_with_preferred_versions() {
             "authorization.k8s.io",
             "autoscaling",
             "batch",
+            "certificates.k8s.io",
             "networking.k8s.io",
             "policy",
             "rbac.authorization.k8s.io",
@@ -152,6 +153,7 @@ fn groups_in_kube_order_with_preferred_versions() {
             "apiextensions.k8s.io",
             "scheduling.k8s.io",
             "coordination.k8s.io",
+            "node.k8s.io",
             "discovery.k8s.io",
         ]
     );
@@ -206,8 +208,9 @@ fn every_row_is_well_formed() {
             r.plural
         );
         assert!(r.kind.as_bytes()[0].is_ascii_uppercase());
-        // Only what is stored has a storage version hash (not bindings).
-        assert_eq!(r.storage_version_hash.is_some(), r.has_verb("list"), "{}", r.plural);
+        // Only what is stored has a storage version hash (not bindings, nor the
+        // componentstatuses made on each read).
+        assert_eq!(r.storage_version_hash.is_some(), r.has_verb("create") && r.has_verb("list"), "{}", r.plural);
         for w in r.subresources.windows(2) {
             assert!(w[0].name < w[1].name);
         }
@@ -268,7 +271,10 @@ fn required_resources_are_present() {
             &["ingresses", "ingressclasses", "ipaddresses", "networkpolicies", "servicecidrs"],
         ),
         ("policy", "v1", &["poddisruptionbudgets"]),
-        ("storage.k8s.io", "v1", &["storageclasses"]),
+        ("storage.k8s.io", "v1", &["storageclasses", "csidrivers", "csinodes", "csistoragecapacities", "volumeattachments"]),
+        ("certificates.k8s.io", "v1", &["certificatesigningrequests"]),
+        ("node.k8s.io", "v1", &["runtimeclasses"]),
+        ("", "v1", &["componentstatuses"]),
         ("scheduling.k8s.io", "v1", &["priorityclasses"]),
         ("events.k8s.io", "v1", &["events"]),
         ("discovery.k8s.io", "v1", &["endpointslices"]),
@@ -346,6 +352,13 @@ const FACTS: &[Fact] = &[
     ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, CRUD, &[], &[], &[]),
     ("rbac.authorization.k8s.io", "v1", "roles", "Role", true, CRUD, &[], &[], &[]),
     ("storage.k8s.io", "v1", "storageclasses", "StorageClass", false, CRUD, &["sc"], &[], &[]),
+    ("storage.k8s.io", "v1", "csidrivers", "CSIDriver", false, CRUD, &[], &[], &[]),
+    ("storage.k8s.io", "v1", "csinodes", "CSINode", false, CRUD, &[], &[], &[]),
+    ("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", true, CRUD, &[], &[], &[]),
+    ("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", false, CRUD, &[], &[], &["status:VolumeAttachment:get,patch,update"]),
+    ("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false, CRUD, &["csr"], &[], &["approval:CertificateSigningRequest:get,patch,update", "status:CertificateSigningRequest:get,patch,update"]),
+    ("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", false, CRUD, &[], &[], &[]),
+    ("", "v1", "componentstatuses", "ComponentStatus", false, &["get", "list"], &["cs"], &[], &[]),
     ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, CRUD, &["crd", "crds"], &["api-extensions"], &["status:CustomResourceDefinition:get,patch,update"]),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, CRUD, &["pc"], &[], &[]),
     ("coordination.k8s.io", "v1", "leases", "Lease", true, CRUD, &[], &[], &[]),

@@ -10,6 +10,10 @@ use serde_json::{json, Value};
 pub enum Columns<'a> {
     /// A built-in kind's, fixed: these between Name and Age.
     Builtin(&'static [Column]),
+    /// A built-in kind's whose row is laid out otherwise: these after Name, with Age
+    /// before the column `age_at` names (after them all when it is their count), or
+    /// no Age at all (`None`).
+    Laid { columns: &'static [Column], age_at: Option<usize> },
     /// A custom resource's: after Name, those its CRD version declares (Age among
     /// them when it declares none).
     Declared(&'a PrinterColumns),

@@ -20,8 +20,12 @@ pub mod pod_spec;
 
 pub mod bindings;
 pub mod certificatesigningrequests;
+pub mod componentstatuses;
 pub mod configmaps;
 pub mod cronjobs;
+pub mod csidrivers;
+pub mod csinodes;
+pub mod csistoragecapacities;
 pub mod customresourcedefinitions;
 pub mod customresources;
 pub mod daemonsets;
@@ -50,6 +54,7 @@ pub mod rolebindings;
 pub mod roles;
 pub mod replicationcontrollers;
 pub mod resourcequotas;
+pub mod runtimeclasses;
 pub mod reviews;
 pub mod secrets;
 pub mod selfsubjectaccessreviews;
@@ -62,6 +67,7 @@ pub mod statefulsets;
 pub mod storageclasses;
 pub mod subjectaccessreviews;
 pub mod tokenreviews;
+pub mod volumeattachments;
 
 #[cfg(test)]
 mod tests;
@@ -116,6 +122,15 @@ pub trait Strategy: Send + Sync + 'static {
         }
     }
 
+    /// Record who creates a new object in it, where the kind keeps that (a
+    /// CertificateSigningRequest's requester), after [`Strategy::prepare_for_create`].
+    fn stamp_requester(&self, _new: &mut Object, _user: &UserInfo) {}
+
+    /// Whether writes record their managers in `metadata.managedFields`.
+    fn tracks_managed_fields(&self) -> bool {
+        true
+    }
+
     /// Make a PUT of the whole object what the kind stores: by default the status
     /// stays the stored one where a status subresource owns it.
     fn prepare_for_update(&self, new: &mut Object, old: &Object, has_status: bool) {
@@ -159,6 +174,16 @@ pub trait Strategy: Send + Sync + 'static {
     /// The kind's own checks of a write to the status subresource, once it is prepared
     /// (after its metadata's).
     fn validate_status_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    /// The object a write to the approval subresource ([`Handler::Approval`]) stores.
+    fn prepare_for_approval_update(&self, _new: &Object, old: Object) -> Object {
+        old
+    }
+
+    /// The kind's own checks of a write to the approval subresource, once prepared.
+    fn validate_approval_update(&self, _new: &Object, _old: &Object) -> Vec<FieldError> {
         Vec::new()
     }
 
@@ -300,6 +325,16 @@ pub trait Strategy: Send + Sync + 'static {
         None
     }
 
+    /// The objects of a kind served by [`Handler::Computed`], made now from `facts`.
+    fn computed(&self, _facts: &ServerFacts) -> Vec<Object> {
+        Vec::new()
+    }
+
+    /// The warning every answer about this resource carries (a deprecated API's).
+    fn warning(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Who serves the resource itself, when not the generic verbs over stored objects.
     fn handler(&self) -> Option<Handler> {
         None
@@ -360,6 +395,21 @@ pub enum Handler {
     TokenRequest,
     /// A namespace's `finalize`: an update of its `spec.finalizers` alone.
     Finalize,
+    /// Only `get` and `list` of objects never stored, made on each request from what
+    /// the server knows ([`Strategy::computed`]).
+    Computed,
+    /// A CertificateSigningRequest's `approval`: the generic verbs over the object,
+    /// whose writes change only its conditions.
+    Approval,
+}
+
+/// What the server knows of itself, that a [`Handler::Computed`] kind is made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerFacts {
+    /// Whether the storage answers its health check (always, for an embedded one).
+    pub storage_healthy: bool,
+    /// Whether any of the built-in controllers runs (`--disable-controllers`).
+    pub controllers_run: bool,
 }
 
 /// What a kind that answers its creates without storage ([`Handler::CreateOnly`]) may

@@ -108,6 +108,7 @@ fn prepare(scope: &Scope, obj: &mut Object) -> Result<(), ApiError> {
         meta.remove("generation");
     }
     r.strategy.prepare_for_create(obj, r.has_status());
+    r.strategy.stamp_requester(obj, &scope.user);
 
     let name = meta_str(obj, "name").to_owned();
     let mut errs = validate_object_meta(

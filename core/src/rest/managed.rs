@@ -36,6 +36,12 @@ impl Scope {
     /// Record this write's Update entry in `new` (`old`: the stored object, `None` on
     /// create).
     pub fn record_update(&self, old: Option<&Object>, new: &mut Object) {
+        if !self.resource().strategy.tracks_managed_fields() {
+            if let Some(meta) = new.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
+                meta.remove("managedFields");
+            }
+            return;
+        }
         if self.is_apply() {
             // The apply recorded its own entry.
             return;

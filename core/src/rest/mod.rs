@@ -8,6 +8,7 @@
 mod apply;
 mod binding;
 mod claims;
+mod computed;
 mod conversion;
 mod create;
 mod create_only;
@@ -65,6 +66,7 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         Some(Handler::Binding) => return binding::handle(info, scope),
         Some(Handler::Eviction) => return eviction::handle(info, scope),
         Some(Handler::CreateOnly) => return create_only::handle(info, scope),
+        Some(Handler::Computed) => return computed::handle(info, scope),
         Some(Handler::TokenRequest) => return token_request::handle(info, scope),
         Some(Handler::Scale(_) | Handler::CustomScale) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
@@ -74,7 +76,7 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
             return scope.fail(e);
         }
-        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Status | Handler::Finalize) | None => {}
+        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Status | Handler::Approval | Handler::Finalize) | None => {}
     }
     match info.verb.as_str() {
         // go-restful's answer to a method the path has no route for: writes of one

@@ -167,7 +167,7 @@ impl Scope {
     /// resource itself, its status or a namespace's finalize), rather than another
     /// kind a subresource takes (a Scale).
     pub fn writes_whole_object(&self) -> bool {
-        matches!(self.subresource_handler(), None | Some(Handler::Status) | Some(Handler::Finalize))
+        matches!(self.subresource_handler(), None | Some(Handler::Status | Handler::Approval | Handler::Finalize))
     }
 
     /// The bytes storage keeps for `obj`, as this request's resource stores it.

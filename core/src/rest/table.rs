@@ -75,29 +75,41 @@ pub fn human_duration(secs: u64) -> String {
     }
 }
 
+type Cells<'a> = Box<dyn Fn(&Object) -> Vec<Value> + 'a>;
+
+/// A built-in kind's columns and cells: Name, `extras`, and Age before the extra
+/// `age_at` names (if any).
+fn laid<'a>(scope: &'a Scope, name: Value, extras: &'static [crate::resources::Column], age_at: Option<usize>) -> (Vec<Value>, Cells<'a>) {
+    let mut columns = vec![name];
+    columns.extend(extras.iter().map(|c| {
+        json!({"name": c.name, "type": c.kind, "format": "", "description": c.description, "priority": 0})
+    }));
+    if let Some(at) = age_at {
+        let age = json!({
+            "name": "Age", "type": "string", "format": "", "priority": 0,
+            "description": CREATION_TIMESTAMP_DESCRIPTION,
+        });
+        columns.insert(at + 1, age);
+    }
+    let cells = move |obj: &Object| {
+        let mut cells = vec![json!(object::meta_str(obj, "name"))];
+        cells.extend(extras.iter().map(|c| (c.cell)(obj)));
+        if let Some(at) = age_at {
+            cells.insert(at + 1, json!(age(scope, obj)));
+        }
+        cells
+    };
+    (columns, Box::new(cells))
+}
+
 /// A Table of `objects`.
 pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
     let r = scope.resource();
     let name = json!({"name": "Name", "type": "string", "format": "name", "priority": 0, "description": NAME_DESCRIPTION});
     let now = scope.inputs.now;
-    let (columns, cells): (Vec<Value>, Box<dyn Fn(&Object) -> Vec<Value> + '_>) = match r.strategy.columns() {
-        Columns::Builtin(extras) => {
-            let mut columns = vec![name];
-            columns.extend(extras.iter().map(|c| {
-                json!({"name": c.name, "type": c.kind, "format": "", "description": c.description, "priority": 0})
-            }));
-            columns.push(json!({
-                "name": "Age", "type": "string", "format": "", "priority": 0,
-                "description": CREATION_TIMESTAMP_DESCRIPTION,
-            }));
-            let cells = move |obj: &Object| {
-                let mut cells = vec![json!(object::meta_str(obj, "name"))];
-                cells.extend(extras.iter().map(|c| (c.cell)(obj)));
-                cells.push(json!(age(scope, obj)));
-                cells
-            };
-            (columns, Box::new(cells))
-        }
+    let (columns, cells): (Vec<Value>, Cells<'_>) = match r.strategy.columns() {
+        Columns::Builtin(extras) => laid(scope, name, extras, Some(extras.len())),
+        Columns::Laid { columns, age_at } => laid(scope, name, columns, age_at),
         Columns::Declared(printer) => {
             let columns = std::iter::once(name).chain(printer.definitions().cloned()).collect();
             let cells = move |obj: &Object| {

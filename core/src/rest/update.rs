@@ -123,6 +123,10 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
     scope.admit_mutating(Operation::Update, &mut new)?;
     let mut new = match scope.subresource_handler() {
         Some(Handler::Status) => status_update(scope, old, &new)?,
+        Some(Handler::Approval) => {
+            let approved = r.strategy.prepare_for_approval_update(&new, old.clone());
+            checked(scope, r.strategy.validate_approval_update(&approved, old), approved)?
+        }
         Some(Handler::Finalize) => {
             let finalized = r.strategy.finalize_update(&new, old);
             checked(scope, r.strategy.validate_update(&finalized, old), finalized)?

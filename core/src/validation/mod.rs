@@ -1,6 +1,7 @@
 //! Validation of what clients send, with field errors worded as kube-apiserver words them.
 
 pub mod config_data;
+pub mod csr;
 pub mod cron_schedule;
 pub mod go_json_error;
 pub mod label_selector;

@@ -156,6 +156,7 @@ fn register(g: &mut Generator) {
     g.kind::<core::Secret>();
     g.kind::<core::ServiceAccount>();
     g.kind::<core::Service>();
+    g.kind::<core::ComponentStatus>();
     g.single::<core::Binding>();
 
     use api::apps::v1 as apps;
@@ -183,6 +184,12 @@ fn register(g: &mut Generator) {
     g.kind::<api::rbac::v1::RoleBinding>();
     g.kind::<api::rbac::v1::Role>();
     g.kind::<api::storage::v1::StorageClass>();
+    g.kind::<api::storage::v1::CSIDriver>();
+    g.kind::<api::storage::v1::CSINode>();
+    g.kind::<api::storage::v1::CSIStorageCapacity>();
+    g.kind::<api::storage::v1::VolumeAttachment>();
+    g.kind::<api::node::v1::RuntimeClass>();
+    g.kind::<api::certificates::v1::CertificateSigningRequest>();
     g.kind::<apiextensions::CustomResourceDefinition>();
     g.kind::<api::scheduling::v1::PriorityClass>();
     g.kind::<api::coordination::v1::Lease>();
@@ -232,10 +239,12 @@ fn register(g: &mut Generator) {
         ("autoscaling", "v1"),
         ("autoscaling", "v2"),
         ("batch", "v1"),
+        ("certificates.k8s.io", "v1"),
         ("coordination.k8s.io", "v1"),
         ("discovery.k8s.io", "v1"),
         ("events.k8s.io", "v1"),
         ("networking.k8s.io", "v1"),
+        ("node.k8s.io", "v1"),
         ("policy", "v1"),
         ("rbac.authorization.k8s.io", "v1"),
         ("scheduling.k8s.io", "v1"),
@@ -268,6 +277,11 @@ fn finish(mut g: Generator) -> Map<String, Value> {
             .find(|(name, ..)| name == list)
             .unwrap_or_else(|| panic!("no description of {list} in list_docs.rs"));
         let item_props = &defs[item]["properties"];
+        // A list whose metadata has no comment upstream has no description there.
+        let mut list_meta = json!({"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"});
+        if !metadata.is_empty() {
+            list_meta["description"] = json!(metadata);
+        }
         let list_def = json!({
             "description": description,
             "properties": {
@@ -278,10 +292,7 @@ fn finish(mut g: Generator) -> Map<String, Value> {
                     "type": "array",
                 },
                 "kind": item_props["kind"].clone(),
-                "metadata": {
-                    "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
-                    "description": metadata,
-                },
+                "metadata": list_meta,
             },
             "required": ["items"],
             "type": "object",

@@ -15,6 +15,8 @@ mod update;
 mod volumes;
 
 pub use update::validate_pod_update;
+pub(crate) use resources::validate_requirements;
+pub(crate) use scheduling::validate_tolerations;
 
 use super::names::{dns1123_label, dns1123_subdomain, qualified_name};
 use super::network::{port_name, port_number};

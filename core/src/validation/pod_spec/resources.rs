@@ -101,7 +101,7 @@ fn quantities(resources: &Value, key: &str) -> Vec<(String, Option<Quantity>)> {
     entries.into_iter().flatten().map(|(name, v)| (name.clone(), Quantity::from_json(v))).collect()
 }
 
-pub(super) fn validate_requirements(resources: Option<&Value>, path: &FieldPath) -> Vec<FieldError> {
+pub(crate) fn validate_requirements(resources: Option<&Value>, path: &FieldPath) -> Vec<FieldError> {
     let Some(resources) = resources else { return Vec::new() };
     let limits_path = path.child("limits");
     let requests_path = path.child("requests");

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 const EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
-pub(super) fn validate_tolerations(tolerations: &[Value], path: &FieldPath) -> Vec<FieldError> {
+pub(crate) fn validate_tolerations(tolerations: &[Value], path: &FieldPath) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, toleration) in tolerations.iter().enumerate() {
         let at = path.index(i);
