@@ -66,12 +66,14 @@ fn method_of(verb: &str) -> Option<http::Method> {
     })
 }
 
-/// What follows `{name}/proxy` in the request path, with its leading slash.
+/// What follows `{resource}/{name}/proxy` in the request path, with its leading slash.
 fn sub_path(info: &RequestInfo) -> String {
-    let at = info.parts.iter().position(|p| *p == info.subresource && !info.subresource.is_empty());
-    let rest = at.map_or(&[][..], |i| &info.parts[i + 1..]);
+    let parts = &info.parts;
+    let at = (0..parts.len().saturating_sub(2))
+        .find(|&i| parts[i] == info.resource && parts[i + 1] == info.name && parts[i + 2] == info.subresource);
+    let rest = at.map_or(&[][..], |i| &parts[i + 3..]);
     let mut path = format!("/{}", rest.join("/"));
-    if info.path.ends_with('/') && rest.len() > 0 {
+    if info.path.ends_with('/') && !rest.is_empty() {
         path.push('/');
     }
     path
@@ -193,4 +195,17 @@ fn send(scope: Scope, to: Destination) -> Step {
         return scope.fail(ApiError::bad_request(format!("invalid proxy address {url:?}")));
     };
     reach::call(scope, request, |e| ApiError::service_unavailable(format!("error trying to reach service: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_after_proxy_is_passed_on() {
+        let path = |p: &str| sub_path(&crate::request_info::resolve(&http::Method::GET, p, None));
+        assert_eq!(path("/api/v1/namespaces/default/pods/p/proxy"), "/");
+        assert_eq!(path("/api/v1/namespaces/default/pods/proxy/proxy/a/b/"), "/a/b/");
+        assert_eq!(path("/api/v1/nodes/n1:10255/proxy/metrics"), "/metrics");
+    }
 }
