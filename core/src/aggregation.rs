@@ -70,7 +70,7 @@ fn relay(outcome: CallOutcome) -> Step {
     }
 }
 
-fn strip_hop_by_hop(headers: &mut http::HeaderMap) {
+pub(crate) fn strip_hop_by_hop(headers: &mut http::HeaderMap) {
     for name in HOP_BY_HOP {
         headers.remove(name);
     }

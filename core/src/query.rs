@@ -6,6 +6,8 @@ use crate::request_info::percent_decode;
 #[derive(Clone, Debug, Default)]
 pub struct Query {
     pairs: Vec<(String, String)>,
+    /// The query as it came, for requests passed on (proxies).
+    raw: String,
 }
 
 impl Query {
@@ -19,7 +21,15 @@ impl Query {
                 (percent_decode(k), percent_decode(v))
             })
             .collect();
-        Query { pairs }
+        Query {
+            pairs,
+            raw: query.unwrap_or("").to_owned(),
+        }
+    }
+
+    /// The query as it came, undecoded.
+    pub fn raw(&self) -> &str {
+        &self.raw
     }
 
     /// The first value of `name`.

@@ -319,6 +319,17 @@ pub trait Strategy: Send + Sync + 'static {
         (name == "status").then_some(Handler::Status)
     }
 
+    /// The object a write to a [`Handler::Part`] subresource stores, given the object
+    /// written and the one stored: by default the stored one.
+    fn prepare_for_part_update(&self, _part: SpecPart, _new: &Object, old: Object) -> Object {
+        old
+    }
+
+    /// The kind's checks of a write to a [`Handler::Part`] subresource, once prepared.
+    fn validate_part_update(&self, _part: SpecPart, _new: &Object, _old: &Object) -> Vec<FieldError> {
+        Vec::new()
+    }
+
     /// Where a custom resource's `scale` subresource ([`Handler::CustomScale`]) reads
     /// and writes its object.
     fn scale_paths(&self) -> Option<&customresources::ScalePaths> {
@@ -401,6 +412,43 @@ pub enum Handler {
     /// A CertificateSigningRequest's `approval`: the generic verbs over the object,
     /// whose writes change only its conditions.
     Approval,
+    /// The generic get, update and patch over the whole object, whose writes change
+    /// only the part of its spec the strategy keeps for the subresource
+    /// ([`Strategy::prepare_for_part_update`]).
+    Part(SpecPart),
+    /// A container's log, read from its pod's node (`pods/log`).
+    PodLog,
+    /// A stream to a container through its pod's node (`pods/exec`, `attach`,
+    /// `portforward`).
+    Connect(ConnectKind),
+    /// Requests passed on to what the object names: a pod's IP, a node's kubelet, a
+    /// service's endpoints (`*/proxy`).
+    Proxy(ProxyTarget),
+}
+
+/// The part of a pod's spec a subresource writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecPart {
+    /// `spec.ephemeralContainers` (`pods/ephemeralcontainers`).
+    EphemeralContainers,
+    /// The containers' `resources` and `resizePolicy` (`pods/resize`).
+    Resize,
+}
+
+/// Which stream a connect subresource opens to a container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectKind {
+    Exec,
+    Attach,
+    PortForward,
+}
+
+/// What a proxy subresource reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProxyTarget {
+    Pod,
+    Node,
+    Service,
 }
 
 /// What the server knows of itself, that a [`Handler::Computed`] kind is made from.

@@ -2,7 +2,7 @@
 //! `metadata.namespace` (upstream's node strategy leaves it out). Taints and pod
 //! CIDRs are checked as upstream's `ValidateNode` checks them (status is not yet).
 
-use super::Strategy;
+use super::{Handler, ProxyTarget, Strategy};
 use crate::rest::object::Object;
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
 use crate::validation::network::{Cidr, CIDR_INVALID};
@@ -22,6 +22,14 @@ pub struct Nodes;
 impl Strategy for Nodes {
     fn name(&self) -> &'static str {
         RESOURCE
+    }
+
+    fn subresource(&self, name: &str) -> Option<Handler> {
+        match name {
+            "status" => Some(Handler::Status),
+            "proxy" => Some(Handler::Proxy(ProxyTarget::Node)),
+            _ => None,
+        }
     }
 
     /// A new node keeps the status it is created with (a kubelet registers itself with

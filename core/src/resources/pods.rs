@@ -2,12 +2,14 @@
 //! over as Pending with the pod's QoS class, and a pod with scheduling gates is marked
 //! unschedulable until they are removed; spec changes count in `metadata.generation`;
 //! a DELETE answers with the pod; Ready, Status and Restarts columns; the selectable
-//! fields of upstream's pod conversion; and the `binding` and `eviction` subresources
+//! fields of upstream's pod conversion; the `binding` and `eviction` subresources
 //! (rest/binding.rs, rest/eviction.rs), whose changes to a pod's conditions are made
-//! here.
+//! here; `ephemeralcontainers` and `resize`, which change one part of the spec; and
+//! `log`, `exec`, `attach`, `portforward` and `proxy`, which reach the pod's node or IP
+//! (rest/pod_log.rs, rest/connect.rs, rest/proxy.rs).
 
 use super::columns::{Columns, at, Column};
-use super::{Handler, Strategy};
+use super::{ConnectKind, Handler, ProxyTarget, SpecPart, Strategy};
 use crate::rest::finalizers::{self, Deletion, OnDelete};
 use crate::rest::object::{meta_mut, meta_str, Object};
 use std::time::{Duration, UNIX_EPOCH};
@@ -99,7 +101,69 @@ impl Strategy for Pods {
             "status" => Some(Handler::Status),
             "binding" => Some(Handler::Binding),
             "eviction" => Some(Handler::Eviction),
+            "ephemeralcontainers" => Some(Handler::Part(SpecPart::EphemeralContainers)),
+            "resize" => Some(Handler::Part(SpecPart::Resize)),
+            "log" => Some(Handler::PodLog),
+            "exec" => Some(Handler::Connect(ConnectKind::Exec)),
+            "attach" => Some(Handler::Connect(ConnectKind::Attach)),
+            "portforward" => Some(Handler::Connect(ConnectKind::PortForward)),
+            "proxy" => Some(Handler::Proxy(ProxyTarget::Pod)),
             _ => None,
+        }
+    }
+
+    /// Only the part stays of what was written, as upstream's ephemeral containers and
+    /// resize strategies drop every other change; the metadata stays the stored one.
+    fn prepare_for_part_update(&self, part: SpecPart, new: &Object, mut old: Object) -> Object {
+        let null = Value::Null;
+        let new_spec = new.get("spec").unwrap_or(&null);
+        let Some(spec) = old.get_mut("spec").and_then(Value::as_object_mut) else {
+            return old;
+        };
+        match part {
+            SpecPart::EphemeralContainers => copy_field(new_spec, spec, "ephemeralContainers"),
+            SpecPart::Resize => {
+                for list in ["containers", "initContainers"] {
+                    resize_containers(new_spec, spec, list);
+                }
+            }
+        }
+        old
+    }
+
+    fn validate_part_update(&self, part: SpecPart, new: &Object, old: &Object) -> Vec<FieldError> {
+        match part {
+            SpecPart::EphemeralContainers => pod_spec::validate_ephemeral_containers_update(new, old),
+            SpecPart::Resize => pod_spec::validate_resize(new, old),
+        }
+    }
+}
+
+/// `key` of `from` set in `to` (removed when `from` has none).
+fn copy_field(from: &Value, to: &mut Map<String, Value>, key: &str) {
+    match from.get(key) {
+        Some(v) => to.insert(key.to_owned(), v.clone()),
+        None => to.remove(key),
+    };
+}
+
+/// The stored containers of `list` with the written resources and resize policies;
+/// containers added, removed, renamed or moved make the written list stay whole, for
+/// the checks to refuse.
+fn resize_containers(new_spec: &Value, spec: &mut Map<String, Value>, list: &str) {
+    let written = new_spec.get(list).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let stored = spec.get(list).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let name = |c: &Value| c.get("name").cloned();
+    let same = written.len() == stored.len() && written.iter().zip(stored).all(|(w, s)| name(w) == name(s));
+    if !same {
+        copy_field(new_spec, spec, list);
+        return;
+    }
+    let Some(Value::Array(stored)) = spec.get_mut(list) else { return };
+    for (container, written) in stored.iter_mut().zip(written) {
+        if let Some(container) = container.as_object_mut() {
+            copy_field(written, container, "resources");
+            copy_field(written, container, "resizePolicy");
         }
     }
 }

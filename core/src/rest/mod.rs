@@ -9,6 +9,7 @@ mod apply;
 mod binding;
 mod claims;
 mod computed;
+mod connect;
 mod conversion;
 mod create;
 mod create_only;
@@ -23,7 +24,11 @@ mod list;
 mod managed;
 pub mod object;
 mod patch;
+mod pod_log;
+pub mod pod_log_options;
+mod proxy;
 mod read_at;
+mod reach;
 mod response;
 mod scale;
 mod scope;
@@ -68,7 +73,10 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
         Some(Handler::CreateOnly) => return create_only::handle(info, scope),
         Some(Handler::Computed) => return computed::handle(info, scope),
         Some(Handler::TokenRequest) => return token_request::handle(info, scope),
-        Some(Handler::Scale(_) | Handler::CustomScale) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
+        Some(Handler::PodLog) => return pod_log::handle(info, scope),
+        Some(Handler::Connect(kind)) => return connect::handle(info, scope, kind),
+        Some(Handler::Proxy(target)) => return proxy::handle(info, scope, target),
+        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Part(_)) if !matches!(info.verb.as_str(), "get" | "update" | "patch") => {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
             return scope.fail(e);
         }
@@ -76,7 +84,7 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
             let e = ApiError::method_not_supported(&r.group, &format!("{}/{sub}", r.plural), &info.verb);
             return scope.fail(e);
         }
-        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Status | Handler::Approval | Handler::Finalize) | None => {}
+        Some(Handler::Scale(_) | Handler::CustomScale | Handler::Part(_) | Handler::Status | Handler::Approval | Handler::Finalize) | None => {}
     }
     match info.verb.as_str() {
         // go-restful's answer to a method the path has no route for: writes of one

@@ -164,10 +164,13 @@ impl Scope {
     }
 
     /// Whether this request's body is a whole object of the resource's own kind (the
-    /// resource itself, its status or a namespace's finalize), rather than another
+    /// resource itself, its status, a part of its spec or a namespace's finalize), rather than another
     /// kind a subresource takes (a Scale).
     pub fn writes_whole_object(&self) -> bool {
-        matches!(self.subresource_handler(), None | Some(Handler::Status | Handler::Approval | Handler::Finalize))
+        matches!(
+            self.subresource_handler(),
+            None | Some(Handler::Status | Handler::Approval | Handler::Finalize | Handler::Part(_))
+        )
     }
 
     /// The bytes storage keeps for `obj`, as this request's resource stores it.

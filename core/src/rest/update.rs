@@ -10,7 +10,7 @@ use super::object::{meta_mut, meta_str, Object};
 use super::scope::Scope;
 use crate::admission::Operation;
 use crate::effect::Step;
-use crate::resources::Handler;
+use crate::resources::{Handler, SpecPart};
 use crate::status::ApiError;
 use crate::storage::KeyValue;
 use crate::validation::names::validate_object_meta;
@@ -127,6 +127,7 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
             let approved = r.strategy.prepare_for_approval_update(&new, old.clone());
             checked(scope, r.strategy.validate_approval_update(&approved, old), approved)?
         }
+        Some(Handler::Part(part)) => part_update(scope, part, old, &new)?,
         Some(Handler::Finalize) => {
             let finalized = r.strategy.finalize_update(&new, old);
             checked(scope, r.strategy.validate_update(&finalized, old), finalized)?
@@ -185,16 +186,30 @@ fn respond_viewed(scope: Scope, obj: Object) -> Step {
 /// The object a write to `/status` stores, checked by its kind.
 fn status_update(scope: &Scope, old: &Object, new: &Object) -> Result<Object, ApiError> {
     let r = scope.resource();
-    let mut kept = r.strategy.prepare_for_status_update(new, old.clone());
+    let kept = keep_applied_fields(scope, new, r.strategy.prepare_for_status_update(new, old.clone()));
+    let errs = r.strategy.validate_status_update(&kept, old);
+    checked(scope, errs, kept)
+}
+
+/// The object a write to a subresource of one part of the spec stores (a pod's
+/// ephemeral containers, its resize), its generation counted, checked by its kind.
+fn part_update(scope: &Scope, part: SpecPart, old: &Object, new: &Object) -> Result<Object, ApiError> {
+    let r = scope.resource();
+    let mut kept = keep_applied_fields(scope, new, r.strategy.prepare_for_part_update(part, new, old.clone()));
+    r.strategy.count_generation(old, &mut kept);
+    let errs = r.strategy.validate_part_update(part, &kept, old);
+    checked(scope, errs, kept)
+}
+
+/// `kept` with the managed fields an apply recorded in `new` (other writes record
+/// theirs later), as upstream's subresource strategies keep them.
+fn keep_applied_fields(scope: &Scope, new: &Object, mut kept: Object) -> Object {
     if scope.is_apply() {
-        // An apply recorded its managed fields in `new` (other writes record theirs
-        // later): they stay, as upstream's status strategies keep them.
         if let Some(fields) = new.get("metadata").and_then(|m| m.get("managedFields")) {
             meta_mut(&mut kept).insert("managedFields".into(), fields.clone());
         }
     }
-    let errs = r.strategy.validate_status_update(&kept, old);
-    checked(scope, errs, kept)
+    kept
 }
 
 /// The object a PUT stores: the client's object with the server-owned metadata (and,

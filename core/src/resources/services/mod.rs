@@ -12,10 +12,13 @@ mod spec;
 pub mod validation;
 
 use super::claims::{Claim, ClaimContext};
-use super::{keep_status, Columns, Object, Strategy};
+use super::{keep_status, Columns, Handler, Object, ProxyTarget, Strategy};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 use crate::validation::FieldError;
 use serde_json::json;
+
+/// The resource of services, which their proxy subresource reads.
+pub const RESOURCE: &str = "services";
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
     rejection: Rejection::NotSupported,
@@ -41,7 +44,15 @@ fn checked(spec: &spec::Spec, rest: impl FnOnce() -> Vec<FieldError>) -> Vec<Fie
 
 impl Strategy for Services {
     fn name(&self) -> &'static str {
-        "services"
+        RESOURCE
+    }
+
+    fn subresource(&self, name: &str) -> Option<Handler> {
+        match name {
+            "status" => Some(Handler::Status),
+            "proxy" => Some(Handler::Proxy(ProxyTarget::Service)),
+            _ => None,
+        }
     }
 
     fn prepare_for_create(&self, new: &mut Object, _has_status: bool) {

@@ -87,6 +87,76 @@ pub(super) fn validate_init_containers(
     errs
 }
 
+/// The fields an ephemeral container may not set, in the order upstream's struct has
+/// them: it serves debugging, never the pod's own work.
+const NOT_FOR_EPHEMERAL: [&str; 8] = [
+    "ports",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+];
+
+const NOT_FOR_EPHEMERAL_MESSAGE: &str = "cannot be set for an Ephemeral Container";
+
+/// Ephemeral containers: the common checks, a name unique among all containers, a
+/// target that is a regular or init container, none of [`NOT_FOR_EPHEMERAL`], and no
+/// subpath mounts (upstream's `validateEphemeralContainers`).
+pub(super) fn validate_ephemeral_containers(
+    containers: &[Value],
+    others: &[&[Value]],
+    vols: &Volumes,
+    path: &FieldPath,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let other_names: HashSet<&str> = others.iter().flat_map(|l| l.iter()).map(|c| text(c, "name")).collect();
+    let mut names = other_names.clone();
+    for (i, ctr) in containers.iter().enumerate() {
+        let at = path.index(i);
+        errs.extend(common(ctr, vols, &at));
+        let image = text(ctr, "image");
+        if image.trim() != image {
+            errs.push(FieldError::invalid(at.child("image").as_str(), image, "must not have leading or trailing whitespace"));
+        }
+        let name = text(ctr, "name");
+        if !names.insert(name) {
+            errs.push(FieldError::duplicate(at.child("name").as_str(), name));
+        }
+        let target = text(ctr, "targetContainerName");
+        if !target.is_empty() && !other_names.contains(target) {
+            errs.push(FieldError::not_found(at.child("targetContainerName").as_str(), target));
+        }
+        for field in NOT_FOR_EPHEMERAL {
+            if set_for_go(ctr.get(field)) {
+                errs.push(FieldError::forbidden(at.child(field).as_str(), NOT_FOR_EPHEMERAL_MESSAGE));
+            }
+        }
+        for (j, mount) in list(ctr, "volumeMounts").iter().enumerate() {
+            for field in ["subPath", "subPathExpr"] {
+                if !text(mount, field).is_empty() {
+                    let at = at.child("volumeMounts").index(j).child(field);
+                    errs.push(FieldError::forbidden(at.as_str(), NOT_FOR_EPHEMERAL_MESSAGE));
+                }
+            }
+        }
+    }
+    errs
+}
+
+/// Whether a decoded field differs from its Go zero value: given and not null, where
+/// an empty object is the zero value of a struct (`resources: {}`) and an empty list
+/// is not that of a slice.
+fn set_for_go(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Object(fields)) => fields.values().any(|v| !v.is_null()),
+        Some(_) => true,
+    }
+}
+
 /// What every kind of container is checked for.
 fn common(ctr: &Value, vols: &Volumes, path: &FieldPath) -> Vec<FieldError> {
     let mut errs = Vec::new();

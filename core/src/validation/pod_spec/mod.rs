@@ -7,13 +7,17 @@
 
 mod containers;
 mod env;
+mod ephemeral;
 mod probes;
+mod resize;
 mod resources;
 mod scheduling;
 mod security;
 mod update;
 mod volumes;
 
+pub use ephemeral::validate_ephemeral_containers_update;
+pub use resize::validate_resize;
 pub use update::validate_pod_update;
 pub(crate) use resources::validate_requirements;
 pub(crate) use scheduling::validate_tolerations;
@@ -44,7 +48,10 @@ pub fn validate(spec: &Value, extra_volumes: &[Value], path: &FieldPath, context
     let grace = int(spec, "terminationGracePeriodSeconds");
     let regular = list(spec, "containers");
     errs.extend(containers::validate_containers(regular, &known, grace, &path.child("containers")));
-    errs.extend(containers::validate_init_containers(list(spec, "initContainers"), regular, &known, grace, &path.child("initContainers")));
+    let init = list(spec, "initContainers");
+    errs.extend(containers::validate_init_containers(init, regular, &known, grace, &path.child("initContainers")));
+    let ephemeral = list(spec, "ephemeralContainers");
+    errs.extend(containers::validate_ephemeral_containers(ephemeral, &[regular, init], &known, &path.child("ephemeralContainers")));
     errs.extend(host_network_ports(spec, path, context));
     errs.extend(one_of(spec, "restartPolicy", path, &["Always", "OnFailure", "Never"]));
     errs.extend(one_of(spec, "dnsPolicy", path, &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]));

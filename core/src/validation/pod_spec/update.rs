@@ -101,7 +101,7 @@ fn restore(map: &mut Map<String, Value>, old: &Value, key: &str) {
 
 /// A value as Go compares the decoded types semantically: absent, null, empty
 /// strings, lists and maps are all the zero value.
-fn normalized(v: &Value) -> Value {
+pub(super) fn normalized(v: &Value) -> Value {
     match v {
         Value::Object(map) => Value::Object(
             map.iter()
