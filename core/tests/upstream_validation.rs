@@ -41,6 +41,8 @@ const REPLAYED: &[&str] = &[
     "rbac.authorization.k8s.io_v1_clusterrolebindings.json",
     "scheduling.k8s.io_v1_priorityclasses.json",
     "storage.k8s.io_v1_storageclasses.json",
+    "core_v1_limitranges.json",
+    "core_v1_resourcequotas.json",
 ];
 
 /// Records of replayed files left out, and why.

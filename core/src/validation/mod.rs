@@ -12,6 +12,7 @@ mod path;
 pub mod pod_spec;
 pub mod pod_template;
 pub mod quantity;
+pub mod resource_names;
 pub mod value;
 
 pub use path::FieldPath;
