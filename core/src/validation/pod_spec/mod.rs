@@ -14,6 +14,7 @@ mod security;
 mod update;
 mod volumes;
 
+pub use scheduling::node_selector;
 pub use update::validate_pod_update;
 
 use super::names::{dns1123_label, dns1123_subdomain, qualified_name};
