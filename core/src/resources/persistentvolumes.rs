@@ -53,13 +53,16 @@ impl Strategy for PersistentVolumes {
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
-        validate(new)
+        let mut errs = validate(new);
+        errs.extend(mount_options(new));
+        errs
     }
 
-    /// Upstream's update checks the whole volume twice (its strategy, then its update
-    /// rules): causes list each error twice, the message once.
+    /// Upstream's update checks the spec twice (its strategy, then its update rules):
+    /// causes list each error twice, the message once.
     fn validate_update(&self, new: &Object, old: &Object) -> Vec<FieldError> {
         let mut errs = validate(new);
+        errs.extend(mount_options(new));
         errs.extend(validate(new));
         let (new_spec, old_spec) = (spec_of(new), spec_of(old));
         if sources(new_spec) != sources(old_spec) {
@@ -155,13 +158,17 @@ fn validate(pv: &Object) -> Vec<FieldError> {
     if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str).filter(|m| !VOLUME_MODES.contains(m)) {
         errs.push(FieldError::not_supported(&at("volumeMode"), mode, &VOLUME_MODES));
     }
-    // The beta annotation's mount options, for sources that mount nothing themselves.
-    let annotated = pv.get("metadata").and_then(|m| m.get("annotations")).is_some_and(|a| a.get(MOUNT_OPTIONS).is_some());
-    if annotated && !MOUNT_OPTION_SOURCES.iter().any(|s| present(spec, s)) {
-        let field = format!("metadata.annotations.{MOUNT_OPTIONS}");
-        errs.push(FieldError::forbidden(&field, "may not specify mount options for this volume type"));
-    }
     errs
+}
+
+/// The beta annotation's mount options, only for sources that take them.
+fn mount_options(pv: &Object) -> Vec<FieldError> {
+    let annotated = pv.get("metadata").and_then(|m| m.get("annotations")).is_some_and(|a| a.get(MOUNT_OPTIONS).is_some());
+    if annotated && !MOUNT_OPTION_SOURCES.iter().any(|s| present(spec_of(pv), s)) {
+        let field = format!("metadata.annotations.{MOUNT_OPTIONS}");
+        return vec![FieldError::forbidden(&field, "may not specify mount options for this volume type")];
+    }
+    Vec::new()
 }
 
 /// The capacity: storage, and only storage, in an amount above zero.
