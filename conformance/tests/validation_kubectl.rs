@@ -86,12 +86,11 @@ fn kubectl_shows_upstreams_refusals_of_volumes_and_endpoints() {
             ),
         );
         let stderr = refused(&apiary.kubectl(version, &["create", "-f", slice.to_str().unwrap()]));
-        // kubectl names the kind alone, then lists the causes.
-        assert!(stderr.contains(&format!("EndpointSlice \"eps-{tag}\" is invalid: [ports[0].name: Invalid value: \"Bad_Name\"")), "{version}: {stderr}");
-        assert!(
-            stderr.contains("endpoints[0].addresses[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128)]"),
-            "{version}: {stderr}"
-        );
+        // kubectl names the kind alone, then lists the causes one a line, in the order given.
+        assert!(stderr.contains(&format!("The EndpointSlice \"eps-{tag}\" is invalid: \n")), "{version}: {stderr}");
+        let port = stderr.find("* ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label");
+        let address = stderr.find("* endpoints[0].addresses[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128)");
+        assert!(port.is_some() && address.is_some() && port < address, "{version}: {stderr}");
 
         let pv = |name: &str, source: &str| {
             format!("apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: {name}\nspec:\n  accessModes: [ReadWriteOnce]\n  capacity: {{storage: 1Gi}}\n{source}")

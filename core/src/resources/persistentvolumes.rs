@@ -207,3 +207,52 @@ fn cleans_to_root(p: &str) -> bool {
     }
     p.starts_with('/') && depth == 0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(pv: Value) -> Vec<String> {
+        PersistentVolumes.validate_create(pv.as_object().unwrap()).iter().map(ToString::to_string).collect()
+    }
+
+    fn pv(source: Value) -> Value {
+        let mut spec = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}});
+        spec.as_object_mut().unwrap().extend(source.as_object().unwrap().clone());
+        json!({"metadata": {"name": "v"}, "spec": spec})
+    }
+
+    #[test]
+    fn one_source_with_its_own_rules() {
+        assert!(errors(pv(json!({"hostPath": {"path": "/a"}}))).is_empty());
+        // A flexVolume is counted, never reported as the extra one.
+        assert!(errors(pv(json!({"hostPath": {"path": "/a"}, "flexVolume": {"driver": "d"}}))).is_empty());
+        assert_eq!(
+            errors(pv(json!({"hostPath": {"path": "//"}, "persistentVolumeReclaimPolicy": "Recycle"}))),
+            ["spec.persistentVolumeReclaimPolicy: Forbidden: may not be 'recycle' for a hostPath mount of '/'"]
+        );
+        assert_eq!(
+            errors(pv(json!({"cephfs": {"monitors": ["m"]}, "rbd": {}}))),
+            ["spec.rbd.monitors: Required value", "spec.rbd.image: Required value", "spec.cephFS: Forbidden: may not specify more than 1 volume type"]
+        );
+        assert_eq!(
+            errors(pv(json!({"gcePersistentDisk": {"partition": 300}}))),
+            ["spec.persistentDisk.pdName: Required value", "spec.persistentDisk.partition: Invalid value: 300: must be between 1 and 255, inclusive"]
+        );
+    }
+
+    #[test]
+    fn capacity_and_mount_options() {
+        let mut bad = pv(json!({"csi": {"driver": "d.example.com", "volumeHandle": "h"}}));
+        bad["spec"]["capacity"] = json!({"storage": "0", "cpu": "1"});
+        bad["metadata"]["annotations"] = json!({MOUNT_OPTIONS: "ro"});
+        assert_eq!(
+            errors(bad),
+            [
+                "spec.capacity: Unsupported value: {\"cpu\":\"1\",\"storage\":\"0\"}: supported values: \"storage\"",
+                "spec.capacity[storage]: Invalid value: \"0\": must be greater than zero",
+                "metadata.annotations.volume.beta.kubernetes.io/mount-options: Forbidden: may not specify mount options for this volume type",
+            ]
+        );
+    }
+}
