@@ -1,6 +1,8 @@
 //! Upstream's validation on the real binary, as kubectl 1.33 and 1.27 show it: an
 //! invalid ConfigMap or Secret is refused with kube-apiserver's message, so is an edit
-//! of an immutable ConfigMap's data; a Secret's `stringData` is stored in `data`. And
+//! of an immutable ConfigMap's data; a Secret's `stringData` is stored in `data`; an
+//! EndpointSlice naming a loopback address, a PersistentVolume with two sources and an
+//! edit of a volume's source are refused in upstream's words. And
 //! two small answers: a PUT on a collection is go-restful's 405, and a body over
 //! `--max-request-body-bytes` sent whole before the client reads gets its 413, not a
 //! reset.
@@ -62,6 +64,56 @@ fn kubectl_shows_upstreams_refusals() {
         ok(&apiary.kubectl(version, &["create", "-f", secret.to_str().unwrap()]));
         let stored = ok(&apiary.kubectl(version, &["get", "secret", &format!("strings-{tag}"), "-o", "jsonpath={.type} {.data.password} {.stringData}"]));
         assert_eq!(stored.trim(), "Opaque aHVudGVyMg==", "{version}");
+    }
+}
+
+#[test]
+fn kubectl_shows_upstreams_refusals_of_volumes_and_endpoints() {
+    let apiary = Apiary::start();
+    for version in ["1.33", "1.27"] {
+        let tag = version.replace('.', "-");
+        let write = |name: &str, text: String| {
+            let file = apiary.data_dir.join(format!("{name}.yaml"));
+            std::fs::write(&file, text).unwrap();
+            file
+        };
+
+        let slice = write(
+            &format!("eps-{tag}"),
+            format!(
+                "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: eps-{tag}\naddressType: IPv4\n\
+                 endpoints:\n- addresses: ['127.0.0.1']\nports:\n- name: Bad_Name\n  port: 80\n"
+            ),
+        );
+        let stderr = refused(&apiary.kubectl(version, &["create", "-f", slice.to_str().unwrap()]));
+        // kubectl names the kind alone, then lists the causes one a line, in the order given.
+        assert!(stderr.contains(&format!("The EndpointSlice \"eps-{tag}\" is invalid: \n")), "{version}: {stderr}");
+        let port = stderr.find("* ports[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label");
+        let address = stderr.find("* endpoints[0].addresses[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128)");
+        assert!(port.is_some() && address.is_some() && port < address, "{version}: {stderr}");
+
+        let pv = |name: &str, source: &str| {
+            format!("apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: {name}\nspec:\n  accessModes: [ReadWriteOnce]\n  capacity: {{storage: 1Gi}}\n{source}")
+        };
+        let two = write(&format!("pv-two-{tag}"), pv(&format!("pv-two-{tag}"), "  hostPath: {path: /a}\n  nfs: {server: s, path: /b}\n"));
+        let stderr = refused(&apiary.kubectl(version, &["create", "-f", two.to_str().unwrap()]));
+        assert!(
+            stderr.contains(&format!("PersistentVolume \"pv-two-{tag}\" is invalid: spec.nfs: Forbidden: may not specify more than 1 volume type")),
+            "{version}: {stderr}"
+        );
+
+        let name = format!("pv-frozen-{tag}");
+        let frozen = write(&name, pv(&name, "  hostPath: {path: /data/a}\n"));
+        ok(&apiary.kubectl(version, &["create", "-f", frozen.to_str().unwrap()]));
+        let stderr = refused(&apiary.kubectl(version, &["patch", "pv", &name, "-p", r#"{"spec":{"hostPath":{"path":"/data/b"}}}"#]));
+        assert!(
+            stderr.contains(&format!(
+                "PersistentVolume \"{name}\" is invalid: spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation"
+            )),
+            "{version}: {stderr}"
+        );
+        let grown = ok(&apiary.kubectl(version, &["patch", "pv", &name, "-p", r#"{"spec":{"capacity":{"storage":"2Gi"}}}"#]));
+        assert!(grown.contains("patched"), "{version}: the capacity stays mutable: {grown}");
     }
 }
 

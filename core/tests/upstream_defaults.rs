@@ -27,7 +27,6 @@ const SKIPPED: &[(&str, &str)] = &[
     ("networking.k8s.io_v1_ipaddresses", "not served by Apiary yet"),
     ("networking.k8s.io_v1_servicecidrs", "not served by Apiary yet"),
     ("core_v1_services", "Service defaults and allocation are the services slice's"),
-    ("core_v1_endpoints", "Endpoints are the services slice's"),
     ("core_v1_bindings", "a Binding is not stored and has no defaults (binds a pod the recorder made beforehand)"),
     ("authentication.k8s.io_v1_selfsubjectreviews", "the answer is the requester's identity, not defaults"),
     ("authentication.k8s.io_v1_tokenreviews", "the answer is the token's authentication, not defaults"),

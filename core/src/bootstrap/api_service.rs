@@ -50,6 +50,11 @@ pub fn items(network: &ServiceNetwork, advertise: Option<SocketAddr>) -> Vec<(&'
     items.push(("/api/v1/namespaces/default/services", service, &["/spec/ports"][..]));
     let Some(advertise) = advertise else { return items };
     let address = advertise.ip().to_string();
+    // An address only this machine reaches (loopback, link-local) is no endpoint:
+    // upstream's reconciler fails to write one, and the Service has none.
+    if !crate::validation::network::endpoint_ip(&address).is_empty() {
+        return items;
+    }
     let endpoint_port = json!([{"name": "https", "port": advertise.port(), "protocol": "TCP"}]);
     let endpoints = json!({
         "apiVersion": "v1",

@@ -131,8 +131,6 @@ const ONLY_STATUS: &[Sub] = &[STATUS];
 const CSR_SUBS: &[Sub] = &[sub("approval", "", GPU), STATUS];
 const SCALE_STATUS: &[Sub] = &[SCALE, STATUS];
 
-// The strategy of kinds with no rules of their own.
-const PLAIN: SharedStrategy = SharedStrategy::plain();
 const NO_SUBS: &[Sub] = &[];
 
 const POD_SUBS: &[Sub] = &[
@@ -222,7 +220,7 @@ pub(super) const TABLE: &[Row] = &[
     // Not stored: made on each read from the server's own health (resources/componentstatuses.rs).
     row(CORE, "componentstatuses", "componentstatus", "ComponentStatus", CLUSTER, GL, &["cs"], NONE, NO_SUBS, SEGMENT, "", SharedStrategy::of(&kinds::componentstatuses::ComponentStatuses)),
     row(CORE, "configmaps", "configmap", "ConfigMap", NS, CRUD, &["cm"], NONE, NO_SUBS, SUBDOMAIN, "qFsyl6wFWjQ=", SharedStrategy::of(&kinds::configmaps::ConfigMaps)),
-    row(CORE, "endpoints", "endpoints", "Endpoints", NS, CRUD, &["ep"], NONE, NO_SUBS, SUBDOMAIN, "fWeeMqaN/OA=", PLAIN),
+    row(CORE, "endpoints", "endpoints", "Endpoints", NS, CRUD, &["ep"], NONE, NO_SUBS, SUBDOMAIN, "fWeeMqaN/OA=", SharedStrategy::of(&kinds::endpoints::Endpoints)),
     row(CORE, "events", "event", "Event", NS, CRUD, &["ev"], NONE, NO_SUBS, SEGMENT, "r2yiGXH7wu8=", SharedStrategy::of(&kinds::events::CoreEvents)),
     row(CORE, "limitranges", "limitrange", "LimitRange", NS, CRUD, &["limits"], NONE, NO_SUBS, SUBDOMAIN, "EBKMFVe6cwo=", SharedStrategy::of(&kinds::limitranges::LimitRanges)),
     row(CORE, "namespaces", "namespace", "Namespace", CLUSTER, CRUD_NO_DC, &["ns"], NONE, NAMESPACE_SUBS, LABEL, "Q3oi5N2YM8M=", SharedStrategy::of(&kinds::namespaces::Namespaces)),
@@ -237,7 +235,7 @@ pub(super) const TABLE: &[Row] = &[
     row(CORE, "serviceaccounts", "serviceaccount", "ServiceAccount", NS, CRUD, &["sa"], NONE, SERVICEACCOUNT_SUBS, SUBDOMAIN, "pbx9ZvyFpBE=", SharedStrategy::of(&kinds::serviceaccounts::ServiceAccounts)),
     row(CORE, "services", "service", "Service", NS, CRUD, &["svc"], ALL, SERVICE_SUBS, LABEL1035, "0/CO1lhkEBI=", SharedStrategy::of(&kinds::services::Services)),
 
-    row(APPS, "controllerrevisions", "controllerrevision", "ControllerRevision", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "85nkx63pcBU=", PLAIN),
+    row(APPS, "controllerrevisions", "controllerrevision", "ControllerRevision", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "85nkx63pcBU=", SharedStrategy::of(&kinds::controllerrevisions::ControllerRevisions)),
     row(APPS, "daemonsets", "daemonset", "DaemonSet", NS, CRUD, &["ds"], ALL, ONLY_STATUS, SUBDOMAIN, "dd7pWHUlMKQ=", SharedStrategy::of(&kinds::daemonsets::DaemonSets)),
     row(APPS, "deployments", "deployment", "Deployment", NS, CRUD, &["deploy"], ALL, SCALE_STATUS, SUBDOMAIN, "8aSe+NMegvE=", SharedStrategy::of(&kinds::deployments::Deployments)),
     row(APPS, "replicasets", "replicaset", "ReplicaSet", NS, CRUD, &["rs"], ALL, SCALE_STATUS, SUBDOMAIN, "P1RzHs8/mWQ=", SharedStrategy::of(&kinds::replicasets::ReplicaSets)),

@@ -12,7 +12,9 @@ pub mod time_zones;
 mod path;
 pub mod pod_spec;
 pub mod pod_template;
+pub mod pv_sources;
 pub mod quantity;
+pub mod resource_names;
 pub mod value;
 
 pub use path::FieldPath;

@@ -126,6 +126,30 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
     errs
 }
 
+/// The first problem with `value` as a fully qualified domain name (a trailing dot
+/// allowed), as upstream's `IsFullyQualifiedDomainName` reports it: `None` for an
+/// empty name (required), else the part it shows and why.
+pub fn fully_qualified_domain_name(value: &str) -> Result<(), Option<(String, String)>> {
+    if value.is_empty() {
+        return Err(None);
+    }
+    let name = value.strip_suffix('.').unwrap_or(value);
+    let errs = dns1123_subdomain(name);
+    if !errs.is_empty() {
+        return Err(Some((name.to_owned(), errs.join(","))));
+    }
+    if !name.contains('.') {
+        return Err(Some((name.to_owned(), "should be a domain with at least two segments separated by dots".to_owned())));
+    }
+    for label in name.split('.') {
+        let errs = dns1123_label(label);
+        if !errs.is_empty() {
+            return Err(Some((label.to_owned(), errs.join(","))));
+        }
+    }
+    Ok(())
+}
+
 /// Problems with `value` as a DNS-1035 label (starts with a letter).
 pub fn dns1035_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();

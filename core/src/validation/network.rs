@@ -6,6 +6,12 @@ use std::net::IpAddr;
 /// The message of an address range that is not one.
 pub const CIDR_INVALID: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
 
+/// The message of an address that is not one, in a field older than the strict rules.
+pub const IP_INVALID: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+
+/// The protocols a port may speak.
+pub const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
+
 /// A range of addresses: its network as bits (IPv4 in the low 32), its width and prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cidr {
@@ -59,6 +65,41 @@ pub fn sloppy_addr(text: &str) -> Option<IpAddr> {
     Some(IpAddr::from([octets[0], octets[1], octets[2], octets[3]]))
 }
 
+/// Problems with an address a Service's endpoints may name (upstream's
+/// `ValidateNonSpecialIP`): an address, and none of the ranges meant for the node
+/// itself, where traffic sent to an endpoint would never leave it.
+pub fn endpoint_ip(text: &str) -> Vec<String> {
+    let Some(ip) = sloppy_addr(text) else {
+        return vec!["must be a valid IP address".to_owned()];
+    };
+    // Go reads an IPv4-mapped IPv6 address as the IPv4 one.
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    let mut errs = Vec::new();
+    if ip.is_unspecified() {
+        errs.push(format!("may not be unspecified ({text})"));
+    }
+    if ip.is_loopback() {
+        errs.push("may not be in the loopback range (127.0.0.0/8, ::1/128)".to_owned());
+    }
+    let (link_local, link_local_multicast) = match ip {
+        IpAddr::V4(v4) => (v4.is_link_local(), v4.octets()[..3] == [224, 0, 0]),
+        IpAddr::V6(v6) => {
+            let s = v6.segments()[0];
+            (s & 0xffc0 == 0xfe80, s & 0xff0f == 0xff02)
+        }
+    };
+    if link_local {
+        errs.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)".to_owned());
+    }
+    if link_local_multicast {
+        errs.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)".to_owned());
+    }
+    errs
+}
+
 /// Problems with `port` as a port number.
 pub fn port_number(port: i64) -> Vec<String> {
     if (1..=65535).contains(&port) {
@@ -104,6 +145,17 @@ mod tests {
         assert!(Cidr::parse("2001:db8::/64").unwrap().strictly_contains(&Cidr::parse("2001:db8::/96").unwrap()));
         assert!(Cidr::parse("010.0.0.0/8").is_some());
         assert!(Cidr::parse("0.0.0.0/0").unwrap().strictly_contains(&Cidr::parse("1.2.3.4/32").unwrap()));
+    }
+
+    #[test]
+    fn endpoint_addresses_leave_the_node() {
+        assert!(endpoint_ip("10.1.2.3").is_empty());
+        assert_eq!(endpoint_ip("x"), ["must be a valid IP address"]);
+        assert_eq!(endpoint_ip("::1"), ["may not be in the loopback range (127.0.0.0/8, ::1/128)"]);
+        assert_eq!(endpoint_ip("fe80::1").len(), 1);
+        assert_eq!(endpoint_ip("224.0.0.5").len(), 1);
+        assert_eq!(endpoint_ip("ff02::1").len(), 1);
+        assert_eq!(endpoint_ip("0.0.0.0"), ["may not be unspecified (0.0.0.0)"]);
     }
 
     #[test]

@@ -78,6 +78,16 @@ impl Quantity {
         div_ceil(self.nanos, 1_000_000) % 1000 == 0
     }
 
+    /// The value in thousandths, rounded up (upstream's `MilliValue`).
+    pub fn milli(&self) -> i128 {
+        div_ceil(self.nanos, 1_000_000)
+    }
+
+    /// The value in units, rounded up (upstream's `Value`).
+    pub fn units(&self) -> i128 {
+        div_ceil(self.nanos, NANOS_PER_UNIT)
+    }
+
     /// The value as a whole number, when it is one.
     pub fn whole(&self) -> Option<i128> {
         (self.nanos % NANOS_PER_UNIT == 0).then_some(self.nanos / NANOS_PER_UNIT)

@@ -17,7 +17,7 @@ const KUBELET_PORT: i64 = 10250;
 /// The longest ClientIP affinity: a day.
 const MAX_AFFINITY_SECONDS: i64 = 86400;
 const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
-const BAD_IP: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+const BAD_IP: &str = crate::validation::network::IP_INVALID;
 
 /// Checks of a Service as its allocator makes them before anything else: cluster IPs
 /// and IP families that do not fit together. Upstream answers these alone.

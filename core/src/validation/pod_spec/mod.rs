@@ -18,6 +18,7 @@ mod volumes;
 
 pub use ephemeral::validate_ephemeral_containers_update;
 pub use resize::validate_resize;
+pub use scheduling::node_selector;
 pub use update::validate_pod_update;
 pub(crate) use resources::validate_requirements;
 pub(crate) use scheduling::validate_tolerations;

@@ -57,14 +57,7 @@ pub(super) fn validate_affinity(affinity: Option<&Value>, path: &FieldPath) -> V
     let path = path.child("nodeAffinity");
     let mut errs = Vec::new();
     if let Some(required) = node.get("requiredDuringSchedulingIgnoredDuringExecution").filter(|r| !r.is_null()) {
-        let terms_path = path.child("requiredDuringSchedulingIgnoredDuringExecution").child("nodeSelectorTerms");
-        let terms = list(required, "nodeSelectorTerms");
-        if terms.is_empty() {
-            errs.push(FieldError::required(terms_path.as_str(), "must have at least one node selector term"));
-        }
-        for (i, term) in terms.iter().enumerate() {
-            errs.extend(selector_term(term, &terms_path.index(i)));
-        }
+        errs.extend(node_selector(required, &path.child("requiredDuringSchedulingIgnoredDuringExecution")));
     }
     let preferred_path = path.child("preferredDuringSchedulingIgnoredDuringExecution");
     for (i, preferred) in list(node, "preferredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
@@ -76,6 +69,17 @@ pub(super) fn validate_affinity(affinity: Option<&Value>, path: &FieldPath) -> V
         errs.extend(selector_term(preferred.get("preference").unwrap_or(&Value::Null), &at.child("preference")));
     }
     errs
+}
+
+/// A node selector (a pod's required node affinity, a volume's): at least one term,
+/// each well formed.
+pub fn node_selector(selector: &Value, path: &FieldPath) -> Vec<FieldError> {
+    let terms_path = path.child("nodeSelectorTerms");
+    let terms = list(selector, "nodeSelectorTerms");
+    if terms.is_empty() {
+        return vec![FieldError::required(terms_path.as_str(), "must have at least one node selector term")];
+    }
+    terms.iter().enumerate().flat_map(|(i, term)| selector_term(term, &terms_path.index(i))).collect()
 }
 
 fn selector_term(term: &Value, path: &FieldPath) -> Vec<FieldError> {
