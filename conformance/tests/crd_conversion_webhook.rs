@@ -89,18 +89,15 @@ fn a_conversion_webhook_serves_both_versions() {
         }
     });
 
-    // Through a Service: resolved to its endpoint, its certificate checked for its
-    // in-cluster name.
+    // Through a Service: an ExternalName one, since endpoints may not be loopback
+    // addresses; its certificate checked for the Service's in-cluster name.
     let port = addr.rsplit(':').next().unwrap();
     apply(
         &apiary,
         "service.yaml",
-        &format!(
-            "apiVersion: v1\nkind: Service\nmetadata:\n  name: converter\nspec:\n  ports:\n  - name: https\n    port: 443\n---\n\
-             apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: converter\nsubsets:\n- addresses:\n  - ip: 127.0.0.1\n  ports:\n  - name: https\n    port: {port}\n"
-        ),
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: converter\nspec:\n  type: ExternalName\n  externalName: 127.0.0.1\n",
     );
-    let by_service = format!("        service:\n          namespace: default\n          name: converter\n          path: /convert\n          port: 443\n        caBundle: {ca}\n");
+    let by_service = format!("        service:\n          namespace: default\n          name: converter\n          path: /convert\n          port: {port}\n        caBundle: {ca}\n");
     apply(&apiary, "gadgets.yaml", &crd("gadgets", "Gadget", &by_service));
     ok(&apiary.kubectl("1.33", &["wait", "--for=condition=Established", "crd/gadgets.example.com", "--timeout=30s"]));
     let gadget = apiary.data_dir.join("gadget.yaml");
@@ -111,7 +108,12 @@ fn a_conversion_webhook_serves_both_versions() {
 
     // A webhook that is gone: reads of the other version fail with upstream's words;
     // the storage version is still served.
-    apply(&apiary, "gone.yaml", "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: converter\nsubsets: []\n");
+    // (The Service now routes by endpoints, and has none.)
+    apply(
+        &apiary,
+        "service.yaml",
+        &format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: converter\nspec:\n  ports:\n  - name: https\n    port: {port}\n"),
+    );
     let failed = apiary.kubectl("1.33", &["get", "gadgets.v1.example.com", "g"]);
     assert!(!failed.status.success());
     let stderr = String::from_utf8_lossy(&failed.stderr);

@@ -172,3 +172,25 @@ fn a_failing_webhook_is_a_500_in_upstreams_words_and_nothing_is_written() {
     // The storage version is served all along.
     assert_eq!(json_send(&s.h, "GET", &format!("{V2}/w1"), None).status, 200);
 }
+
+#[test]
+fn a_webhook_behind_an_external_name_service_is_called_at_that_name_and_the_port_asked_for() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let log = asked.clone();
+    h.answer_calls(move |call: &Outbound| {
+        log.borrow_mut().push(call.request.uri().to_string());
+        let review: Value = serde_json::from_slice(call.request.body()).unwrap();
+        Ok(http::Response::builder().status(200).body(bytes::Bytes::from(convert(&review).to_string())).unwrap())
+    });
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "converter"},
+                         "spec": {"type": "ExternalName", "externalName": "converter.example"}});
+    assert_eq!(json_send(&h, "POST", "/api/v1/namespaces/default/services", Some(&service)).status, 201);
+    let mut crd = crd();
+    crd["spec"]["conversion"]["webhook"]["clientConfig"] =
+        json!({"service": {"namespace": "default", "name": "converter", "path": "/convert", "port": 9443}});
+    assert_eq!(json_send(&h, "POST", CRDS, Some(&crd)).status, 201);
+    let r = json_send(&h, "POST", V1, Some(&widget("green")));
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    assert_eq!(asked.borrow().first().map(String::as_str), Some("https://converter.example:9443/convert"));
+}

@@ -184,11 +184,18 @@ impl CachedEndpoints<'_> {
 }
 
 /// Upstream's `ResolveEndpoint`: the Service's port of that number, then the first
-/// endpoint address with a port of the same name.
+/// endpoint address with a port of the same name. An ExternalName Service is its
+/// external name at the port asked for, as upstream's default resolver
+/// (`ResolveCluster`) has it: the way to reach a webhook on this machine, since
+/// endpoints may not be loopback addresses.
 impl Endpoints for CachedEndpoints<'_> {
     fn resolve(&self, namespace: &str, name: &str, port: i64) -> Result<String, String> {
         let service = self.object("services", namespace, name)?;
         let kind = service.pointer("/spec/type").and_then(Value::as_str).unwrap_or("ClusterIP");
+        if kind == "ExternalName" {
+            let host = service.pointer("/spec/externalName").and_then(Value::as_str).unwrap_or("");
+            return Ok(format!("{host}:{port}"));
+        }
         if !["ClusterIP", "LoadBalancer", "NodePort"].contains(&kind) {
             return Err(format!("unsupported service type {}", crate::schema::go_quote(kind)));
         }

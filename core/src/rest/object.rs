@@ -41,8 +41,17 @@ pub fn uuid_v4(bytes: &[u8; 16]) -> String {
     let mut b = *bytes;
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+    // One per create: written by hand, 36 characters in one allocation.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(36);
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push(HEX[usize::from(x >> 4)] as char);
+        out.push(HEX[usize::from(x & 0xf)] as char);
+    }
+    out
 }
 
 /// The characters kube-apiserver draws generateName suffixes from (no vowels, no
@@ -110,6 +119,8 @@ mod tests {
     fn uuids_are_version_4() {
         let u = uuid_v4(&[0xff; 16]);
         assert_eq!(u, "ffffffff-ffff-4fff-bfff-ffffffffffff");
+        let bytes: [u8; 16] = std::array::from_fn(|i| i as u8);
+        assert_eq!(uuid_v4(&bytes), "00010203-0405-4607-8809-0a0b0c0d0e0f");
     }
 
     #[test]
