@@ -1,9 +1,13 @@
 //! The PEM certificate request a CertificateSigningRequest carries, checked as far as
 //! its shape: one PEM block of type `CERTIFICATE REQUEST` whose body is base64 of a
 //! DER SEQUENCE of the request info (a SEQUENCE), the signature algorithm (a
-//! SEQUENCE) and the signature (a BIT STRING), nothing after it. Upstream parses the
-//! whole request and verifies its signature; the signature is not checked here.
+//! SEQUENCE) and the signature (a BIT STRING), nothing after it. The block is the one
+//! Go's `pem.Decode` finds (text before it and blocks that do not read are skipped, not
+//! refused). Upstream parses the whole request and verifies its signature; the
+//! signature is not checked here.
 
+use base64::alphabet;
+use base64::engine::{GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine;
 
 /// Why `pem` (the decoded `spec.request` bytes) is not a certificate request, in
@@ -13,18 +17,82 @@ pub fn check_request(pem: &[u8]) -> Result<(), String> {
     der_request(&der)
 }
 
-/// The body of the first PEM block in `text`, if it is of `kind` and its base64 reads.
+/// The body of the first PEM block in `text`, if it is of `kind`: the first block Go's
+/// `pem.Decode` finds, which skips any text before it and any block that does not read
+/// (a BEGIN line not at a line's start or not ending in five dashes, no matching END
+/// line, or a body whose base64 does not read) and goes on to the next one.
 fn pem_block(text: &[u8], kind: &str) -> Option<Vec<u8>> {
-    let text = std::str::from_utf8(text).ok()?;
-    let begin = text.find("-----BEGIN ")?;
-    let rest = &text[begin + "-----BEGIN ".len()..];
-    let (found, rest) = rest.split_once("-----")?;
-    if found != kind {
-        return None;
+    let (found, body) = pem_decode(text)?;
+    (found == kind.as_bytes()).then_some(body)
+}
+
+/// Go's `encoding/pem.Decode`: the type and bytes of the first well-formed block.
+fn pem_decode(data: &[u8]) -> Option<(&[u8], Vec<u8>)> {
+    const START: &[u8] = b"\n-----BEGIN ";
+    const END: &[u8] = b"\n-----END ";
+    const DASHES: &[u8] = b"-----";
+    let mut rest = data;
+    loop {
+        rest = if rest.starts_with(&START[1..]) {
+            &rest[START.len() - 1..]
+        } else {
+            let at = find(rest, START)?;
+            &rest[at + START.len()..]
+        };
+        let (type_line, after) = line(rest);
+        rest = after;
+        let Some(kind) = type_line.strip_suffix(DASHES) else { continue };
+        // Header lines (`Key: value`) come before the body.
+        let mut headers = false;
+        loop {
+            if rest.is_empty() {
+                return None;
+            }
+            let (l, next) = line(rest);
+            if !l.contains(&b':') {
+                break;
+            }
+            headers = true;
+            rest = next;
+        }
+        let (end, trailer) = if !headers && rest.starts_with(&END[1..]) {
+            (0, END.len() - 1)
+        } else {
+            match find(rest, END) {
+                Some(at) => (at, at + END.len()),
+                None => continue,
+            }
+        };
+        let trailer = &rest[trailer..];
+        let Some(end_line) = trailer.strip_prefix(kind).and_then(|t| t.strip_prefix(DASHES)) else { continue };
+        if !line(end_line).0.is_empty() {
+            continue;
+        }
+        let body: Vec<u8> = rest[..end].iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).collect();
+        match GO_STD_ENCODING.decode(body) {
+            Ok(bytes) => return Some((kind, bytes)),
+            Err(_) => continue,
+        }
     }
-    let (body, _) = rest.split_once(&format!("-----END {kind}-----"))?;
-    let body: String = body.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    base64::engine::general_purpose::STANDARD.decode(body).ok()
+}
+
+/// Go's `base64.StdEncoding`: padded, and bits after the last byte need not be zero.
+const GO_STD_ENCODING: GeneralPurpose =
+    GeneralPurpose::new(&alphabet::STANDARD, GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true));
+
+/// Go's `pem.getLine`: the line up to `\n` without trailing spaces, tabs and `\r`, and
+/// what follows it.
+fn line(data: &[u8]) -> (&[u8], &[u8]) {
+    let (l, rest) = match data.iter().position(|b| *b == b'\n') {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &data[data.len()..]),
+    };
+    let keep = l.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\r')).map_or(0, |i| i + 1);
+    (&l[..keep], rest)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 const SEQUENCE: u8 = 0x30;
@@ -85,5 +153,32 @@ mod tests {
         assert_eq!(check_request(ok), Ok(()));
         let short = b"-----BEGIN CERTIFICATE REQUEST-----\nMAkwAA==\n-----END CERTIFICATE REQUEST-----\n";
         assert!(check_request(short).is_err());
+    }
+
+    #[test]
+    fn the_first_block_that_reads_counts_as_gos_pem_decode_finds_it() {
+        let block = "-----BEGIN CERTIFICATE REQUEST-----\nMAgwADAAAwIAAA==\n-----END CERTIFICATE REQUEST-----\n";
+        // A BEGIN that is not at a line's start is text before the block.
+        assert_eq!(check_request(format!("x-----BEGIN A\n{block}").as_bytes()), Ok(()));
+        // A block whose base64 does not read, or that does not end, is skipped.
+        let broken = "-----BEGIN CERTIFICATE REQUEST-----\n!!\n-----END CERTIFICATE REQUEST-----\n";
+        assert_eq!(check_request(format!("{broken}{block}").as_bytes()), Ok(()));
+        assert_eq!(check_request(format!("-----BEGIN X-----\nMAA=\n{block}").as_bytes()), Ok(()));
+        // Headers, CRLF line ends, spaces and tabs in the body.
+        let crlf = "-----BEGIN CERTIFICATE REQUEST-----\r\nProc-Type: 4,x\r\n\r\nMAgw ADAA\tAwIAAA==\r\n-----END CERTIFICATE REQUEST-----  \r\n";
+        assert_eq!(check_request(crlf.as_bytes()), Ok(()));
+        // The first block that reads is another type; text after the END line; a
+        // whitespace the base64 reader does not skip.
+        let cert = "-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n";
+        assert!(check_request(format!("{cert}{block}").as_bytes()).is_err());
+        let trailing = "-----BEGIN CERTIFICATE REQUEST-----\nMAgwADAAAwIAAA==\n-----END CERTIFICATE REQUEST----- x\n";
+        assert!(check_request(trailing.as_bytes()).is_err());
+        let feed = "-----BEGIN CERTIFICATE REQUEST-----\nMAgwADAA\x0cAwIAAA==\n-----END CERTIFICATE REQUEST-----\n";
+        assert!(check_request(feed.as_bytes()).is_err());
+        // Bits after the last byte need not be zero (`MAgwADAAAwIAAB==`), but padding is due.
+        let bits = "-----BEGIN CERTIFICATE REQUEST-----\nMAgwADAAAwIAAB==\n-----END CERTIFICATE REQUEST-----\n";
+        assert_eq!(check_request(bits.as_bytes()), Ok(()));
+        let unpadded = "-----BEGIN CERTIFICATE REQUEST-----\nMAgwADAAAwIAAA\n-----END CERTIFICATE REQUEST-----\n";
+        assert!(check_request(unpadded.as_bytes()).is_err());
     }
 }
