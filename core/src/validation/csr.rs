@@ -32,6 +32,9 @@ fn pem_decode(data: &[u8]) -> Option<(&[u8], Vec<u8>)> {
     const END: &[u8] = b"\n-----END ";
     const DASHES: &[u8] = b"-----";
     let mut rest = data;
+    // Where the next END line starts in `data`, once looked for: each BEGIN line reuses
+    // it, so that many BEGIN lines before one END cost one search, not one each.
+    let mut next_end: Option<usize> = None;
     loop {
         rest = if rest.starts_with(&START[1..]) {
             &rest[START.len() - 1..]
@@ -58,11 +61,22 @@ fn pem_decode(data: &[u8]) -> Option<(&[u8], Vec<u8>)> {
         let (end, trailer) = if !headers && rest.starts_with(&END[1..]) {
             (0, END.len() - 1)
         } else {
-            match find(rest, END) {
-                Some(at) => (at, at + END.len()),
-                None => continue,
-            }
+            let offset = data.len() - rest.len();
+            let at = match next_end {
+                Some(end) if end >= offset => end - offset,
+                _ => {
+                    // No END line left: no later block can read either.
+                    let at = find(rest, END)?;
+                    next_end = Some(offset + at);
+                    at
+                }
+            };
+            (at, at + END.len())
         };
+        // Dashes are not base64: a body with another BEGIN line in it cannot read.
+        if rest[..end].contains(&b'-') {
+            continue;
+        }
         let trailer = &rest[trailer..];
         let Some(end_line) = trailer.strip_prefix(kind).and_then(|t| t.strip_prefix(DASHES)) else { continue };
         if !line(end_line).0.is_empty() {
@@ -153,6 +167,15 @@ mod tests {
         assert_eq!(check_request(ok), Ok(()));
         let short = b"-----BEGIN CERTIFICATE REQUEST-----\nMAkwAA==\n-----END CERTIFICATE REQUEST-----\n";
         assert!(check_request(short).is_err());
+    }
+
+    #[test]
+    fn many_begin_lines_cost_one_pass() {
+        let block = "-----BEGIN CERTIFICATE REQUEST-----\nMAgwADAAAwIAAA==\n-----END CERTIFICATE REQUEST-----\n";
+        let noise = "-----BEGIN X-----\n".repeat(200_000);
+        // 3.6 MB of BEGIN lines: read once per line, this would not finish.
+        assert!(check_request(noise.as_bytes()).is_err());
+        assert_eq!(check_request(format!("{noise}{block}").as_bytes()), Ok(()));
     }
 
     #[test]
