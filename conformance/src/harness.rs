@@ -205,6 +205,20 @@ impl Apiary {
             .expect("kubectl runs")
     }
 
+    /// Run kubectl with `input` on its standard input (`-f -`).
+    pub fn kubectl_with_input(&self, version: &str, args: &[&str], input: &str) -> Output {
+        use std::io::Write as _;
+        let mut child = kubectl_command(version, &self.kubeconfig)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("kubectl runs");
+        child.stdin.take().expect("piped").write_all(input.as_bytes()).expect("kubectl reads its input");
+        child.wait_with_output().expect("kubectl runs")
+    }
+
     /// Run kubectl until it succeeds, for at most 20 s: a resource a CRD has just
     /// added may be missing a moment longer from kubectl's cached discovery.
     pub fn kubectl_until_served(&self, version: &str, args: &[&str]) -> String {

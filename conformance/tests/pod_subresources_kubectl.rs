@@ -5,19 +5,9 @@
 //! lacks `resize`).
 
 use apiary_conformance::harness::{ok, Apiary};
-use std::io::Write as _;
-use std::process::Stdio;
 
 fn create(apiary: &Apiary, manifest: &str) {
-    let mut child = apiary_conformance::harness::kubectl_command("1.33", &apiary.kubeconfig)
-        .args(["create", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(manifest.as_bytes()).unwrap();
-    ok(&child.wait_with_output().unwrap());
+    ok(&apiary.kubectl_with_input("1.33", &["create", "-f", "-"], manifest));
 }
 
 fn pod(name: &str) -> String {
