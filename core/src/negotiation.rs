@@ -22,6 +22,12 @@ pub enum Shape {
     Object,
     /// A `meta.k8s.io` Table of the given version (`v1` or `v1beta1`).
     Table(&'static str),
+    /// A `meta.k8s.io` PartialObjectMetadata of the given version: one object's
+    /// metadata (a list asked for this way is refused, 406, as upstream refuses it).
+    PartialObjectMetadata(&'static str),
+    /// A `meta.k8s.io` PartialObjectMetadataList of the given version: a list's items
+    /// as metadata only (a single object asked for this way is refused, 406).
+    PartialObjectMetadataList(&'static str),
 }
 
 /// The negotiated response encoding.
@@ -49,6 +55,14 @@ impl Output {
             }
             (Format::Yaml, Shape::Table(v)) => {
                 format!("application/yaml;as=Table;v={v};g=meta.k8s.io")
+            }
+            // Upstream names only the serializer's media type for these (the recorded
+            // v1.33 answers say `application/json`).
+            (Format::Json, Shape::PartialObjectMetadata(_) | Shape::PartialObjectMetadataList(_)) => {
+                "application/json".to_owned()
+            }
+            (Format::Yaml, Shape::PartialObjectMetadata(_) | Shape::PartialObjectMetadataList(_)) => {
+                "application/yaml".to_owned()
             }
         }
     }
@@ -155,7 +169,11 @@ pub fn parse_accept(header: &str) -> Vec<MediaRange<'_>> {
 }
 
 /// Choose the response encoding from the Accept header and the `pretty` parameter.
-/// `tables` says whether this endpoint can answer with a Table.
+/// `tables` says whether this endpoint can answer with a Table or metadata only
+/// (PartialObjectMetadata or PartialObjectMetadataList: upstream accepts either on
+/// every resource endpoint and refuses the wrong one for the answer only when it
+/// answers, so a list asked for as PartialObjectMetadata is a 406 even when a plain
+/// `application/json` follows in the header).
 pub fn negotiate_output(
     accept: Option<&str>,
     pretty: bool,
@@ -181,6 +199,16 @@ pub fn negotiate_output(
             (Some("Table"), Some("meta.k8s.io"), Some("v1")) if tables => Shape::Table("v1"),
             (Some("Table"), Some("meta.k8s.io"), Some("v1beta1")) if tables => {
                 Shape::Table("v1beta1")
+            }
+            (Some(kind @ ("PartialObjectMetadata" | "PartialObjectMetadataList")), Some("meta.k8s.io"), Some(v @ ("v1" | "v1beta1")))
+                if tables =>
+            {
+                let v = if v == "v1" { "v1" } else { "v1beta1" };
+                if kind == "PartialObjectMetadata" {
+                    Shape::PartialObjectMetadata(v)
+                } else {
+                    Shape::PartialObjectMetadataList(v)
+                }
             }
             _ => continue,
         };
@@ -240,6 +268,29 @@ mod tests {
             negotiate_output(Some(accept), false, false).unwrap(),
             Output::JSON
         );
+    }
+
+    #[test]
+    fn metadata_only_is_negotiated_like_a_table() {
+        let pom = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+        let out = negotiate_output(Some(pom), false, true).unwrap();
+        assert_eq!(out.shape, Shape::PartialObjectMetadata("v1"));
+        assert_eq!(out.content_type(), "application/json");
+        let list = "application/yaml;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1";
+        let out = negotiate_output(Some(list), false, true).unwrap();
+        assert_eq!(out.shape, Shape::PartialObjectMetadataList("v1beta1"));
+        assert_eq!(out.content_type(), "application/yaml");
+        // Not where no transform is served (non-resource paths), nor in another group
+        // or version: the next range is taken.
+        let fallback = format!("{pom}, application/json");
+        assert_eq!(negotiate_output(Some(&fallback), false, false).unwrap(), Output::JSON);
+        let other = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2, application/json";
+        assert_eq!(negotiate_output(Some(other), false, true).unwrap(), Output::JSON);
+        let ungrouped = "application/json;as=PartialObjectMetadata;v=v1";
+        assert_eq!(negotiate_output(Some(ungrouped), false, true).unwrap_err().code, 406);
+        // Quality decides first.
+        let lower = format!("{pom};q=0.1, application/json;q=0.9");
+        assert_eq!(negotiate_output(Some(&lower), false, true).unwrap(), Output::JSON);
     }
 
     #[test]

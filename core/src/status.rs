@@ -207,6 +207,12 @@ impl ApiError {
         )
     }
 
+    /// 406 with a message of its own: upstream's answer when what the client asked for
+    /// cannot be made of this response (PartialObjectMetadata of a list).
+    pub fn not_acceptable_because(message: impl Into<String>) -> ApiError {
+        Self::new(406, "NotAcceptable", message)
+    }
+
     pub fn unsupported_media_type(accepted: &[&str]) -> ApiError {
         Self::new(
             415,

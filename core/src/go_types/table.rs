@@ -9,7 +9,10 @@
 // RuntimeClass and storage.k8s.io/v1 CSIDriver, CSINode, CSIStorageCapacity and
 // VolumeAttachment, were added by hand from the same sources, in the generator's form.)
 //
-// 465 messages, 1774 fields, 111 kinds.
+// (Messages 465-466, meta.k8s.io's PartialObjectMetadata and PartialObjectMetadataList,
+// were added by hand likewise; their kinds are listed for meta.k8s.io v1 and v1beta1.)
+//
+// 467 messages, 1777 fields, 115 kinds.
 
 use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
 
@@ -17,6 +20,10 @@ use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
 #[rustfmt::skip]
 pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("*", "DeleteOptions", 342),
+    ("meta.k8s.io/v1", "PartialObjectMetadata", 465),
+    ("meta.k8s.io/v1", "PartialObjectMetadataList", 466),
+    ("meta.k8s.io/v1beta1", "PartialObjectMetadata", 465),
+    ("meta.k8s.io/v1beta1", "PartialObjectMetadataList", 466),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition", 2),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", 4),
     ("apps/v1", "ControllerRevision", 24),
@@ -130,7 +137,7 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(crate) static MESSAGES: [Message; 465] = [
+pub(crate) static MESSAGES: [Message; 467] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),
@@ -596,4 +603,6 @@ pub(crate) static MESSAGES: [Message; 465] = [
     /* 462 */ m("storage.v1.VolumeAttachmentStatus", Struct, &[f(1, "attached", B, 0), f(2, "attachmentMetadata", S, OE|MAP), f(3, "attachError", M(463), OE|PTR), f(4, "detachError", M(463), OE|PTR)]),
     /* 463 */ m("storage.v1.VolumeError", Struct, &[f(1, "time", M(352), OE), f(2, "message", S, OE), f(3, "errorCode", I32, OE|PTR)]),
     /* 464 */ m("storage.v1.VolumeNodeResources", Struct, &[f(1, "count", I32, OE|PTR)]),
+    /* 465 */ m("meta.v1.PartialObjectMetadata", Struct, &[f(1, "metadata", M(349), OE)]),
+    /* 466 */ m("meta.v1.PartialObjectMetadataList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(465), REP)]),
 ];

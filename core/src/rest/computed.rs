@@ -44,7 +44,8 @@ fn get(scope: &Scope) -> Step {
     };
     match scope.output.shape {
         Shape::Table(version) => scope.respond(200, &table::table(scope, version, std::slice::from_ref(&obj), "", None)),
-        Shape::Object => scope.respond(200, &Value::Object(obj)),
+        // The object itself, or its metadata only (the response's transform makes it).
+        _ => scope.respond(200, &Value::Object(obj)),
     }
 }
 

@@ -23,7 +23,8 @@ pub(super) fn get(scope: Scope) -> Step {
                     let t = table::table(&scope, version, std::slice::from_ref(&obj), &rv, None);
                     scope.respond(200, &t)
                 }
-                Shape::Object => scope.respond(200, &Value::Object(obj)),
+                // The object itself, or its metadata only (`respond` makes it so).
+                _ => scope.respond(200, &Value::Object(obj)),
             },
             Err(e) => scope.fail(ApiError::internal(e)),
         }

@@ -23,6 +23,7 @@ mod guaranteed_update;
 mod list;
 mod managed;
 pub mod object;
+mod partial;
 mod patch;
 mod pod_log;
 pub mod pod_log_options;

@@ -193,7 +193,7 @@ pub(super) fn get(scope: Scope, source: Source) -> Step {
                         let t = table(&scope, version, &scale, &kv.mod_revision.to_string());
                         scope.respond(200, &t)
                     }
-                    (Ok(scale), Shape::Object) => scope.respond(200, &Value::Object(scale)),
+                    (Ok(scale), _) => scope.respond(200, &Value::Object(scale)),
                     (Err(e), _) => scope.fail(e),
                 }
             }

@@ -145,8 +145,14 @@ impl Scope {
     }
 
     /// Respond with `value` in the negotiated encoding.
+    /// Respond with `value` in the negotiated encoding: as metadata only when the
+    /// client asked for PartialObjectMetadata(List), as upstream's transformResponseObject.
     pub fn respond(&self, code: u16, value: &Value) -> Step {
-        Step::Respond(encoded(self.output, code, value))
+        match super::partial::transform(self.output.shape, value) {
+            Ok(Some(partial)) => Step::Respond(encoded(self.output, code, &partial)),
+            Ok(None) => Step::Respond(encoded(self.output, code, value)),
+            Err(e) => self.fail(e),
+        }
     }
 
     /// A stored object as this request's resource shows it now: in the served version,

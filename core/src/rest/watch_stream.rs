@@ -101,6 +101,11 @@ impl WatchStream {
             meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
         let obj = json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": meta});
+        // A bookmark's object is transformed as every event's is.
+        let obj = match self.scope.output.shape {
+            Shape::PartialObjectMetadata(version) => super::partial::object(version, &obj),
+            _ => obj,
+        };
         encode_frame(EventType::Bookmark, &obj)
     }
 
@@ -122,7 +127,14 @@ impl WatchStream {
                 );
                 encode_frame(kind, &t)
             }
-            Shape::Object => encode_frame(kind, &Value::Object(obj.clone())),
+            Shape::PartialObjectMetadata(version) => {
+                encode_frame(kind, &super::partial::object(version, &Value::Object(obj.clone())))
+            }
+            // Upstream's transform of one object into a list fails, and its watch then
+            // sends the object as it is.
+            Shape::Object | Shape::PartialObjectMetadataList(_) => {
+                encode_frame(kind, &Value::Object(obj.clone()))
+            }
         }
     }
 }
@@ -134,7 +146,9 @@ impl WatchResponse for WatchStream {
             Shape::Table(v) => {
                 format!("application/json;as=Table;v={v};g=meta.k8s.io;stream=watch")
             }
-            Shape::Object => "application/json;stream=watch".to_owned(),
+            Shape::Object | Shape::PartialObjectMetadata(_) | Shape::PartialObjectMetadataList(_) => {
+                "application/json;stream=watch".to_owned()
+            }
         };
         let (parts, ()) = http::Response::builder()
             .status(200)
