@@ -111,12 +111,15 @@ fn list_as_partial_object_metadata_list_is_upstreams_answer_byte_for_byte() {
 fn the_wrong_pairing_is_406_as_upstream_answers_it() {
     let h = Harness::new();
     recorded_objects(&h);
-    let recording = recorded("error-406-partialobjectmetadata-on-list.json");
+    // Kept outside `responses/`, whose every answer is a built-in kind.
+    let path = format!("{}/tests/upstream/error-406-partialobjectmetadata-on-list.json", env!("CARGO_MANIFEST_DIR"));
+    let recording: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let list = "/api/v1/namespaces/refb-resp/configmaps?labelSelector=refb%3Dresponses";
     let reply = get(&h, list, POM);
     assert_eq!(reply.status, 406);
-    assert_eq!(reply.content_type, "application/json");
-    assert_eq!(reply.json(), serde_json::from_str::<Value>(recording["body_text"].as_str().unwrap()).unwrap());
+    assert_eq!(reply.content_type, recording["headers"]["Content-Type"]);
+    // Written as upstream's WriteRawJSON writes it: indented, no trailing newline.
+    assert_eq!(String::from_utf8_lossy(&reply.body), recording["body_text"].as_str().unwrap());
     // Upstream picks the first acceptable range and refuses only when it answers: a
     // plain JSON fallback after it does not help.
     let with_fallback = format!("{POM}, application/json");
@@ -152,6 +155,11 @@ fn quality_values_and_fallbacks_choose_as_upstream_negotiates() {
     let accept = format!("application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, {POM}, application/json");
     let reply = get(&h, &format!("{CMS}/a"), &accept);
     assert_eq!(reply.json()["kind"], "PartialObjectMetadata");
+    // Any error is written so too: a missing object's 404.
+    let missing = get(&h, &format!("{CMS}/nothing"), POM);
+    assert_eq!(missing.status, 404);
+    assert!(missing.body.starts_with(b"{\n  \"kind\": \"Status\""), "{}", String::from_utf8_lossy(&missing.body));
+    assert_eq!(missing.json()["reason"], "NotFound");
     // What client-go's metadata client sends for a list.
     let accept = format!("{POML}, application/json");
     let list = get(&h, CMS, &accept).json();

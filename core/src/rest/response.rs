@@ -81,6 +81,19 @@ pub(crate) fn encoded(output: Output, code: u16, value: &Value) -> http::Respons
 /// An error Status response; Tables are never used for errors. Compact JSON is
 /// written in upstream's field order with its trailing newline.
 pub(crate) fn error_response(error: &ApiError, output: Output) -> http::Response<Bytes> {
+    if matches!(
+        output.shape,
+        negotiation::Shape::PartialObjectMetadata(_) | negotiation::Shape::PartialObjectMetadataList(_)
+    ) {
+        // Upstream writes an error's Status in the negotiated media type, which it cannot
+        // find for a metadata-only Accept (no transform is allowed for a Status), so it
+        // falls back to WriteRawJSON: JSON indented by two spaces, no trailing newline.
+        return http::Response::builder()
+            .status(error.code)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(Bytes::from(crate::typed_json::indent(&error.to_json())))
+            .expect("valid status and header");
+    }
     let output = Output {
         shape: negotiation::Shape::Object,
         ..output
