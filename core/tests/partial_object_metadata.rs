@@ -199,7 +199,7 @@ fn a_paged_list_keeps_its_continue_and_remaining_count() {
     assert_eq!(second["metadata"]["resourceVersion"], first["metadata"]["resourceVersion"]);
     // An empty list has an empty items array.
     let none = get(&h, "/api/v1/namespaces/kube-public/configmaps?labelSelector=none%3Dnone", POML);
-    assert_eq!(String::from_utf8_lossy(&none.body).contains("\"items\":[]"), true);
+    assert!(String::from_utf8_lossy(&none.body).contains("\"items\":[]"));
 }
 
 #[test]
