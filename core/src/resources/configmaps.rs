@@ -53,7 +53,7 @@ const COLUMNS: &[Column] = &[Column {
     name: "Data",
     kind: "string",
     description: "Number of data entries",
-    cell: |o| {
+    priority: 0, cell: |o| {
         let n = |field| count_at(o, &[field]).as_u64().unwrap_or(0);
         json!(n("data") + n("binaryData"))
     },

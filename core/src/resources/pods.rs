@@ -8,7 +8,7 @@
 //! `log`, `exec`, `attach`, `portforward` and `proxy`, which reach the pod's node or IP
 //! (rest/pod_log.rs, rest/connect.rs, rest/proxy.rs).
 
-use super::columns::{Columns, at, Column};
+use super::columns::{at, or_none, Column, Columns};
 use super::{ConnectKind, Handler, ProxyTarget, SpecPart, Strategy};
 use crate::rest::finalizers::{self, Deletion, OnDelete};
 use crate::rest::object::{meta_mut, meta_str, Object};
@@ -208,36 +208,47 @@ static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
 };
 
 const COLUMNS: &[Column] = &[
-    Column {
-        name: "Ready",
-        kind: "string",
-        description: "The aggregate readiness state of this pod for accepting traffic",
-        cell: |o| {
-            let total = at(o, &["spec", "containers"]).and_then(Value::as_array).map_or(0, Vec::len);
-            let ready = at(o, &["status", "containerStatuses"])
-                .and_then(Value::as_array)
-                .map_or(0, |s| s.iter().filter(|c| c.get("ready") == Some(&Value::Bool(true))).count());
-            json!(format!("{ready}/{total}"))
-        },
-    },
-    Column {
-        name: "Status",
-        kind: "string",
-        description: "The aggregate status of the containers in this pod",
-        cell: status_cell,
-    },
-    Column {
-        name: "Restarts",
-        kind: "string",
-        description: "The number of times the containers in this pod have been restarted",
-        cell: |o| {
-            let n: i64 = at(o, &["status", "containerStatuses"])
-                .and_then(Value::as_array)
-                .map_or(0, |s| s.iter().filter_map(|c| c.get("restartCount").and_then(Value::as_i64)).sum());
-            json!(n.to_string())
-        },
-    },
+    Column { name: "Ready", kind: "string", description: "The aggregate readiness state of this pod for accepting traffic.", priority: 0, cell: ready_cell },
+    Column { name: "Status", kind: "string", description: "The aggregate status of the containers in this pod.", priority: 0, cell: status_cell },
+    Column { name: "Restarts", kind: "string", description: "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", priority: 0, cell: restarts_cell },
+    Column { name: "IP", kind: "string", description: "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", priority: 1, cell: |o| or_none(at(o, &["status", "podIP"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Node", kind: "string", description: "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename", priority: 1, cell: |o| or_none(at(o, &["spec", "nodeName"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Nominated Node", kind: "string", description: "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.", priority: 1, cell: |o| or_none(at(o, &["status", "nominatedNodeName"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Readiness Gates", kind: "string", description: "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates", priority: 1, cell: readiness_gates },
 ];
+
+fn ready_cell(o: &Object) -> Value {
+    let total = at(o, &["spec", "containers"]).and_then(Value::as_array).map_or(0, Vec::len);
+    let ready = at(o, &["status", "containerStatuses"])
+        .and_then(Value::as_array)
+        .map_or(0, |s| s.iter().filter(|c| c.get("ready") == Some(&Value::Bool(true))).count());
+    json!(format!("{ready}/{total}"))
+}
+
+fn restarts_cell(o: &Object) -> Value {
+    let n: i64 = at(o, &["status", "containerStatuses"])
+        .and_then(Value::as_array)
+        .map_or(0, |s| s.iter().filter_map(|c| c.get("restartCount").and_then(Value::as_i64)).sum());
+    json!(n.to_string())
+}
+
+/// READINESS GATES: how many of the pod's readiness gates have a True condition, of
+/// how many; `<none>` without gates.
+fn readiness_gates(pod: &Object) -> Value {
+    let gates = at(pod, &["spec", "readinessGates"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    if gates.is_empty() {
+        return json!("<none>");
+    }
+    let conditions = at(pod, &["status", "conditions"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let met = gates
+        .iter()
+        .filter(|g| {
+            conditions.iter().any(|c| c.get("type") == g.get("conditionType") && c.get("status").and_then(Value::as_str) == Some("True"))
+        })
+        .count();
+    json!(format!("{met}/{}", gates.len()))
+}
+
 
 /// A pod's STATUS cell as upstream's printer words it, as far as apiary knows a pod:
 /// the phase, or the status's reason; SchedulingGated while a gate holds it;

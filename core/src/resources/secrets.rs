@@ -231,13 +231,13 @@ const COLUMNS: &[Column] = &[
         name: "Type",
         kind: "string",
         description: "The type of the secret",
-        cell: |o| str_at(o, &["type"]),
+        priority: 0, cell: |o| str_at(o, &["type"]),
     },
     Column {
         name: "Data",
         kind: "string",
         description: "Number of data entries",
-        cell: |o| count_at(o, &["data"]),
+        priority: 0, cell: |o| count_at(o, &["data"]),
     },
 ];
 
