@@ -24,6 +24,7 @@ const DONE: &[&str] = &[
     "batch_v1_jobs",
     "batch_v1_cronjobs",
     "core_v1_endpoints",
+    "core_v1_pods",
     "core_v1_serviceaccounts",
     "core_v1_services",
     "rbac.authorization.k8s.io_v1_roles",

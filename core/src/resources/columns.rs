@@ -85,6 +85,15 @@ pub fn between(start: Option<&Value>, end: Option<&Value>) -> Value {
     }
 }
 
+/// A cell that reads the clock: `template` with `{}` replaced by the time since
+/// `time`, as [`since`] shows it.
+pub fn since_in(time: &str, template: &str) -> Value {
+    json!({ SINCE: time, SINCE_IN: template })
+}
+
+/// The key of the template of a cell [`since_in`] makes.
+pub const SINCE_IN: &str = "$apiary.since_in";
+
 /// The key of a cell [`since`] makes.
 pub const SINCE: &str = "$apiary.since";
 

@@ -78,7 +78,13 @@ pub fn human_duration(secs: u64) -> String {
 /// A cell as shown: one that reads the clock (`columns::since`) read now.
 fn timed(scope: &Scope, cell: Value) -> Value {
     match cell.get(crate::resources::columns::SINCE).and_then(Value::as_str) {
-        Some(time) => json!(date_cell(scope.inputs.now, time)),
+        Some(time) => {
+            let since = date_cell(scope.inputs.now, time);
+            match cell.get(crate::resources::columns::SINCE_IN).and_then(Value::as_str) {
+                Some(template) => json!(template.replacen("{}", &since, 1)),
+                None => json!(since),
+            }
+        }
         None => cell,
     }
 }
