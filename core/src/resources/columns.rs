@@ -170,3 +170,74 @@ pub fn label_map_at(obj: &Object, path: &[&str]) -> Value {
     pairs.sort();
     or_none(pairs.join(","))
 }
+
+/// The first three of `items` joined with commas, `+ N more...` for the rest, `none`
+/// for no items, as upstream's `listWithMoreString`.
+pub fn first_three(items: impl Iterator<Item = String>, none: &str) -> Value {
+    let all: Vec<String> = items.collect();
+    let shown = all.iter().take(3).cloned().collect::<Vec<_>>().join(",");
+    json!(match all.len() {
+        n if n > 3 => format!("{shown} + {} more...", n - 3),
+        0 => none.to_owned(),
+        _ => shown,
+    })
+}
+
+/// A load balancer status' addresses (each ingress' IP, else its hostname), sorted
+/// and without repeats, joined with commas.
+pub fn load_balancer_addresses(obj: &Object) -> Value {
+    let mut shown: Vec<&str> = at(obj, &["status", "loadBalancer", "ingress"])
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| {
+            let field = |k: &str| i.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+            field("ip").or_else(|| field("hostname"))
+        })
+        .collect();
+    shown.sort_unstable();
+    shown.dedup();
+    json!(shown.join(","))
+}
+
+/// The quantity at `path` as written (stored quantities are canonical), `0` when absent.
+pub fn quantity_at(obj: &Object, path: &[&str]) -> Value {
+    match at(obj, path) {
+        Some(Value::String(s)) => json!(s),
+        Some(Value::Number(n)) => json!(n.to_string()),
+        _ => json!("0"),
+    }
+}
+
+/// Access modes as upstream's `GetAccessModesAsString`: RWO, ROX, RWX, RWOP in that
+/// order, each once.
+pub fn access_modes_at(obj: &Object, path: &[&str]) -> Value {
+    let modes = strings_at(obj, path);
+    let shown: Vec<&str> = [("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"), ("ReadWriteOncePod", "RWOP")]
+        .iter()
+        .filter(|(mode, _)| modes.iter().any(|m| m == mode))
+        .map(|(_, short)| *short)
+        .collect();
+    json!(shown.join(","))
+}
+
+/// `status.phase`, or Terminating once the object is being deleted.
+pub fn phase_or_terminating(obj: &Object) -> Value {
+    if at(obj, &["metadata", "deletionTimestamp"]).is_some_and(|t| !t.is_null()) {
+        return json!("Terminating");
+    }
+    str_at(obj, &["status", "phase"])
+}
+
+/// A volume's or claim's class: the beta annotation, else `spec.storageClassName`.
+pub fn storage_class(obj: &Object) -> Value {
+    match at(obj, &["metadata", "annotations", "volume.beta.kubernetes.io/storage-class"]).and_then(Value::as_str) {
+        Some(class) => json!(class),
+        None => str_at(obj, &["spec", "storageClassName"]),
+    }
+}
+
+/// The string at `path`, `<unset>` when absent.
+pub fn unset_or(obj: &Object, path: &[&str]) -> Value {
+    json!(at(obj, path).and_then(Value::as_str).unwrap_or("<unset>"))
+}
