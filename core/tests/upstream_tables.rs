@@ -35,6 +35,16 @@ const DONE: &[&str] = &[
     "storage.k8s.io_v1_csinodes",
     "networking.k8s.io_v1_servicecidrs",
     "node.k8s.io_v1_runtimeclasses",
+    "core_v1_replicationcontrollers",
+    "core_v1_podtemplates",
+    "core_v1_configmaps",
+    "core_v1_limitranges",
+    "policy_v1_poddisruptionbudgets",
+    "networking.k8s.io_v1_networkpolicies",
+    "networking.k8s.io_v1_ingressclasses",
+    "storage.k8s.io_v1_storageclasses",
+    "scheduling.k8s.io_v1_priorityclasses",
+    "coordination.k8s.io_v1_leases",
     "core_v1_serviceaccounts",
     "core_v1_services",
     "rbac.authorization.k8s.io_v1_roles",
@@ -50,7 +60,10 @@ fn clock_columns(file: &str) -> &'static [&'static str] {
         "batch_v1_cronjobs" => &["Age", "Last Schedule"],
         "core_v1_pods" => &["Age", "Restarts"],
         // The server's creation time: the harness' clock, not the recorder's.
-        "rbac.authorization.k8s.io_v1_roles" | "rbac.authorization.k8s.io_v1_clusterroles" | "storage.k8s.io_v1_csistoragecapacities" => {
+        "rbac.authorization.k8s.io_v1_roles"
+        | "rbac.authorization.k8s.io_v1_clusterroles"
+        | "storage.k8s.io_v1_csistoragecapacities"
+        | "core_v1_limitranges" => {
             &["Created At"]
         }
         _ => &["Age"],
@@ -91,7 +104,8 @@ fn collection(resource: &Value, namespace: Option<&str>) -> String {
 fn input(file: &str, obj: &Value) -> Value {
     let mut input = obj.clone();
     let meta = input["metadata"].as_object_mut().unwrap();
-    meta.retain(|k, _| matches!(k.as_str(), "name" | "labels" | "annotations"));
+    let owned = file == "apps_v1_controllerrevisions";
+    meta.retain(|k, _| matches!(k.as_str(), "name" | "labels" | "annotations") || (owned && k == "ownerReferences"));
     let o = input.as_object_mut().unwrap();
     o.remove("status");
     if file == "batch_v1_jobs" {

@@ -241,3 +241,12 @@ pub fn storage_class(obj: &Object) -> Value {
 pub fn unset_or(obj: &Object, path: &[&str]) -> Value {
     json!(at(obj, path).and_then(Value::as_str).unwrap_or("<unset>"))
 }
+
+/// An int-or-string at `path` as Go's `IntOrString.String()`, `N/A` when absent.
+pub fn int_or_string_or_na(obj: &Object, path: &[&str]) -> Value {
+    json!(match at(obj, path) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => "N/A".to_owned(),
+    })
+}
