@@ -47,6 +47,7 @@ const DONE: &[&str] = &[
     "coordination.k8s.io_v1_leases",
     "core_v1_secrets",
     "core_v1_namespaces",
+    "core_v1_events",
     "core_v1_serviceaccounts",
     "core_v1_services",
     "rbac.authorization.k8s.io_v1_roles",
@@ -55,12 +56,32 @@ const DONE: &[&str] = &[
     "rbac.authorization.k8s.io_v1_clusterrolebindings",
 ];
 
+/// The kinds not done, and why.
+#[allow(dead_code)]
+const NOT_DONE: &[(&str, &str)] = &[
+    ("events.k8s.io_v1_events", "printed as core events are, but the recorded objects are not accepted through events.k8s.io (null deprecated fields are taken as set) and events written through core/v1 are not listed there"),
+    ("autoscaling_v1_horizontalpodautoscalers", "the Targets column (metric current/target lists) is not written"),
+    ("autoscaling_v2_horizontalpodautoscalers", "the Targets column (metric current/target lists) is not written"),
+    ("core_v1_resourcequotas", "the Request and Limit columns (used/hard lists) are not written"),
+    ("storage.k8s.io_v1_volumeattachments", "upstream's Attacher column has format `name`, which built-in columns cannot say yet"),
+    ("networking.k8s.io_v1_ipaddresses", "upstream answers an Age cell without an Age column"),
+    ("apps_v1_controllerrevisions", "printed; the replay lacks the owners the recorded revisions name, so the collector removes them"),
+    ("certificates.k8s.io_v1_certificatesigningrequests", "columns served; the replay does not yet approve through the approval subresource"),
+    ("apiextensions.k8s.io_v1_customresourcedefinitions", "Name and Age; the replay does not wait for the CRDs' Established status"),
+    ("core_v1_componentstatuses", "not creatable: its objects are the server's"),
+    ("customresource_refb.example.com_v1_refbgadgets", "custom resources' columns are tested in crd_tables.rs"),
+    ("customresource_refb.example.com_v1_refbwidgets", "custom resources' columns are tested in crd_tables.rs"),
+    ("admissionregistration.k8s.io_v1_*, flowcontrol.apiserver.k8s.io_v1_*, apiregistration.k8s.io_v1_apiservices", "not served by Apiary"),
+];
+
 /// Columns whose cells read the clock, by kind.
 fn clock_columns(file: &str) -> &'static [&'static str] {
     match file {
         "batch_v1_jobs" => &["Age", "Duration"],
         "batch_v1_cronjobs" => &["Age", "Last Schedule"],
         "core_v1_pods" => &["Age", "Restarts"],
+        // Upstream's recorder read these a fraction of a second apart.
+        "core_v1_events" => &["Last Seen", "First Seen"],
         // The server's creation time: the harness' clock, not the recorder's.
         "rbac.authorization.k8s.io_v1_roles"
         | "rbac.authorization.k8s.io_v1_clusterroles"
@@ -166,7 +187,8 @@ fn replay(file: &str) -> Result<(), String> {
     // The harness' clock to the recording's, so that times in recorded statuses lie
     // as far behind it as they did behind the recorder's.
     let captured = captured_at(recorded["requests"]["table"]["captured_at"].as_str().unwrap());
-    h.advance(Duration::from_secs(captured - HARNESS_EPOCH));
+    // The recorder's clock read a fraction of a second past the header's second.
+    h.advance(Duration::from_secs(captured - HARNESS_EPOCH) + Duration::from_millis(999));
     let resource = &recorded["resource"];
     let namespace = resource["namespace"].as_str();
     let namespaces: &[&str] = if file == "core_v1_namespaces" { &[] } else { &["refb-tables", "refb-events", "refb-quota"] };
@@ -174,11 +196,13 @@ fn replay(file: &str) -> Result<(), String> {
         let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         h.json_call("POST", "/api/v1/namespaces", JSON, Some(&body));
     }
-    let path = collection(resource, namespace);
+    let source = recorded.clone();
+    let made_at = collection(&source["resource"], source["resource"]["namespace"].as_str());
     let mut uids = Vec::new();
-    for obj in recorded["objects"].as_array().unwrap() {
+    for obj in source["objects"].as_array().unwrap() {
         let name = obj["metadata"]["name"].as_str().unwrap();
-        let made = h.json_call("POST", &path, JSON, Some(&input(file, obj)));
+        let path = &made_at;
+        let made = h.json_call("POST", path, JSON, Some(&input(file, obj)));
         let mut made = match made.status {
             201 => made.json(),
             // Made by the server itself (a namespace's default ServiceAccount).
@@ -200,6 +224,7 @@ fn replay(file: &str) -> Result<(), String> {
             }
         }
     }
+    let path = collection(resource, namespace);
     let mut query = "includeObject=None".to_owned();
     if let Some(selector) = resource["labelSelector"].as_str() {
         query.push_str(&format!("&labelSelector={selector}"));

@@ -14,6 +14,9 @@ pub enum Columns<'a> {
     /// before the column `age_at` names (after them all when it is their count), or
     /// no Age at all (`None`).
     Laid { columns: &'static [Column], age_at: Option<usize> },
+    /// A built-in kind's whose Name comes last, shown with `-o wide`, and which has no
+    /// Age (events).
+    NameLast(&'static [Column]),
     /// A custom resource's: after Name, those its CRD version declares (Age among
     /// them when it declares none).
     Declared(&'a PrinterColumns),

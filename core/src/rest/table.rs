@@ -127,6 +127,18 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
             laid(scope, name, extras, Some(shown))
         }
         Columns::Laid { columns, age_at } => laid(scope, name, columns, age_at),
+        Columns::NameLast(extras) => {
+            let (mut columns, cells) = laid(scope, name, extras, None);
+            let mut name = columns.remove(0);
+            name["priority"] = json!(1);
+            columns.push(name);
+            let cells = move |obj: &Object| {
+                let mut row = cells(obj);
+                row.rotate_left(1);
+                row
+            };
+            (columns, Box::new(cells) as Cells<'_>)
+        }
         Columns::Declared(printer) => {
             let columns = std::iter::once(name).chain(printer.definitions().cloned()).collect();
             let cells = move |obj: &Object| {
