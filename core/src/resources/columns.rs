@@ -29,6 +29,8 @@ pub struct Column {
     /// The column's type as a Table names it: `string`, `integer`.
     pub kind: &'static str,
     pub description: &'static str,
+    /// The column's format as a Table names it: "" mostly, `name` for a name.
+    pub format: &'static str,
     /// 0 for a column always shown, 1 for one `kubectl get -o wide` adds; a built-in
     /// kind's Age comes after its last column of priority 0.
     pub priority: u8,

@@ -46,8 +46,8 @@ fn validate(revision: &Object) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Controller", kind: "string", description: "Controller of the object", priority: 0, cell: controller },
-    Column { name: "Revision", kind: "string", description: "revision indicates the revision of the state represented by Data.", priority: 0, cell: |o| serde_json::json!(cols::int_at(o, &["revision"])) },
+    Column { name: "Controller", kind: "string", description: "Controller of the object", format: "", priority: 0, cell: controller },
+    Column { name: "Revision", kind: "string", description: "revision indicates the revision of the state represented by Data.", format: "", priority: 0, cell: |o| serde_json::json!(cols::int_at(o, &["revision"])) },
 ];
 
 /// CONTROLLER: the controlling owner as kind.group/name in lower case (kind/name for

@@ -16,12 +16,12 @@ fn spec_of(obj: &Object) -> &Value {
 }
 
 const COLUMNS: &[Column] = &[
-    Column { name: "Ready", kind: "string", description: "Number of the pod with ready state", priority: 0, cell: |o| json!(format!("{}/{}", int_at(o, &["status", "readyReplicas"]), at(o, &["spec", "replicas"]).and_then(Value::as_i64).unwrap_or(1))) },
-    Column { name: "Up-to-date", kind: "string", description: "Total number of non-terminating pods targeted by this deployment that have the desired template spec.", priority: 0, cell: |o| json!(int_at(o, &["status", "updatedReplicas"])) },
-    Column { name: "Available", kind: "string", description: "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.", priority: 0, cell: |o| json!(int_at(o, &["status", "availableReplicas"])) },
-    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", priority: 1, cell: |o| container_names(o, TEMPLATE) },
-    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", priority: 1, cell: |o| container_images(o, TEMPLATE) },
-    Column { name: "Selector", kind: "string", description: "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", priority: 1, cell: |o| label_selector_at(o, &["spec", "selector"]) },
+    Column { name: "Ready", kind: "string", description: "Number of the pod with ready state", format: "", priority: 0, cell: |o| json!(format!("{}/{}", int_at(o, &["status", "readyReplicas"]), at(o, &["spec", "replicas"]).and_then(Value::as_i64).unwrap_or(1))) },
+    Column { name: "Up-to-date", kind: "string", description: "Total number of non-terminating pods targeted by this deployment that have the desired template spec.", format: "", priority: 0, cell: |o| json!(int_at(o, &["status", "updatedReplicas"])) },
+    Column { name: "Available", kind: "string", description: "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.", format: "", priority: 0, cell: |o| json!(int_at(o, &["status", "availableReplicas"])) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| container_names(o, TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| container_images(o, TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", format: "", priority: 1, cell: |o| label_selector_at(o, &["spec", "selector"]) },
 ];
 
 pub struct Deployments;

@@ -113,7 +113,7 @@ pub(super) fn protocol(port: &Value, path: &FieldPath) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Endpoints", kind: "string", description: "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.", priority: 0, cell: endpoints_cell },
+    Column { name: "Endpoints", kind: "string", description: "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.", format: "", priority: 0, cell: endpoints_cell },
 ];
 
 /// An Endpoints' ENDPOINTS cell as upstream's `formatEndpoints`: the first three

@@ -193,9 +193,9 @@ fn ports(ports: &[Value], path: &FieldPath) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "AddressType", kind: "string", description: "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.", priority: 0, cell: |o| cols::str_at(o, &["addressType"]) },
-    Column { name: "Ports", kind: "string", description: "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports.", priority: 0, cell: slice_ports },
-    Column { name: "Endpoints", kind: "string", description: "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.", priority: 0, cell: slice_endpoints },
+    Column { name: "AddressType", kind: "string", description: "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.", format: "", priority: 0, cell: |o| cols::str_at(o, &["addressType"]) },
+    Column { name: "Ports", kind: "string", description: "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports.", format: "", priority: 0, cell: slice_ports },
+    Column { name: "Endpoints", kind: "string", description: "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.", format: "", priority: 0, cell: slice_endpoints },
 ];
 
 /// PORTS: each port's number (its name without one, `*` without either), the first

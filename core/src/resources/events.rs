@@ -214,15 +214,15 @@ static EVENTS_FIELDS: SelectableFields = SelectableFields {
 };
 
 const COLUMNS: &[Column] = &[
-    Column { name: "Last Seen", kind: "string", description: "The time at which the most recent occurrence of this event was recorded.", priority: 0, cell: last_seen },
-    Column { name: "Type", kind: "string", description: "Type of this event (Normal, Warning), new types could be added in the future", priority: 0, cell: |o| either(o, "type", "type") },
-    Column { name: "Reason", kind: "string", description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", priority: 0, cell: |o| either(o, "reason", "reason") },
-    Column { name: "Object", kind: "string", description: "The object that this event is about.", priority: 0, cell: target },
-    Column { name: "Subobject", kind: "string", description: "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", priority: 1, cell: |o| involved(o, "fieldPath") },
-    Column { name: "Source", kind: "string", description: "The component reporting this event. Should be a short machine understandable string.", priority: 1, cell: source },
-    Column { name: "Message", kind: "string", description: "A human-readable description of the status of this operation.", priority: 0, cell: |o| serde_json::json!(either_text(o, "message", "note").trim()) },
-    Column { name: "First Seen", kind: "string", description: "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", priority: 1, cell: |o| first_seen(o) },
-    Column { name: "Count", kind: "string", description: "The number of times this event has occurred.", priority: 1, cell: count },
+    Column { name: "Last Seen", kind: "string", description: "The time at which the most recent occurrence of this event was recorded.", format: "", priority: 0, cell: last_seen },
+    Column { name: "Type", kind: "string", description: "Type of this event (Normal, Warning), new types could be added in the future", format: "", priority: 0, cell: |o| either(o, "type", "type") },
+    Column { name: "Reason", kind: "string", description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", format: "", priority: 0, cell: |o| either(o, "reason", "reason") },
+    Column { name: "Object", kind: "string", description: "The object that this event is about.", format: "", priority: 0, cell: target },
+    Column { name: "Subobject", kind: "string", description: "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", format: "", priority: 1, cell: |o| involved(o, "fieldPath") },
+    Column { name: "Source", kind: "string", description: "The component reporting this event. Should be a short machine understandable string.", format: "", priority: 1, cell: source },
+    Column { name: "Message", kind: "string", description: "A human-readable description of the status of this operation.", format: "", priority: 0, cell: |o| serde_json::json!(either_text(o, "message", "note").trim()) },
+    Column { name: "First Seen", kind: "string", description: "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", format: "", priority: 1, cell: |o| first_seen(o) },
+    Column { name: "Count", kind: "string", description: "The number of times this event has occurred.", format: "", priority: 1, cell: count },
 ];
 
 // Both APIs' events print alike, as upstream converts events.k8s.io ones to core's:

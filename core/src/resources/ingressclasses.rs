@@ -104,8 +104,8 @@ fn parameters(params: &Value) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Controller", kind: "string", description: "Controller that is responsible for handling this class", priority: 0, cell: |o| cols::str_at(o, &["spec", "controller"]) },
-    Column { name: "Parameters", kind: "string", description: "A reference to a resource with additional parameters", priority: 0, cell: parameters_cell },
+    Column { name: "Controller", kind: "string", description: "Controller that is responsible for handling this class", format: "", priority: 0, cell: |o| cols::str_at(o, &["spec", "controller"]) },
+    Column { name: "Parameters", kind: "string", description: "A reference to a resource with additional parameters", format: "", priority: 0, cell: parameters_cell },
 ];
 
 /// PARAMETERS: the parameters' Kind.group/name, `<none>` without them.

@@ -198,10 +198,10 @@ pub(super) fn typed_reference(reference: &Value, at: &str) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Class", kind: "string", description: "The name of the IngressClass resource that should be used for additional configuration", priority: 0, cell: |o| cols::or_none(cols::at(o, &["spec", "ingressClassName"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
-    Column { name: "Hosts", kind: "string", description: "Hosts that incoming requests are matched against before the ingress rule", priority: 0, cell: hosts },
-    Column { name: "Address", kind: "string", description: "Address is a list containing ingress points for the load-balancer", priority: 0, cell: |o| cols::load_balancer_addresses(o) },
-    Column { name: "Ports", kind: "string", description: "Ports of TLS configurations that open", priority: 0, cell: |o| serde_json::json!(if cols::at(o, &["spec", "tls"]).and_then(Value::as_array).is_some_and(|t| !t.is_empty()) { "80, 443" } else { "80" }) },
+    Column { name: "Class", kind: "string", description: "The name of the IngressClass resource that should be used for additional configuration", format: "", priority: 0, cell: |o| cols::or_none(cols::at(o, &["spec", "ingressClassName"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Hosts", kind: "string", description: "Hosts that incoming requests are matched against before the ingress rule", format: "", priority: 0, cell: hosts },
+    Column { name: "Address", kind: "string", description: "Address is a list containing ingress points for the load-balancer", format: "", priority: 0, cell: |o| cols::load_balancer_addresses(o) },
+    Column { name: "Ports", kind: "string", description: "Ports of TLS configurations that open", format: "", priority: 0, cell: |o| serde_json::json!(if cols::at(o, &["spec", "tls"]).and_then(Value::as_array).is_some_and(|t| !t.is_empty()) { "80, 443" } else { "80" }) },
 ];
 
 /// HOSTS: the rules' hosts, the first three (a rule without a host counts but is not

@@ -396,12 +396,12 @@ fn generate_selector(job: &mut Object) {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Status", kind: "string", description: "Status of the job.", priority: 0, cell: status_cell },
-    Column { name: "Completions", kind: "string", description: "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.", priority: 0, cell: completions },
-    Column { name: "Duration", kind: "string", description: "Time required to complete the job.", priority: 0, cell: |o| cols::between(cols::at(o, &["status", "startTime"]), cols::at(o, &["status", "completionTime"])) },
-    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
-    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
-    Column { name: "Selector", kind: "string", description: "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", priority: 1, cell: |o| cols::label_selector_at(o, &["spec", "selector"]) },
+    Column { name: "Status", kind: "string", description: "Status of the job.", format: "", priority: 0, cell: status_cell },
+    Column { name: "Completions", kind: "string", description: "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.", format: "", priority: 0, cell: completions },
+    Column { name: "Duration", kind: "string", description: "Time required to complete the job.", format: "", priority: 0, cell: |o| cols::between(cols::at(o, &["status", "startTime"]), cols::at(o, &["status", "completionTime"])) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", format: "", priority: 1, cell: |o| cols::label_selector_at(o, &["spec", "selector"]) },
 ];
 
 /// A Job's STATUS cell, as upstream's printer words it.

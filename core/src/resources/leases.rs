@@ -40,5 +40,5 @@ fn validate(lease: &Object) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Holder", kind: "string", description: "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", priority: 0, cell: |o| cols::str_at(o, &["spec", "holderIdentity"]) },
+    Column { name: "Holder", kind: "string", description: "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", format: "", priority: 0, cell: |o| cols::str_at(o, &["spec", "holderIdentity"]) },
 ];

@@ -213,5 +213,5 @@ mod tests {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Created At", kind: "date", description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", priority: 0, cell: |o| cols::str_at(o, &["metadata", "creationTimestamp"]) },
+    Column { name: "Created At", kind: "date", description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", format: "", priority: 0, cell: |o| cols::str_at(o, &["metadata", "creationTimestamp"]) },
 ];

@@ -174,5 +174,5 @@ fn validate_ip_block(block: &Value, path: &str) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Pod-Selector", kind: "string", description: "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.", priority: 0, cell: |o| cols::label_selector_at(o, &["spec", "podSelector"]) },
+    Column { name: "Pod-Selector", kind: "string", description: "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.", format: "", priority: 0, cell: |o| cols::label_selector_at(o, &["spec", "podSelector"]) },
 ];

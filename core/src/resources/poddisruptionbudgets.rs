@@ -96,7 +96,7 @@ fn spec_shown(spec: &Value) -> String {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Min Available", kind: "string", description: "The minimum number of pods that must be available.", priority: 0, cell: |o| cols::int_or_string_or_na(o, &["spec", "minAvailable"]) },
-    Column { name: "Max Unavailable", kind: "string", description: "The maximum number of pods that may be unavailable.", priority: 0, cell: |o| cols::int_or_string_or_na(o, &["spec", "maxUnavailable"]) },
-    Column { name: "Allowed Disruptions", kind: "integer", description: "Calculated number of pods that may be disrupted at this time.", priority: 0, cell: |o| serde_json::json!(cols::int_at(o, &["status", "disruptionsAllowed"])) },
+    Column { name: "Min Available", kind: "string", description: "The minimum number of pods that must be available.", format: "", priority: 0, cell: |o| cols::int_or_string_or_na(o, &["spec", "minAvailable"]) },
+    Column { name: "Max Unavailable", kind: "string", description: "The maximum number of pods that may be unavailable.", format: "", priority: 0, cell: |o| cols::int_or_string_or_na(o, &["spec", "maxUnavailable"]) },
+    Column { name: "Allowed Disruptions", kind: "integer", description: "Calculated number of pods that may be disrupted at this time.", format: "", priority: 0, cell: |o| serde_json::json!(cols::int_at(o, &["status", "disruptionsAllowed"])) },
 ];

@@ -49,7 +49,7 @@ impl Strategy for PodTemplates {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", priority: 0, cell: |o| cols::container_names(o, &["template", "spec"]) },
-    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", priority: 0, cell: |o| cols::container_images(o, &["template", "spec"]) },
-    Column { name: "Pod Labels", kind: "string", description: "The labels for the pod template.", priority: 0, cell: |o| cols::label_map_at(o, &["template", "metadata", "labels"]) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 0, cell: |o| cols::container_names(o, &["template", "spec"]) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 0, cell: |o| cols::container_images(o, &["template", "spec"]) },
+    Column { name: "Pod Labels", kind: "string", description: "The labels for the pod template.", format: "", priority: 0, cell: |o| cols::label_map_at(o, &["template", "metadata", "labels"]) },
 ];

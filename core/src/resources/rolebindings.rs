@@ -174,17 +174,17 @@ impl Strategy for RoleBindings {
 }
 
 const COLUMNS: &[Column] = &[
-    Column { name: "Role", kind: "string", description: "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", priority: 0, cell: role_cell },
-    Column { name: "Users", kind: "string", description: "Users in the roleBinding", priority: 1, cell: |o| subjects(o, "User") },
-    Column { name: "Groups", kind: "string", description: "Groups in the roleBinding", priority: 1, cell: |o| subjects(o, "Group") },
-    Column { name: "ServiceAccounts", kind: "string", description: "ServiceAccounts in the roleBinding", priority: 1, cell: |o| subjects(o, "ServiceAccount") },
+    Column { name: "Role", kind: "string", description: "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", format: "", priority: 0, cell: role_cell },
+    Column { name: "Users", kind: "string", description: "Users in the roleBinding", format: "", priority: 1, cell: |o| subjects(o, "User") },
+    Column { name: "Groups", kind: "string", description: "Groups in the roleBinding", format: "", priority: 1, cell: |o| subjects(o, "Group") },
+    Column { name: "ServiceAccounts", kind: "string", description: "ServiceAccounts in the roleBinding", format: "", priority: 1, cell: |o| subjects(o, "ServiceAccount") },
 ];
 
 const CLUSTER_COLUMNS: &[Column] = &[
-    Column { name: "Role", kind: "string", description: "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", priority: 0, cell: role_cell },
-    Column { name: "Users", kind: "string", description: "Users in the clusterRoleBinding", priority: 1, cell: |o| subjects(o, "User") },
-    Column { name: "Groups", kind: "string", description: "Groups in the clusterRoleBinding", priority: 1, cell: |o| subjects(o, "Group") },
-    Column { name: "ServiceAccounts", kind: "string", description: "ServiceAccounts in the clusterRoleBinding", priority: 1, cell: |o| subjects(o, "ServiceAccount") },
+    Column { name: "Role", kind: "string", description: "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", format: "", priority: 0, cell: role_cell },
+    Column { name: "Users", kind: "string", description: "Users in the clusterRoleBinding", format: "", priority: 1, cell: |o| subjects(o, "User") },
+    Column { name: "Groups", kind: "string", description: "Groups in the clusterRoleBinding", format: "", priority: 1, cell: |o| subjects(o, "Group") },
+    Column { name: "ServiceAccounts", kind: "string", description: "ServiceAccounts in the clusterRoleBinding", format: "", priority: 1, cell: |o| subjects(o, "ServiceAccount") },
 ];
 
 /// ROLE: the kind and name of the binding's roleRef.

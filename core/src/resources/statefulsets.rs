@@ -198,7 +198,7 @@ fn only_mutable_fields_changed(new: &Value, old: &Value) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Ready", kind: "string", description: "Number of the pod with ready state", priority: 0, cell: |o| json!(format!("{}/{}", cols::int_at(o, &["status", "readyReplicas"]), cols::int_at(o, &["spec", "replicas"]))) },
-    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
-    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
+    Column { name: "Ready", kind: "string", description: "Number of the pod with ready state", format: "", priority: 0, cell: |o| json!(format!("{}/{}", cols::int_at(o, &["status", "readyReplicas"]), cols::int_at(o, &["spec", "replicas"]))) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
 ];

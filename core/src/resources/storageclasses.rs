@@ -145,8 +145,8 @@ fn topology_term(term: &Value, path: &str) -> Vec<FieldError> {
 }
 
 pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Provisioner", kind: "string", description: "provisioner indicates the type of the provisioner.", priority: 0, cell: |o| cols::str_at(o, &["provisioner"]) },
-    Column { name: "ReclaimPolicy", kind: "string", description: "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.", priority: 0, cell: |o| json!(cols::at(o, &["reclaimPolicy"]).and_then(Value::as_str).unwrap_or("Delete")) },
-    Column { name: "VolumeBindingMode", kind: "string", description: "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.", priority: 0, cell: |o| json!(cols::at(o, &["volumeBindingMode"]).and_then(Value::as_str).unwrap_or("Immediate")) },
-    Column { name: "AllowVolumeExpansion", kind: "string", description: "allowVolumeExpansion shows whether the storage class allow volume expand.", priority: 0, cell: |o| json!(cols::at(o, &["allowVolumeExpansion"]).and_then(Value::as_bool).unwrap_or(false)) },
+    Column { name: "Provisioner", kind: "string", description: "provisioner indicates the type of the provisioner.", format: "", priority: 0, cell: |o| cols::str_at(o, &["provisioner"]) },
+    Column { name: "ReclaimPolicy", kind: "string", description: "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.", format: "", priority: 0, cell: |o| json!(cols::at(o, &["reclaimPolicy"]).and_then(Value::as_str).unwrap_or("Delete")) },
+    Column { name: "VolumeBindingMode", kind: "string", description: "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.", format: "", priority: 0, cell: |o| json!(cols::at(o, &["volumeBindingMode"]).and_then(Value::as_str).unwrap_or("Immediate")) },
+    Column { name: "AllowVolumeExpansion", kind: "string", description: "allowVolumeExpansion shows whether the storage class allow volume expand.", format: "", priority: 0, cell: |o| json!(cols::at(o, &["allowVolumeExpansion"]).and_then(Value::as_bool).unwrap_or(false)) },
 ];

@@ -96,7 +96,7 @@ type Cells<'a> = Box<dyn Fn(&Object) -> Vec<Value> + 'a>;
 fn laid<'a>(scope: &'a Scope, name: Value, extras: &'static [crate::resources::Column], age_at: Option<usize>) -> (Vec<Value>, Cells<'a>) {
     let mut columns = vec![name];
     columns.extend(extras.iter().map(|c| {
-        json!({"name": c.name, "type": c.kind, "format": "", "description": c.description, "priority": c.priority})
+        json!({"name": c.name, "type": c.kind, "format": c.format, "description": c.description, "priority": c.priority})
     }));
     if let Some(at) = age_at {
         let age = json!({

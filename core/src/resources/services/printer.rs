@@ -6,11 +6,11 @@ use crate::resources::Object;
 use serde_json::{json, Value};
 
 pub const COLUMNS: &[Column] = &[
-    Column { name: "Type", kind: "string", description: TYPE, priority: 0, cell: |o| str_at(o, &["spec", "type"]) },
-    Column { name: "Cluster-IP", kind: "string", description: CLUSTER_IP, priority: 0, cell: cluster_ip },
-    Column { name: "External-IP", kind: "string", description: EXTERNAL_IPS, priority: 0, cell: external_ip },
-    Column { name: "Port(s)", kind: "string", description: PORTS, priority: 0, cell: ports },
-    Column { name: "Selector", kind: "string", description: SELECTOR, priority: 1, cell: |o| label_map_at(o, &["spec", "selector"]) },
+    Column { name: "Type", kind: "string", description: TYPE, format: "", priority: 0, cell: |o| str_at(o, &["spec", "type"]) },
+    Column { name: "Cluster-IP", kind: "string", description: CLUSTER_IP, format: "", priority: 0, cell: cluster_ip },
+    Column { name: "External-IP", kind: "string", description: EXTERNAL_IPS, format: "", priority: 0, cell: external_ip },
+    Column { name: "Port(s)", kind: "string", description: PORTS, format: "", priority: 0, cell: ports },
+    Column { name: "Selector", kind: "string", description: SELECTOR, format: "", priority: 1, cell: |o| label_map_at(o, &["spec", "selector"]) },
 ];
 
 fn strings(obj: &Object, path: &[&str]) -> Vec<String> {
