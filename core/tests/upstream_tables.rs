@@ -51,6 +51,7 @@ const DONE: &[&str] = &[
     "core_v1_resourcequotas",
     "storage.k8s.io_v1_volumeattachments",
     "autoscaling_v2_horizontalpodautoscalers",
+    "apps_v1_controllerrevisions",
     "core_v1_serviceaccounts",
     "core_v1_services",
     "rbac.authorization.k8s.io_v1_roles",
@@ -65,7 +66,6 @@ const NOT_DONE: &[(&str, &str)] = &[
     ("events.k8s.io_v1_events", "printed as core events are, but the recorded objects are not accepted through events.k8s.io (null deprecated fields are taken as set) and events written through core/v1 are not listed there"),
     ("autoscaling_v1_horizontalpodautoscalers", "cells are computed on the v1 object, whose metrics are in annotations and targetCPUUtilizationPercentage: Targets shows <none>"),
     ("networking.k8s.io_v1_ipaddresses", "upstream answers an Age cell without an Age column"),
-    ("apps_v1_controllerrevisions", "printed; the replay lacks the owners the recorded revisions name, so the collector removes them"),
     ("certificates.k8s.io_v1_certificatesigningrequests", "columns served; the replay does not yet approve through the approval subresource"),
     ("apiextensions.k8s.io_v1_customresourcedefinitions", "Name and Age; the replay does not wait for the CRDs' Established status"),
     ("core_v1_componentstatuses", "not creatable: its objects are the server's"),
@@ -177,6 +177,51 @@ fn shape(cell: &Value) -> Value {
     json!(out)
 }
 
+/// Create the recorded objects of `file` with their statuses (deleting those that
+/// were being deleted), owner references pointing at `owners` (name to uid); the
+/// names and uids made.
+fn create_all(
+    h: &Harness<MemoryStore>,
+    file: &str,
+    recorded: &Value,
+    owners: &std::collections::HashMap<String, String>,
+) -> Result<std::collections::HashMap<String, String>, String> {
+    let path = collection(&recorded["resource"], recorded["resource"]["namespace"].as_str());
+    let mut uids = std::collections::HashMap::new();
+    for obj in recorded["objects"].as_array().unwrap() {
+        let name = obj["metadata"]["name"].as_str().unwrap();
+        let mut body = input(file, obj);
+        if let Some(refs) = body["metadata"]["ownerReferences"].as_array_mut() {
+            for r in refs {
+                let owner = r["name"].as_str().unwrap_or("").to_owned();
+                r["uid"] = json!(owners.get(&owner).cloned().unwrap_or_default());
+            }
+        }
+        let made = h.json_call("POST", &path, JSON, Some(&body));
+        let mut made = match made.status {
+            201 => made.json(),
+            // Made by the server itself (a namespace's default ServiceAccount).
+            409 => h.json_call("GET", &format!("{path}/{name}"), JSON, None).json(),
+            s => return Err(format!("{name}: {s} {}", made.json())),
+        };
+        uids.insert(name.to_owned(), made["metadata"]["uid"].as_str().unwrap_or("").to_owned());
+        if let Some(status) = obj.get("status") {
+            made["status"] = status.clone();
+            let r = h.json_call("PUT", &format!("{path}/{name}/status"), JSON, Some(&made));
+            if r.status != 200 {
+                return Err(format!("{name} status: {} {}", r.status, r.json()));
+            }
+        }
+        if obj["metadata"].get("deletionTimestamp").is_some() {
+            let r = h.json_call("DELETE", &format!("{path}/{name}"), JSON, None);
+            if !matches!(r.status, 200 | 202) {
+                return Err(format!("{name} delete: {} {}", r.status, r.json()));
+            }
+        }
+    }
+    Ok(uids)
+}
+
 fn replay(file: &str) -> Result<(), String> {
     let recorded = recorded(file);
     let network = ServiceNetwork {
@@ -196,34 +241,14 @@ fn replay(file: &str) -> Result<(), String> {
         let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         h.json_call("POST", "/api/v1/namespaces", JSON, Some(&body));
     }
-    let source = recorded.clone();
-    let made_at = collection(&source["resource"], source["resource"]["namespace"].as_str());
-    let mut uids = Vec::new();
-    for obj in source["objects"].as_array().unwrap() {
-        let name = obj["metadata"]["name"].as_str().unwrap();
-        let path = &made_at;
-        let made = h.json_call("POST", path, JSON, Some(&input(file, obj)));
-        let mut made = match made.status {
-            201 => made.json(),
-            // Made by the server itself (a namespace's default ServiceAccount).
-            409 => h.json_call("GET", &format!("{path}/{name}"), JSON, None).json(),
-            s => return Err(format!("{name}: {s} {}", made.json())),
-        };
-        uids.push(made["metadata"]["uid"].as_str().unwrap_or("").to_owned());
-        if let Some(status) = obj.get("status") {
-            made["status"] = status.clone();
-            let r = h.json_call("PUT", &format!("{path}/{name}/status"), JSON, Some(&made));
-            if r.status != 200 {
-                return Err(format!("{name} status: {} {}", r.status, r.json()));
-            }
-        }
-        if obj["metadata"].get("deletionTimestamp").is_some() {
-            let r = h.json_call("DELETE", &format!("{path}/{name}"), JSON, None);
-            if !matches!(r.status, 200 | 202) {
-                return Err(format!("{name} delete: {} {}", r.status, r.json()));
-            }
+    // The owners a recording's objects name, made first from their own recordings.
+    let mut owners = std::collections::HashMap::new();
+    if file == "apps_v1_controllerrevisions" {
+        for owner_file in ["apps_v1_daemonsets", "apps_v1_statefulsets"] {
+            owners.extend(create_all(&h, owner_file, &recorded(owner_file), &Default::default())?);
         }
     }
+    let uids: Vec<String> = create_all(&h, file, &recorded, &owners)?.into_values().collect();
     let path = collection(resource, namespace);
     let mut query = "includeObject=None".to_owned();
     if let Some(selector) = resource["labelSelector"].as_str() {
