@@ -245,7 +245,7 @@ fn replay(file: &str) -> Result<(), String> {
     let mut owners = std::collections::HashMap::new();
     if file == "apps_v1_controllerrevisions" {
         for owner_file in ["apps_v1_daemonsets", "apps_v1_statefulsets"] {
-            owners.extend(create_all(&h, owner_file, &recorded(owner_file), &Default::default())?);
+            owners.extend(create_all(&h, owner_file, &crate::recorded(owner_file), &Default::default())?);
         }
     }
     let uids: Vec<String> = create_all(&h, file, &recorded, &owners)?.into_values().collect();
