@@ -52,6 +52,7 @@ const DONE: &[&str] = &[
     "storage.k8s.io_v1_volumeattachments",
     "autoscaling_v2_horizontalpodautoscalers",
     "apps_v1_controllerrevisions",
+    "certificates.k8s.io_v1_certificatesigningrequests",
     "core_v1_serviceaccounts",
     "core_v1_services",
     "rbac.authorization.k8s.io_v1_roles",
@@ -66,7 +67,6 @@ const NOT_DONE: &[(&str, &str)] = &[
     ("events.k8s.io_v1_events", "printed as core events are, but the recorded objects are not accepted through events.k8s.io (null deprecated fields are taken as set) and events written through core/v1 are not listed there"),
     ("autoscaling_v1_horizontalpodautoscalers", "cells are computed on the v1 object, whose metrics are in annotations and targetCPUUtilizationPercentage: Targets shows <none>"),
     ("networking.k8s.io_v1_ipaddresses", "upstream answers an Age cell without an Age column"),
-    ("certificates.k8s.io_v1_certificatesigningrequests", "columns served; the replay does not yet approve through the approval subresource"),
     ("apiextensions.k8s.io_v1_customresourcedefinitions", "Name and Age; the replay does not wait for the CRDs' Established status"),
     ("core_v1_componentstatuses", "not creatable: its objects are the server's"),
     ("customresource_refb.example.com_v1_refbgadgets", "custom resources' columns are tested in crd_tables.rs"),
@@ -206,6 +206,22 @@ fn create_all(
         };
         uids.insert(name.to_owned(), made["metadata"]["uid"].as_str().unwrap_or("").to_owned());
         if let Some(status) = obj.get("status") {
+            // A CSR's approval or denial is written through its approval subresource.
+            let decisions: Vec<Value> = status["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| matches!(c["type"].as_str(), Some("Approved" | "Denied")))
+                .cloned()
+                .collect();
+            if file == "certificates.k8s.io_v1_certificatesigningrequests" && !decisions.is_empty() {
+                made["status"] = json!({"conditions": decisions});
+                let r = h.json_call("PUT", &format!("{path}/{name}/approval"), JSON, Some(&made));
+                if r.status != 200 {
+                    return Err(format!("{name} approval: {} {}", r.status, r.json()));
+                }
+                made = r.json();
+            }
             made["status"] = status.clone();
             let r = h.json_call("PUT", &format!("{path}/{name}/status"), JSON, Some(&made));
             if r.status != 200 {
@@ -229,6 +245,8 @@ fn replay(file: &str) -> Result<(), String> {
         node_ports: PortRange::parse("30000-32767").unwrap(),
     };
     let h = Harness::new(Config { service_network: network, ..Config::default() }, MemoryStore::new());
+    // The recorder's user, whom CSRs name as their requestor.
+    h.act_as(Some("kube-admin"), &["system:masters"]);
     // The harness' clock to the recording's, so that times in recorded statuses lie
     // as far behind it as they did behind the recorder's.
     let captured = captured_at(recorded["requests"]["table"]["captured_at"].as_str().unwrap());
