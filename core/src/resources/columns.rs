@@ -37,6 +37,20 @@ pub struct Column {
     pub cell: fn(&Object) -> Value,
 }
 
+/// The Table upstream's default convertor makes for kinds without a printer: Name and
+/// the creation time as it is (Created At), no Age.
+pub const CREATED_AT: Columns<'static> = Columns::Laid {
+    columns: &[Column {
+        name: "Created At",
+        kind: "date",
+        format: "",
+        description: crate::rest::table::CREATION_TIMESTAMP_DESCRIPTION,
+        priority: 0,
+        cell: |o| str_at(o, &["metadata", "creationTimestamp"]),
+    }],
+    age_at: None,
+};
+
 /// Where the pod spec of a workload's template is.
 pub const TEMPLATE: &[&str] = &["spec", "template", "spec"];
 

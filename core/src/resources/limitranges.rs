@@ -6,7 +6,6 @@
 //! are ordered: min ≤ default request ≤ default ≤ max, a ratio of at least 1 and no
 //! more than max/min (upstream's `ValidateLimitRange`, on create and update alike).
 
-use super::columns::{self as cols, Column};
 use super::defaults::{fill_missing, objects, str_of};
 use super::Strategy;
 use crate::rest::object::Object;
@@ -26,7 +25,7 @@ impl Strategy for LimitRanges {
     }
 
     fn columns(&self) -> super::columns::Columns<'_> {
-        super::columns::Columns::Laid { columns: COLUMNS, age_at: None }
+        super::columns::CREATED_AT
     }
 
     fn default(&self, obj: &mut Object) {
@@ -211,7 +210,3 @@ mod tests {
         ]);
     }
 }
-
-pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Created At", kind: "date", description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", format: "", priority: 0, cell: |o| cols::str_at(o, &["metadata", "creationTimestamp"]) },
-];

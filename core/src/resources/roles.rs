@@ -3,7 +3,6 @@
 //! `aggregationRule`, which can gather anything, needs every permission. Rules are
 //! checked as upstream's `ValidatePolicyRule` checks them.
 
-use super::columns::{self as cols, Column};
 use super::Strategy;
 use crate::authorization::escalation::Grants;
 use crate::authorization::rbac::PolicyRule;
@@ -101,7 +100,7 @@ impl Strategy for Roles {
     }
 
     fn columns(&self) -> super::columns::Columns<'_> {
-        super::columns::Columns::Laid { columns: COLUMNS, age_at: None }
+        super::columns::CREATED_AT
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
@@ -131,7 +130,3 @@ impl Strategy for Roles {
         Ok(())
     }
 }
-
-pub(crate) const COLUMNS: &[Column] = &[
-    Column { name: "Created At", kind: "date", description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", format: "", priority: 0, cell: |o| cols::str_at(o, &["metadata", "creationTimestamp"]) },
-];
