@@ -17,6 +17,9 @@ pub enum Columns<'a> {
     /// A built-in kind's whose Name comes last, shown with `-o wide`, and which has no
     /// Age (events).
     NameLast(&'static [Column]),
+    /// A built-in kind's whose rows end with an Age cell its columns do not declare,
+    /// as upstream's IPAddress printer has them.
+    AgeUndeclared(&'static [Column]),
     /// A custom resource's: after Name, those its CRD version declares (Age among
     /// them when it declares none).
     Declared(&'a PrinterColumns),

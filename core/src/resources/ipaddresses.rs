@@ -43,8 +43,10 @@ impl Strategy for IpAddresses {
         "ipaddresses"
     }
 
+    /// Upstream's printer adds an Age cell its columns do not declare (kubectl shows
+    /// no AGE for it).
     fn columns(&self) -> Columns<'_> {
-        Columns::Builtin(COLUMNS)
+        Columns::AgeUndeclared(COLUMNS)
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {

@@ -127,6 +127,11 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
             laid(scope, name, extras, Some(shown))
         }
         Columns::Laid { columns, age_at } => laid(scope, name, columns, age_at),
+        Columns::AgeUndeclared(extras) => {
+            let (mut columns, cells) = laid(scope, name, extras, Some(extras.len()));
+            columns.pop();
+            (columns, cells)
+        }
         Columns::NameLast(extras) => {
             let (mut columns, cells) = laid(scope, name, extras, None);
             let mut name = columns.remove(0);
