@@ -17,9 +17,9 @@ use serde_json::{json, Value};
 pub struct ComponentStatuses;
 
 static COLUMNS: &[Column] = &[
-    Column { name: "Status", kind: "string", description: "Status of the component conditions", cell: |o| json!(if healthy(o) { "Healthy" } else { "Unhealthy" }) },
-    Column { name: "Message", kind: "string", description: "Message of the component conditions", cell: |o| json!(healthy_condition(o, "message")) },
-    Column { name: "Error", kind: "string", description: "Error of the component conditions", cell: |o| json!(healthy_condition(o, "error")) },
+    Column { name: "Status", kind: "string", description: "Status of the component conditions", format: "", priority: 0, cell: |o| json!(if healthy(o) { "Healthy" } else { "Unhealthy" }) },
+    Column { name: "Message", kind: "string", description: "Message of the component conditions", format: "", priority: 0, cell: |o| json!(healthy_condition(o, "message")) },
+    Column { name: "Error", kind: "string", description: "Error of the component conditions", format: "", priority: 0, cell: |o| json!(healthy_condition(o, "error")) },
 ];
 
 impl Strategy for ComponentStatuses {

@@ -49,12 +49,9 @@ fn validate(cm: &Object) -> Vec<FieldError> {
     errs
 }
 
-const COLUMNS: &[Column] = &[Column {
-    name: "Data",
-    kind: "string",
-    description: "Number of data entries",
-    cell: |o| {
+const COLUMNS: &[Column] = &[
+    Column { name: "Data", kind: "string", description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.", format: "", priority: 0, cell: |o| {
         let n = |field| count_at(o, &[field]).as_u64().unwrap_or(0);
         json!(n("data") + n("binaryData"))
-    },
-}];
+    } },
+];

@@ -8,6 +8,7 @@
 //! job template as a Job's spec (upstream's `ValidateJobTemplateSpec`), limits never
 //! negative, a known time zone, a name short enough for its Jobs' names.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{object, object_at, or_insert, or_insert_str};
 use super::jobs::validate_job_spec;
 use super::Strategy;
@@ -25,6 +26,10 @@ const CONCURRENCY_POLICIES: [&str; 3] = ["Allow", "Forbid", "Replace"];
 impl Strategy for CronJobs {
     fn name(&self) -> &'static str {
         "cronjobs"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -139,3 +144,16 @@ fn job_template(cronjob: &Object) -> Vec<FieldError> {
     }
     errs
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Schedule", kind: "string", description: "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.", format: "", priority: 0, cell: |o| cols::str_at(o, &["spec", "schedule"]) },
+    Column { name: "Timezone", kind: "string", description: "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones", format: "", priority: 0, cell: |o| cols::or_none(cols::at(o, &["spec", "timeZone"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Suspend", kind: "boolean", description: "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.", format: "", priority: 0, cell: |o| json!(match cols::at(o, &["spec", "suspend"]).and_then(Value::as_bool) { Some(true) => "True", Some(false) => "False", None => "<unset>" }) },
+    Column { name: "Active", kind: "integer", description: "A list of pointers to currently running jobs.", format: "", priority: 0, cell: |o| cols::count_at(o, &["status", "active"]) },
+    Column { name: "Last Schedule", kind: "string", description: "Information when was the last time the job was successfully scheduled.", format: "", priority: 0, cell: |o| match cols::at(o, &["status", "lastScheduleTime"]).filter(|t| !t.is_null()) { Some(t) => cols::since(Some(t)), None => json!("<none>") } },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, JOB_TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, JOB_TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", format: "", priority: 1, cell: |o| cols::label_selector_at(o, &["spec", "jobTemplate", "spec", "selector"]) },
+];
+
+const JOB_TEMPLATE: &[&str] = &["spec", "jobTemplate", "spec", "template", "spec"];

@@ -18,7 +18,7 @@ static COLUMNS: &[Column] = &[Column {
     name: "Drivers",
     kind: "integer",
     description: "Drivers indicates the number of CSI drivers registered on the node",
-    cell: |o| super::columns::count_at(o, &["spec", "drivers"]),
+    format: "", priority: 0, cell: |o| super::columns::count_at(o, &["spec", "drivers"]),
 }];
 
 impl Strategy for CsiNodes {

@@ -3,21 +3,14 @@
 //! selector, the capacity is not negative (upstream's `ValidateCSIStorageCapacity*`,
 //! which leaves `maximumVolumeSize` unchecked).
 
-use super::{Column, Columns, Strategy};
+use super::{Columns, Strategy};
 use crate::rest::object::Object;
 use crate::validation::quantity::Quantity;
 use crate::validation::{label_selector, names, FieldError};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub struct CsiStorageCapacities;
 
-/// Upstream prints its creation time as it is, not as an age.
-static COLUMNS: &[Column] = &[Column {
-    name: "Created At",
-    kind: "date",
-    description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
-    cell: |o| json!(crate::rest::object::meta_str(o, "creationTimestamp")),
-}];
 
 impl Strategy for CsiStorageCapacities {
     fn name(&self) -> &'static str {
@@ -25,7 +18,8 @@ impl Strategy for CsiStorageCapacities {
     }
 
     fn columns(&self) -> Columns<'_> {
-        Columns::Laid { columns: COLUMNS, age_at: None }
+        // Upstream prints its creation time as it is, not as an age.
+        super::columns::CREATED_AT
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {

@@ -4,6 +4,7 @@
 //! annotation, which `kubectl rollout` reads. The template is checked as a pod's,
 //! selected by the (immutable) selector, and updated by a valid strategy.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{object, object_or_new, or_insert, or_insert_str};
 use super::Strategy;
 use crate::rest::object::{meta_mut, Object};
@@ -23,6 +24,10 @@ pub struct DaemonSets;
 impl Strategy for DaemonSets {
     fn name(&self) -> &'static str {
         "daemonsets"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -167,3 +172,15 @@ fn annotations(obj: &mut Object) -> &mut serde_json::Map<String, Value> {
 fn annotate_template_generation(obj: &mut Object, generation: i64) {
     annotations(obj).insert(TEMPLATE_GENERATION.into(), Value::String(generation.to_string()));
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Desired", kind: "integer", description: "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "desiredNumberScheduled"])) },
+    Column { name: "Current", kind: "integer", description: "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "currentNumberScheduled"])) },
+    Column { name: "Ready", kind: "integer", description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "numberReady"])) },
+    Column { name: "Up-to-date", kind: "integer", description: "The total number of nodes that are running updated daemon pod", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "updatedNumberScheduled"])) },
+    Column { name: "Available", kind: "integer", description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "numberAvailable"])) },
+    Column { name: "Node Selector", kind: "string", description: "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/", format: "", priority: 0, cell: |o| cols::label_map_at(o, &["spec", "template", "spec", "nodeSelector"]) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "A label query over pods that are managed by the daemon set. Must match in order to be controlled. If empty, defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", format: "", priority: 1, cell: |o| cols::label_selector_at(o, &["spec", "selector"]) },
+];

@@ -5,7 +5,7 @@
 use super::defaults::{object, object_or_new, or_insert, or_insert_str};
 use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
 use crate::rest::object::Object;
-use super::columns::{Columns, at, int_at, Column};
+use super::columns::{at, container_images, container_names, int_at, label_selector_at, Column, Columns, TEMPLATE};
 use serde_json::{json, Value};
 use crate::validation::pod_template::{immutable_selector, replicated_template, required_selector, int_or_percent, int_or_percent_value, not_over_100_percent};
 use crate::validation::value::{int, non_negative, invalid_int, text};
@@ -16,27 +16,12 @@ fn spec_of(obj: &Object) -> &Value {
 }
 
 const COLUMNS: &[Column] = &[
-    Column {
-        name: "Ready",
-        kind: "string",
-        description: "Number of ready replicas out of the desired number",
-        cell: |o| {
-            let want = at(o, &["spec", "replicas"]).and_then(Value::as_i64).unwrap_or(1);
-            json!(format!("{}/{}", int_at(o, &["status", "readyReplicas"]), want))
-        },
-    },
-    Column {
-        name: "Up-to-date",
-        kind: "integer",
-        description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec",
-        cell: |o| json!(int_at(o, &["status", "updatedReplicas"])),
-    },
-    Column {
-        name: "Available",
-        kind: "integer",
-        description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment",
-        cell: |o| json!(int_at(o, &["status", "availableReplicas"])),
-    },
+    Column { name: "Ready", kind: "string", description: "Number of the pod with ready state", format: "", priority: 0, cell: |o| json!(format!("{}/{}", int_at(o, &["status", "readyReplicas"]), at(o, &["spec", "replicas"]).and_then(Value::as_i64).unwrap_or(1))) },
+    Column { name: "Up-to-date", kind: "string", description: "Total number of non-terminating pods targeted by this deployment that have the desired template spec.", format: "", priority: 0, cell: |o| json!(int_at(o, &["status", "updatedReplicas"])) },
+    Column { name: "Available", kind: "string", description: "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.", format: "", priority: 0, cell: |o| json!(int_at(o, &["status", "availableReplicas"])) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| container_names(o, TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| container_images(o, TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", format: "", priority: 1, cell: |o| label_selector_at(o, &["spec", "selector"]) },
 ];
 
 pub struct Deployments;

@@ -5,6 +5,7 @@
 //! numbered, and speak a known protocol (upstream's `ValidateEndpoints`, on create and
 //! update alike).
 
+use super::columns::{self as cols, Column};
 use super::defaults::{objects, tcp_ports};
 use super::Strategy;
 use crate::rest::object::Object;
@@ -19,6 +20,10 @@ pub struct Endpoints;
 impl Strategy for Endpoints {
     fn name(&self) -> &'static str {
         "endpoints"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn default(&self, obj: &mut Object) {
@@ -105,4 +110,52 @@ pub(super) fn protocol(port: &Value, path: &FieldPath) -> Vec<FieldError> {
         Some(p) if !PROTOCOLS.contains(&p) => vec![FieldError::not_supported(at.as_str(), p, &PROTOCOLS)],
         Some(_) => Vec::new(),
     }
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Endpoints", kind: "string", description: "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.", format: "", priority: 0, cell: endpoints_cell },
+];
+
+/// An Endpoints' ENDPOINTS cell as upstream's `formatEndpoints`: the first three
+/// addresses (`ip:port` for each port of a subset), `+ N more...` for the rest,
+/// `<none>` without subsets.
+fn endpoints_cell(ep: &Object) -> Value {
+    let subsets = cols::at(ep, &["subsets"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    if subsets.is_empty() {
+        return serde_json::json!("<none>");
+    }
+    const MAX: usize = 3;
+    let (mut list, mut more, mut count) = (Vec::new(), false, 0);
+    let empty = Vec::new();
+    for ss in subsets {
+        let addresses = ss.get("addresses").and_then(Value::as_array).unwrap_or(&empty);
+        let ip = |a: &Value| a.get("ip").and_then(Value::as_str).unwrap_or("").to_owned();
+        let ports = ss.get("ports").and_then(Value::as_array).unwrap_or(&empty);
+        if ports.is_empty() {
+            count += addresses.len();
+            for a in addresses {
+                if list.len() == MAX {
+                    more = true;
+                    break;
+                }
+                list.push(ip(a));
+            }
+            continue;
+        }
+        for port in ports {
+            count += addresses.len();
+            let port = port.get("port").and_then(Value::as_i64).unwrap_or(0);
+            for a in addresses {
+                if list.len() == MAX {
+                    more = true;
+                    break;
+                }
+                let ip = ip(a);
+                // Go's net.JoinHostPort brackets hosts with colons.
+                list.push(if ip.contains(':') { format!("[{ip}]:{port}") } else { format!("{ip}:{port}") });
+            }
+        }
+    }
+    let shown = list.join(",");
+    serde_json::json!(if more { format!("{shown} + {} more...", count - MAX) } else { shown })
 }

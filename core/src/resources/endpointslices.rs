@@ -6,6 +6,7 @@
 //! for a hostname, a node name and zone hints; ports with distinct names, a known
 //! protocol and a qualified application protocol (upstream's `ValidateEndpointSlice*`).
 
+use super::columns::{self as cols, Column};
 use super::defaults::{objects, or_insert, tcp_ports};
 use super::Strategy;
 use crate::rest::object::Object;
@@ -29,6 +30,10 @@ const MAX_ZONE_HINTS: usize = 8;
 impl Strategy for EndpointSlices {
     fn name(&self) -> &'static str {
         "endpointslices"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     /// Upstream's strategy starts the generation at 1 and counts spec changes.
@@ -185,4 +190,33 @@ fn ports(ports: &[Value], path: &FieldPath) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "AddressType", kind: "string", description: "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.", format: "", priority: 0, cell: |o| cols::str_at(o, &["addressType"]) },
+    Column { name: "Ports", kind: "string", description: "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports.", format: "", priority: 0, cell: slice_ports },
+    Column { name: "Endpoints", kind: "string", description: "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.", format: "", priority: 0, cell: slice_endpoints },
+];
+
+/// PORTS: each port's number (its name without one, `*` without either), the first
+/// three, as upstream's `formatDiscoveryPorts`.
+fn slice_ports(slice: &Object) -> Value {
+    let ports = cols::at(slice, &["ports"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let shown = ports.iter().map(|p| match (p.get("port").and_then(Value::as_i64), p.get("name").and_then(Value::as_str)) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(name)) => name.to_owned(),
+        _ => "*".to_owned(),
+    });
+    cols::first_three(shown, "<unset>")
+}
+
+/// ENDPOINTS: the endpoints' addresses, the first three, as upstream's
+/// `formatDiscoveryEndpoints`.
+fn slice_endpoints(slice: &Object) -> Value {
+    let endpoints = cols::at(slice, &["endpoints"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let shown = endpoints
+        .iter()
+        .flat_map(|e| e.get("addresses").and_then(Value::as_array).map_or(&[][..], Vec::as_slice))
+        .map(|a| a.as_str().unwrap_or("").to_owned());
+    cols::first_three(shown, "<unset>")
 }

@@ -5,6 +5,7 @@
 //! its stricter rules (a type, an event time, the deprecated fields unset).
 
 use super::Strategy;
+use super::columns::{self as cols, Column};
 use crate::rest::object::{meta_str, Object};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME, NAMESPACE};
 use crate::validation::{names, FieldError};
@@ -16,6 +17,10 @@ pub struct CoreEvents;
 impl Strategy for CoreEvents {
     fn name(&self) -> &'static str {
         "events"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::NameLast(COLUMNS)
     }
 
     fn selectable_fields(&self) -> FieldLabels<'_> {
@@ -37,6 +42,10 @@ pub struct Events;
 impl Strategy for Events {
     fn name(&self) -> &'static str {
         "events.events.k8s.io"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::NameLast(COLUMNS)
     }
 
     fn selectable_fields(&self) -> FieldLabels<'_> {
@@ -203,3 +212,84 @@ static EVENTS_FIELDS: SelectableFields = SelectableFields {
         NAME,
     ],
 };
+
+const COLUMNS: &[Column] = &[
+    Column { name: "Last Seen", kind: "string", description: "The time at which the most recent occurrence of this event was recorded.", format: "", priority: 0, cell: last_seen },
+    Column { name: "Type", kind: "string", description: "Type of this event (Normal, Warning), new types could be added in the future", format: "", priority: 0, cell: |o| either(o, "type", "type") },
+    Column { name: "Reason", kind: "string", description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", format: "", priority: 0, cell: |o| either(o, "reason", "reason") },
+    Column { name: "Object", kind: "string", description: "The object that this event is about.", format: "", priority: 0, cell: target },
+    Column { name: "Subobject", kind: "string", description: "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", format: "", priority: 1, cell: |o| involved(o, "fieldPath") },
+    Column { name: "Source", kind: "string", description: "The component reporting this event. Should be a short machine understandable string.", format: "", priority: 1, cell: source },
+    Column { name: "Message", kind: "string", description: "A human-readable description of the status of this operation.", format: "", priority: 0, cell: |o| serde_json::json!(either_text(o, "message", "note").trim()) },
+    Column { name: "First Seen", kind: "string", description: "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", format: "", priority: 1, cell: |o| first_seen(o) },
+    Column { name: "Count", kind: "string", description: "The number of times this event has occurred.", format: "", priority: 1, cell: count },
+];
+
+// Both APIs' events print alike, as upstream converts events.k8s.io ones to core's:
+// each reader takes the field's core name and its events.k8s.io one.
+
+/// The string at the field of either name ("" when neither).
+fn either_text<'a>(event: &'a Object, core: &str, new: &str) -> &'a str {
+    [core, new].iter().find_map(|k| event.get(*k).and_then(Value::as_str)).unwrap_or("")
+}
+
+fn either(event: &Object, core: &str, new: &str) -> Value {
+    serde_json::json!(either_text(event, core, new))
+}
+
+/// A field of the object the event is about.
+fn involved(event: &Object, field: &str) -> Value {
+    let object = event.get("involvedObject").or_else(|| event.get("regarding"));
+    serde_json::json!(object.and_then(|o| o.get(field)).and_then(Value::as_str).unwrap_or(""))
+}
+
+/// OBJECT: kind/name in lower case (the kind alone without a name).
+fn target(event: &Object) -> Value {
+    let kind = involved(event, "kind").as_str().unwrap_or("").to_lowercase();
+    match involved(event, "name").as_str().unwrap_or("") {
+        "" => serde_json::json!(kind),
+        name => serde_json::json!(format!("{kind}/{name}")),
+    }
+}
+
+/// SOURCE: the source's component (else the reporting controller), then its host
+/// (else the reporting instance) after a comma.
+fn source(event: &Object) -> Value {
+    let source = event.get("source").or_else(|| event.get("deprecatedSource"));
+    let field = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str).unwrap_or("");
+    let first = |a: &str, b: &str| if a.is_empty() { b.to_owned() } else { a.to_owned() };
+    let component = first(field("component"), either_text(event, "reportingComponent", "reportingController"));
+    let instance = first(field("host"), either_text(event, "reportingInstance", "reportingInstance"));
+    serde_json::json!(if instance.is_empty() { component } else { format!("{component}, {instance}") })
+}
+
+/// The time at the field of either name, when set.
+fn time<'a>(event: &'a Object, core: &str, new: &str) -> Option<&'a Value> {
+    Some(either_text(event, core, new)).filter(|t| !t.is_empty()).map(|_| event.get(core).filter(|v| !v.is_null()).or_else(|| event.get(new)).unwrap())
+}
+
+/// FIRST SEEN: since the first timestamp, else since the event time.
+fn first_seen(event: &Object) -> Value {
+    cols::since(time(event, "firstTimestamp", "deprecatedFirstTimestamp").or_else(|| event.get("eventTime")))
+}
+
+/// LAST SEEN: since the series' last observation, else the last timestamp, else as
+/// FIRST SEEN.
+fn last_seen(event: &Object) -> Value {
+    if let Some(series) = event.get("series").filter(|s| !s.is_null()) {
+        return cols::since(series.get("lastObservedTime"));
+    }
+    match time(event, "lastTimestamp", "deprecatedLastTimestamp") {
+        Some(t) => cols::since(Some(t)),
+        None => first_seen(event),
+    }
+}
+
+/// COUNT: the series' count, else the count, 1 for a singleton event.
+fn count(event: &Object) -> Value {
+    if let Some(series) = event.get("series").filter(|s| !s.is_null()) {
+        return serde_json::json!(series.get("count").and_then(Value::as_i64).unwrap_or(0));
+    }
+    let n = ["count", "deprecatedCount"].iter().find_map(|k| event.get(*k).and_then(Value::as_i64)).unwrap_or(0);
+    serde_json::json!(if n == 0 { 1 } else { n })
+}

@@ -13,6 +13,7 @@
 //! is the first metric, as conversion makes it); the other metric sources are checked
 //! for their type only, `behavior` not yet.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{is_empty, object, object_or_new, or_insert};
 use super::Strategy;
 use crate::rest::object::Object;
@@ -24,6 +25,10 @@ pub struct HorizontalPodAutoscalers;
 impl Strategy for HorizontalPodAutoscalers {
     fn name(&self) -> &'static str {
         "horizontalpodautoscalers"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn default(&self, obj: &mut Object) {
@@ -213,4 +218,82 @@ fn scaling_rules(rules: &mut Map<String, Value>, stabilization: i64, policies: i
     or_insert(rules, "stabilizationWindowSeconds", || json!(stabilization));
     or_insert(rules, "selectPolicy", || json!("Max"));
     or_insert(rules, "policies", policies);
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Reference", kind: "string", format: "", description: "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.", priority: 0, cell: |o| serde_json::json!(format!("{}/{}", text(o, &["spec", "scaleTargetRef", "kind"]), text(o, &["spec", "scaleTargetRef", "name"]))) },
+    Column { name: "Targets", kind: "string", format: "", description: "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond.", priority: 0, cell: targets },
+    Column { name: "MinPods", kind: "string", format: "", description: "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.", priority: 0, cell: |o| serde_json::json!(cols::at(o, &["spec", "minReplicas"]).and_then(Value::as_i64).map_or("<unset>".to_owned(), |n| n.to_string())) },
+    Column { name: "MaxPods", kind: "string", format: "", description: "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.", priority: 0, cell: |o| serde_json::json!(cols::int_at(o, &["spec", "maxReplicas"])) },
+    Column { name: "Replicas", kind: "string", format: "", description: "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.", priority: 0, cell: |o| serde_json::json!(cols::int_at(o, &["status", "currentReplicas"])) },
+];
+
+fn text<'a>(obj: &'a Object, path: &[&str]) -> &'a str {
+    cols::at(obj, path).and_then(Value::as_str).unwrap_or("")
+}
+
+/// TARGETS: each metric's current value over its target, the first two, as
+/// upstream's `formatHPAMetrics`.
+fn targets(hpa: &Object) -> Value {
+    let specs = cols::at(hpa, &["spec", "metrics"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    if specs.is_empty() {
+        return serde_json::json!("<none>");
+    }
+    let statuses = cols::at(hpa, &["status", "currentMetrics"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let get = |v: Option<&Value>, path: &[&str]| -> Option<String> {
+        let v = path.iter().try_fold(v?, |v, k| v.get(k)).filter(|v| !v.is_null())?;
+        Some(match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    let list: Vec<String> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let status = |source: &str| statuses.get(i).and_then(|s| s.get(source)).filter(|s| !s.is_null());
+            let unknown = || "<unknown>".to_owned();
+            let plain = |source: &str| {
+                let target = spec.get(source);
+                match get(target, &["target", "averageValue"]) {
+                    Some(avg) => {
+                        let current = get(status(source), &["current", "averageValue"]).unwrap_or_else(unknown);
+                        format!("{current}/{avg} (avg)")
+                    }
+                    None => {
+                        let current = status(source).map(|s| get(Some(s), &["current", "value"]).unwrap_or_else(|| "0".to_owned())).unwrap_or_else(unknown);
+                        format!("{current}/{}", get(target, &["target", "value"]).unwrap_or_else(|| "0".to_owned()))
+                    }
+                }
+            };
+            let resource = |source: &str| {
+                let target = spec.get(source);
+                let name = get(target, &["name"]).unwrap_or_default();
+                match get(target, &["target", "averageValue"]) {
+                    Some(avg) => {
+                        let current = status(source).map(|s| get(Some(s), &["current", "averageValue"]).unwrap_or_else(|| "0".to_owned())).unwrap_or_else(unknown);
+                        format!("{name}: {current}/{avg}")
+                    }
+                    None => {
+                        let current = get(status(source), &["current", "averageUtilization"]).map_or_else(unknown, |u| format!("{u}%"));
+                        let target = get(target, &["target", "averageUtilization"]).map_or_else(|| "<auto>".to_owned(), |u| format!("{u}%"));
+                        format!("{name}: {current}/{target}")
+                    }
+                }
+            };
+            match spec.get("type").and_then(Value::as_str).unwrap_or("") {
+                "External" => plain("external"),
+                "Object" => plain("object"),
+                "Pods" => {
+                    let current = status("pods").map(|s| get(Some(s), &["current", "averageValue"]).unwrap_or_else(|| "0".to_owned())).unwrap_or_else(unknown);
+                    format!("{current}/{}", get(spec.get("pods"), &["target", "averageValue"]).unwrap_or_else(|| "0".to_owned()))
+                }
+                "Resource" => resource("resource"),
+                "ContainerResource" => resource("containerResource"),
+                _ => "<unknown type>".to_owned(),
+            }
+        })
+        .collect();
+    let shown = list.iter().take(2).cloned().collect::<Vec<_>>().join(", ");
+    serde_json::json!(if list.len() > 2 { format!("{shown} + {} more...", list.len() - 2) } else { shown })
 }

@@ -5,6 +5,7 @@
 //! that never changes, parameters that reference an object in the scope they say
 //! (upstream's `ValidateIngressClass*`).
 
+use super::columns::{self as cols, Column};
 use super::defaults::{object_at, or_insert};
 use super::Strategy;
 use crate::rest::object::Object;
@@ -16,6 +17,10 @@ pub struct IngressClasses;
 impl Strategy for IngressClasses {
     fn name(&self) -> &'static str {
         "ingressclasses"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     /// Upstream's strategy starts the generation at 1 and counts spec changes.
@@ -96,4 +101,22 @@ fn parameters(params: &Value) -> Vec<FieldError> {
         (other, _) => errs.push(FieldError::not_supported("spec.parameters.scope", other, &SCOPES)),
     }
     errs
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Controller", kind: "string", description: "Controller that is responsible for handling this class", format: "", priority: 0, cell: |o| cols::str_at(o, &["spec", "controller"]) },
+    Column { name: "Parameters", kind: "string", description: "A reference to a resource with additional parameters", format: "", priority: 0, cell: parameters_cell },
+];
+
+/// PARAMETERS: the parameters' Kind.group/name, `<none>` without them.
+fn parameters_cell(class: &Object) -> Value {
+    let Some(p) = cols::at(class, &["spec", "parameters"]).filter(|p| !p.is_null()) else {
+        return json!("<none>");
+    };
+    let field = |k: &str| p.get(k).and_then(Value::as_str);
+    let mut shown = field("kind").unwrap_or("").to_owned();
+    if let Some(group) = field("apiGroup") {
+        shown = format!("{shown}.{group}");
+    }
+    json!(format!("{shown}/{}", field("name").unwrap_or("")))
 }

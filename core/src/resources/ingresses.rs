@@ -2,6 +2,7 @@
 //! spec is checked as upstream's `ValidateIngressSpec` checks it: rules' hosts and
 //! paths, backends, TLS hosts and secrets, the class name.
 
+use super::columns::{self as cols, Column};
 use super::Strategy;
 use crate::rest::object::Object;
 use crate::validation::{names, network, FieldError};
@@ -12,6 +13,10 @@ pub struct Ingresses;
 impl Strategy for Ingresses {
     fn name(&self) -> &'static str {
         "ingresses"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -190,4 +195,32 @@ pub(super) fn typed_reference(reference: &Value, at: &str) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Class", kind: "string", description: "The name of the IngressClass resource that should be used for additional configuration", format: "", priority: 0, cell: |o| cols::or_none(cols::at(o, &["spec", "ingressClassName"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Hosts", kind: "string", description: "Hosts that incoming requests are matched against before the ingress rule", format: "", priority: 0, cell: hosts },
+    Column { name: "Address", kind: "string", description: "Address is a list containing ingress points for the load-balancer", format: "", priority: 0, cell: |o| cols::load_balancer_addresses(o) },
+    Column { name: "Ports", kind: "string", description: "Ports of TLS configurations that open", format: "", priority: 0, cell: |o| serde_json::json!(if cols::at(o, &["spec", "tls"]).and_then(Value::as_array).is_some_and(|t| !t.is_empty()) { "80, 443" } else { "80" }) },
+];
+
+/// HOSTS: the rules' hosts, the first three (a rule without a host counts but is not
+/// shown), `*` for none, as upstream's `formatHosts`.
+fn hosts(ingress: &Object) -> Value {
+    let rules = cols::at(ingress, &["spec", "rules"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let (mut list, mut more) = (Vec::new(), false);
+    for rule in rules {
+        if list.len() == 3 {
+            more = true;
+        }
+        match rule.get("host").and_then(Value::as_str) {
+            Some(host) if !more && !host.is_empty() => list.push(host),
+            _ => {}
+        }
+    }
+    serde_json::json!(match (list.is_empty(), more) {
+        (true, _) => "*".to_owned(),
+        (false, true) => format!("{} + {} more...", list.join(","), rules.len() - 3),
+        (false, false) => list.join(","),
+    })
 }

@@ -24,7 +24,7 @@ const COLUMNS: &[Column] = &[Column {
     name: "ParentRef",
     kind: "string",
     description: "ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.",
-    cell: |o| {
+    format: "", priority: 0, cell: |o| {
         let parent = o.get("spec").and_then(|s| s.get("parentRef"));
         let field = |f: &str| parent.and_then(|p| p.get(f)).and_then(Value::as_str).unwrap_or("");
         let mut shown = field("resource").to_owned();
@@ -43,8 +43,10 @@ impl Strategy for IpAddresses {
         "ipaddresses"
     }
 
+    /// Upstream's printer adds an Age cell its columns do not declare (kubectl shows
+    /// no AGE for it).
     fn columns(&self) -> Columns<'_> {
-        Columns::Builtin(COLUMNS)
+        Columns::AgeUndeclared(COLUMNS)
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {

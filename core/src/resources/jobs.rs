@@ -10,6 +10,7 @@
 //! restarts `OnFailure` or `Never`, the counts and policies as upstream's
 //! `ValidateJob` checks them, and what may not change once created.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{is_empty, labels_at, object, object_or_new, objects, or_insert, or_insert_str, value_at};
 use super::Strategy;
 use crate::rest::object::{meta_mut, meta_str, Object};
@@ -35,6 +36,10 @@ pub struct Jobs;
 impl Strategy for Jobs {
     fn name(&self) -> &'static str {
         "jobs"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -388,4 +393,50 @@ fn generate_selector(job: &mut Object) {
             meta_mut(job).insert("labels".into(), labels);
         }
     }
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Status", kind: "string", description: "Status of the job.", format: "", priority: 0, cell: status_cell },
+    Column { name: "Completions", kind: "string", description: "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.", format: "", priority: 0, cell: completions },
+    Column { name: "Duration", kind: "string", description: "Time required to complete the job.", format: "", priority: 0, cell: |o| cols::between(cols::at(o, &["status", "startTime"]), cols::at(o, &["status", "completionTime"])) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", format: "", priority: 1, cell: |o| cols::label_selector_at(o, &["spec", "selector"]) },
+];
+
+/// A Job's STATUS cell, as upstream's printer words it.
+fn status_cell(job: &Object) -> Value {
+    let has = |t: &str| {
+        cols::at(job, &["status", "conditions"]).and_then(Value::as_array).is_some_and(|cs| {
+            cs.iter().any(|c| c.get("type").and_then(Value::as_str) == Some(t) && c.get("status").and_then(Value::as_str) == Some("True"))
+        })
+    };
+    let deleting = cols::at(job, &["metadata", "deletionTimestamp"]).is_some_and(|t| !t.is_null());
+    json!(if has("Complete") {
+        "Complete"
+    } else if has("Failed") {
+        "Failed"
+    } else if deleting {
+        "Terminating"
+    } else if has("Suspended") {
+        "Suspended"
+    } else if has("FailureTarget") {
+        "FailureTarget"
+    } else if has("SuccessCriteriaMet") {
+        "SuccessCriteriaMet"
+    } else {
+        "Running"
+    })
+}
+
+/// A Job's COMPLETIONS cell: succeeded of the completions asked for (`of N` when
+/// parallel without a count).
+fn completions(job: &Object) -> Value {
+    let succeeded = cols::int_at(job, &["status", "succeeded"]);
+    let spec = |k: &str| cols::at(job, &["spec", k]).and_then(Value::as_i64);
+    json!(match (spec("completions"), spec("parallelism")) {
+        (Some(n), _) => format!("{succeeded}/{n}"),
+        (None, Some(p)) if p > 1 => format!("{succeeded}/1 of {p}"),
+        _ => format!("{succeeded}/1"),
+    })
 }

@@ -1,6 +1,7 @@
 //! Leases (coordination.k8s.io/v1): a positive duration, transitions never negative
 //! (upstream's `ValidateLeaseSpec`).
 
+use super::columns::{self as cols, Column};
 use super::Strategy;
 use crate::rest::object::Object;
 use crate::validation::FieldError;
@@ -11,6 +12,10 @@ pub struct Leases;
 impl Strategy for Leases {
     fn name(&self) -> &'static str {
         "leases"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
@@ -33,3 +38,7 @@ fn validate(lease: &Object) -> Vec<FieldError> {
     }
     errs
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Holder", kind: "string", description: "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", format: "", priority: 0, cell: |o| cols::str_at(o, &["spec", "holderIdentity"]) },
+];

@@ -24,6 +24,10 @@ impl Strategy for LimitRanges {
         "limitranges"
     }
 
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::CREATED_AT
+    }
+
     fn default(&self, obj: &mut Object) {
         let Some(spec) = super::defaults::object(obj, "spec") else {
             return;

@@ -185,7 +185,7 @@ const COLUMNS: &[Column] = &[Column {
     name: "Status",
     kind: "string",
     description: "The status of the namespace",
-    cell: |o| str_at(o, &["status", "phase"]),
+    format: "", priority: 0, cell: |o| str_at(o, &["status", "phase"]),
 }];
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {

@@ -5,6 +5,7 @@
 //! The spec is checked as upstream's `ValidateNetworkPolicySpec` checks it: selectors,
 //! each rule's ports and peers, the policy types.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{is_empty, object, objects, tcp_ports};
 use super::Strategy;
 use crate::rest::object::Object;
@@ -17,6 +18,10 @@ pub struct NetworkPolicies;
 impl Strategy for NetworkPolicies {
     fn name(&self) -> &'static str {
         "networkpolicies"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -167,3 +172,7 @@ fn validate_ip_block(block: &Value, path: &str) -> Vec<FieldError> {
     }
     errs
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Pod-Selector", kind: "string", description: "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.", format: "", priority: 0, cell: |o| cols::label_selector_at(o, &["spec", "podSelector"]) },
+];

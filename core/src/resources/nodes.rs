@@ -2,6 +2,7 @@
 //! `metadata.namespace` (upstream's node strategy leaves it out). Taints and pod
 //! CIDRs are checked as upstream's `ValidateNode` checks them (status is not yet).
 
+use super::columns::{self as cols, Column};
 use super::{Handler, ProxyTarget, Strategy};
 use crate::rest::object::Object;
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
@@ -22,6 +23,10 @@ pub struct Nodes;
 impl Strategy for Nodes {
     fn name(&self) -> &'static str {
         RESOURCE
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Laid { columns: COLUMNS, age_at: Some(2) }
     }
 
     fn subresource(&self, name: &str) -> Option<Handler> {
@@ -139,4 +144,63 @@ fn pod_cidrs(cidrs: &[String]) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Status", kind: "string", description: "The status of the node", format: "", priority: 0, cell: node_status },
+    Column { name: "Roles", kind: "string", description: "The roles of the node", format: "", priority: 0, cell: node_roles },
+    Column { name: "Version", kind: "string", description: "Kubelet Version reported by the node.", format: "", priority: 0, cell: |o| cols::str_at(o, &["status", "nodeInfo", "kubeletVersion"]) },
+    Column { name: "Internal-IP", kind: "string", description: "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", format: "", priority: 1, cell: |o| node_address(o, "InternalIP") },
+    Column { name: "External-IP", kind: "string", description: "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", format: "", priority: 1, cell: |o| node_address(o, "ExternalIP") },
+    Column { name: "OS-Image", kind: "string", description: "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", format: "", priority: 1, cell: |o| node_info(o, "osImage") },
+    Column { name: "Kernel-Version", kind: "string", description: "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", format: "", priority: 1, cell: |o| node_info(o, "kernelVersion") },
+    Column { name: "Container-Runtime", kind: "string", description: "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", format: "", priority: 1, cell: |o| node_info(o, "containerRuntimeVersion") },
+];
+
+/// STATUS: Ready or NotReady by the Ready condition (Unknown without one), then
+/// SchedulingDisabled for a cordoned node.
+fn node_status(node: &Object) -> Value {
+    let conditions = cols::at(node, &["status", "conditions"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    // The last condition of a type wins, as upstream's map of them keeps it.
+    let ready = conditions.iter().rev().find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"));
+    let mut status = vec![match ready {
+        Some(c) if c.get("status").and_then(Value::as_str) == Some("True") => "Ready",
+        Some(_) => "NotReady",
+        None => "Unknown",
+    }];
+    if cols::at(node, &["spec", "unschedulable"]).and_then(Value::as_bool) == Some(true) {
+        status.push("SchedulingDisabled");
+    }
+    serde_json::json!(status.join(","))
+}
+
+/// ROLES: the `node-role.kubernetes.io/<role>` labels' roles and the value of
+/// `kubernetes.io/role`, sorted, `<none>` for none.
+fn node_roles(node: &Object) -> Value {
+    let mut roles: Vec<&str> = cols::at(node, &["metadata", "labels"])
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
+            Some(role) if !role.is_empty() => Some(role),
+            Some(_) => None,
+            None => (k == "kubernetes.io/role").then(|| v.as_str().unwrap_or("")).filter(|v| !v.is_empty()),
+        })
+        .collect();
+    roles.sort_unstable();
+    roles.dedup();
+    cols::or_none(roles.join(","))
+}
+
+/// The node's first address of `kind`, `<none>` without one.
+fn node_address(node: &Object, kind: &str) -> Value {
+    let addresses = cols::at(node, &["status", "addresses"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let found = addresses.iter().find(|a| a.get("type").and_then(Value::as_str) == Some(kind));
+    serde_json::json!(found.and_then(|a| a.get("address")).and_then(Value::as_str).unwrap_or("<none>"))
+}
+
+/// A `status.nodeInfo` field, `<unknown>` when empty.
+fn node_info(node: &Object, field: &str) -> Value {
+    let v = cols::at(node, &["status", "nodeInfo", field]).and_then(Value::as_str).unwrap_or("");
+    serde_json::json!(if v.is_empty() { "<unknown>" } else { v })
 }

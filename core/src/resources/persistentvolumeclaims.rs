@@ -7,6 +7,7 @@
 //! modes, a positive storage request, class name, volume mode), and does not change
 //! after creation but for binding it to a volume and, once bound, its requests.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{object, object_or_new, or_insert, or_insert_str};
 use super::Strategy;
 use crate::rest::object::Object;
@@ -18,6 +19,10 @@ pub struct PersistentVolumeClaims;
 impl Strategy for PersistentVolumeClaims {
     fn name(&self) -> &'static str {
         "persistentvolumeclaims"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn default(&self, obj: &mut Object) {
@@ -154,4 +159,19 @@ fn mirror_data_source(spec: &mut Map<String, Value>) {
         }
         _ => {}
     }
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Status", kind: "string", description: "phase represents the current phase of PersistentVolumeClaim.", format: "", priority: 0, cell: |o| cols::phase_or_terminating(o) },
+    Column { name: "Volume", kind: "string", description: "volumeName is the binding reference to the PersistentVolume backing this claim.", format: "", priority: 0, cell: |o| cols::str_at(o, &["spec", "volumeName"]) },
+    Column { name: "Capacity", kind: "string", description: "capacity represents the actual resources of the underlying volume.", format: "", priority: 0, cell: |o| if bound(o) { cols::quantity_at(o, &["status", "capacity", "storage"]) } else { serde_json::json!("") } },
+    Column { name: "Access Modes", kind: "string", description: "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1", format: "", priority: 0, cell: |o| if bound(o) { cols::access_modes_at(o, &["status", "accessModes"]) } else { serde_json::json!("") } },
+    Column { name: "StorageClass", kind: "string", description: "StorageClass of the pvc", format: "", priority: 0, cell: cols::storage_class },
+    Column { name: "VolumeAttributesClass", kind: "string", description: "VolumeAttributesClass of the pvc", format: "", priority: 0, cell: |o| cols::unset_or(o, &["spec", "volumeAttributesClassName"]) },
+    Column { name: "VolumeMode", kind: "string", description: "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.", format: "", priority: 1, cell: |o| cols::unset_or(o, &["spec", "volumeMode"]) },
+];
+
+/// Whether the claim names its volume: its capacity and modes are shown then.
+fn bound(pvc: &Object) -> bool {
+    cols::at(pvc, &["spec", "volumeName"]).and_then(Value::as_str).is_some_and(|v| !v.is_empty())
 }

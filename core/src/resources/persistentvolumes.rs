@@ -8,6 +8,7 @@
 //! take them (upstream's `ValidatePersistentVolume`). Its source, volume mode and node
 //! affinity, once set, do not change.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{object, object_or_new, or_insert, or_insert_str};
 use super::Strategy;
 use crate::rest::object::{meta_str, Object};
@@ -24,6 +25,10 @@ pub struct PersistentVolumes;
 impl Strategy for PersistentVolumes {
     fn name(&self) -> &'static str {
         "persistentvolumes"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn default(&self, obj: &mut Object) {
@@ -254,5 +259,29 @@ mod tests {
                 "metadata.annotations.volume.beta.kubernetes.io/mount-options: Forbidden: may not specify mount options for this volume type",
             ]
         );
+    }
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Capacity", kind: "string", description: "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity", format: "", priority: 0, cell: |o| cols::quantity_at(o, &["spec", "capacity", "storage"]) },
+    Column { name: "Access Modes", kind: "string", description: "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes", format: "", priority: 0, cell: |o| cols::access_modes_at(o, &["spec", "accessModes"]) },
+    Column { name: "Reclaim Policy", kind: "string", description: "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming", format: "", priority: 0, cell: |o| cols::str_at(o, &["spec", "persistentVolumeReclaimPolicy"]) },
+    Column { name: "Status", kind: "string", description: "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase", format: "", priority: 0, cell: |o| cols::phase_or_terminating(o) },
+    Column { name: "Claim", kind: "string", description: "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding", format: "", priority: 0, cell: claim },
+    Column { name: "StorageClass", kind: "string", description: "StorageClass of the pv", format: "", priority: 0, cell: cols::storage_class },
+    Column { name: "VolumeAttributesClass", kind: "string", description: "VolumeAttributesClass of the pv", format: "", priority: 0, cell: |o| cols::unset_or(o, &["spec", "volumeAttributesClassName"]) },
+    Column { name: "Reason", kind: "string", description: "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.", format: "", priority: 0, cell: |o| cols::str_at(o, &["status", "reason"]) },
+    Column { name: "VolumeMode", kind: "string", description: "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.", format: "", priority: 1, cell: |o| cols::unset_or(o, &["spec", "volumeMode"]) },
+];
+
+/// CLAIM: the claimRef's namespace/name, "" without one.
+fn claim(pv: &Object) -> Value {
+    match cols::at(pv, &["spec", "claimRef"]).filter(|c| !c.is_null()) {
+        Some(c) => serde_json::json!(format!(
+            "{}/{}",
+            c.get("namespace").and_then(Value::as_str).unwrap_or(""),
+            c.get("name").and_then(Value::as_str).unwrap_or("")
+        )),
+        None => serde_json::json!(""),
     }
 }

@@ -2,6 +2,7 @@
 //! pod's eviction reads and spends them (rest/eviction.rs), and finds them as named
 //! here. Their spec is checked as upstream's `ValidatePodDisruptionBudgetSpec` checks it.
 
+use super::columns::{self as cols, Column};
 use super::Strategy;
 use crate::rest::object::Object;
 use crate::validation::{go_json, label_selector, FieldError};
@@ -17,6 +18,10 @@ pub struct PodDisruptionBudgets;
 impl Strategy for PodDisruptionBudgets {
     fn name(&self) -> &'static str {
         RESOURCE
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -89,3 +94,9 @@ fn spec_shown(spec: &Value) -> String {
         shown("unhealthyPodEvictionPolicy")
     )
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Min Available", kind: "string", description: "The minimum number of pods that must be available.", format: "", priority: 0, cell: |o| cols::int_or_string_or_na(o, &["spec", "minAvailable"]) },
+    Column { name: "Max Unavailable", kind: "string", description: "The maximum number of pods that may be unavailable.", format: "", priority: 0, cell: |o| cols::int_or_string_or_na(o, &["spec", "maxUnavailable"]) },
+    Column { name: "Allowed Disruptions", kind: "integer", description: "Calculated number of pods that may be disrupted at this time.", format: "", priority: 0, cell: |o| serde_json::json!(cols::int_at(o, &["status", "disruptionsAllowed"])) },
+];

@@ -8,7 +8,7 @@
 //! `log`, `exec`, `attach`, `portforward` and `proxy`, which reach the pod's node or IP
 //! (rest/pod_log.rs, rest/connect.rs, rest/proxy.rs).
 
-use super::columns::{Columns, at, Column};
+use super::columns::{at, or_none, Column, Columns};
 use super::{ConnectKind, Handler, ProxyTarget, SpecPart, Strategy};
 use crate::rest::finalizers::{self, Deletion, OnDelete};
 use crate::rest::object::{meta_mut, meta_str, Object};
@@ -208,61 +208,177 @@ static SELECTABLE_FIELDS: SelectableFields = SelectableFields {
 };
 
 const COLUMNS: &[Column] = &[
-    Column {
-        name: "Ready",
-        kind: "string",
-        description: "The aggregate readiness state of this pod for accepting traffic",
-        cell: |o| {
-            let total = at(o, &["spec", "containers"]).and_then(Value::as_array).map_or(0, Vec::len);
-            let ready = at(o, &["status", "containerStatuses"])
-                .and_then(Value::as_array)
-                .map_or(0, |s| s.iter().filter(|c| c.get("ready") == Some(&Value::Bool(true))).count());
-            json!(format!("{ready}/{total}"))
-        },
-    },
-    Column {
-        name: "Status",
-        kind: "string",
-        description: "The aggregate status of the containers in this pod",
-        cell: status_cell,
-    },
-    Column {
-        name: "Restarts",
-        kind: "string",
-        description: "The number of times the containers in this pod have been restarted",
-        cell: |o| {
-            let n: i64 = at(o, &["status", "containerStatuses"])
-                .and_then(Value::as_array)
-                .map_or(0, |s| s.iter().filter_map(|c| c.get("restartCount").and_then(Value::as_i64)).sum());
-            json!(n.to_string())
-        },
-    },
+    Column { name: "Ready", kind: "string", description: "The aggregate readiness state of this pod for accepting traffic.", format: "", priority: 0, cell: ready_cell },
+    Column { name: "Status", kind: "string", description: "The aggregate status of the containers in this pod.", format: "", priority: 0, cell: status_cell },
+    Column { name: "Restarts", kind: "string", description: "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", format: "", priority: 0, cell: restarts_cell },
+    Column { name: "IP", kind: "string", description: "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", format: "", priority: 1, cell: |o| or_none(at(o, &["status", "podIPs"]).and_then(|ips| ips.get(0)).and_then(|ip| ip.get("ip")).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Node", kind: "string", description: "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename", format: "", priority: 1, cell: |o| or_none(at(o, &["spec", "nodeName"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Nominated Node", kind: "string", description: "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.", format: "", priority: 1, cell: |o| or_none(at(o, &["status", "nominatedNodeName"]).and_then(Value::as_str).unwrap_or("").to_owned()) },
+    Column { name: "Readiness Gates", kind: "string", description: "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates", format: "", priority: 1, cell: readiness_gates },
 ];
 
-/// A pod's STATUS cell as upstream's printer words it, as far as apiary knows a pod:
-/// the phase, or the status's reason; SchedulingGated while a gate holds it;
-/// Terminating once it is being deleted and not finished.
-fn status_cell(pod: &Object) -> Value {
-    let text = |path: &[&str]| at(pod, path).and_then(Value::as_str).filter(|s| !s.is_empty());
-    let phase = text(&["status", "phase"]);
-    let mut reason = text(&["status", "reason"]).or(phase).unwrap_or("Pending");
-    let gated = at(pod, &["status", "conditions"])
-        .and_then(Value::as_array)
-        .is_some_and(|conditions| {
-            conditions.iter().any(|c| {
-                c.get("type").and_then(Value::as_str) == Some("PodScheduled")
-                    && c.get("reason").and_then(Value::as_str) == Some("SchedulingGated")
-            })
-        });
-    if gated {
-        reason = "SchedulingGated";
-    }
-    let deleting = text(&["metadata", "deletionTimestamp"]).is_some();
-    if deleting && !matches!(phase, Some("Succeeded" | "Failed")) {
-        reason = "Terminating";
-    }
-    json!(reason)
+fn ready_cell(pod: &Object) -> Value {
+    let p = printed(pod);
+    json!(format!("{}/{}", p.ready, p.total))
 }
+
+fn status_cell(pod: &Object) -> Value {
+    json!(printed(pod).reason)
+}
+
+/// RESTARTS: the count, with how long ago the last container to restart ended
+/// (`3 (6m43s ago)`) when one did.
+fn restarts_cell(pod: &Object) -> Value {
+    let p = printed(pod);
+    match p.last_restart {
+        Some(at) if p.restarts != 0 => super::columns::since_in(&at, &format!("{} ({{}} ago)", p.restarts)),
+        _ => json!(p.restarts.to_string()),
+    }
+}
+
+/// What upstream's `printPod` computes of a pod for its READY, STATUS and RESTARTS.
+struct Printed {
+    ready: usize,
+    total: usize,
+    reason: String,
+    restarts: i64,
+    /// The latest `finishedAt` of a last termination counted, as written.
+    last_restart: Option<String>,
+}
+
+fn printed(pod: &Object) -> Printed {
+    let list = |path: &[&str]| at(pod, path).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let text = |v: &Value, path: &[&str]| -> String {
+        path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or("").to_owned()
+    };
+    let int = |v: &Value, path: &[&str]| path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_i64).unwrap_or(0);
+    let present = |v: &Value, path: &[&str]| path.iter().try_fold(v, |v, k| v.get(k)).is_some_and(|v| !v.is_null());
+    let conditions = list(&["status", "conditions"]);
+    let condition_true = |t: &str| {
+        conditions.iter().any(|c| text(c, &["type"]) == t && text(c, &["status"]) == "True")
+    };
+    let phase = at(pod, &["status", "phase"]).and_then(Value::as_str).unwrap_or("");
+    let status_reason = at(pod, &["status", "reason"]).and_then(Value::as_str).unwrap_or("");
+    let mut reason = if status_reason.is_empty() { phase.to_owned() } else { status_reason.to_owned() };
+    if conditions.iter().any(|c| text(c, &["type"]) == "PodScheduled" && text(c, &["reason"]) == "SchedulingGated") {
+        reason = "SchedulingGated".to_owned();
+    }
+    let init_specs = list(&["spec", "initContainers"]);
+    let restartable = |name: &str| {
+        init_specs.iter().any(|c| text(c, &["name"]) == name && text(c, &["restartPolicy"]) == "Always")
+    };
+    let mut total = list(&["spec", "containers"]).len();
+    total += init_specs.iter().filter(|c| text(c, &["restartPolicy"]) == "Always").count();
+    let mut ready = 0;
+    let mut restarts = 0;
+    let mut sidecar_restarts = 0;
+    // Times as (seconds, nanoseconds, text); a later one replaces an earlier.
+    type Time = Option<((i64, u32), String)>;
+    let later = |latest: &mut Time, c: &Value| {
+        let finished = text(c, &["lastState", "terminated", "finishedAt"]);
+        if !present(c, &["lastState", "terminated"]) {
+            return;
+        }
+        let at = crate::time::parse_go_rfc3339(&finished).unwrap_or((-62_135_596_800, 0));
+        if latest.as_ref().is_none_or(|(l, _)| *l < at) {
+            *latest = Some((at, finished));
+        }
+    };
+    let mut last: Time = None;
+    let mut sidecar_last: Time = None;
+    let mut initializing = false;
+    for (i, c) in list(&["status", "initContainerStatuses"]).iter().enumerate() {
+        restarts += int(c, &["restartCount"]);
+        later(&mut last, c);
+        let name = text(c, &["name"]);
+        if restartable(&name) {
+            sidecar_restarts += int(c, &["restartCount"]);
+            later(&mut sidecar_last, c);
+        }
+        let terminated = present(c, &["state", "terminated"]);
+        let waiting = text(c, &["state", "waiting", "reason"]);
+        if terminated && int(c, &["state", "terminated", "exitCode"]) == 0 {
+            continue;
+        }
+        if restartable(&name) && c.get("started") == Some(&Value::Bool(true)) {
+            if c.get("ready") == Some(&Value::Bool(true)) {
+                ready += 1;
+            }
+            continue;
+        }
+        reason = if terminated {
+            let why = text(c, &["state", "terminated", "reason"]);
+            match (why.as_str(), int(c, &["state", "terminated", "signal"])) {
+                ("", 0) => format!("Init:ExitCode:{}", int(c, &["state", "terminated", "exitCode"])),
+                ("", signal) => format!("Init:Signal:{signal}"),
+                (why, _) => format!("Init:{why}"),
+            }
+        } else if !waiting.is_empty() && waiting != "PodInitializing" {
+            format!("Init:{waiting}")
+        } else {
+            format!("Init:{i}/{}", init_specs.len())
+        };
+        initializing = true;
+        break;
+    }
+    if !initializing || condition_true("Initialized") {
+        restarts = sidecar_restarts;
+        last = sidecar_last;
+        let mut running = false;
+        for c in list(&["status", "containerStatuses"]).iter().rev() {
+            restarts += int(c, &["restartCount"]);
+            later(&mut last, c);
+            let waiting = text(c, &["state", "waiting", "reason"]);
+            let terminated = present(c, &["state", "terminated"]);
+            let why = text(c, &["state", "terminated", "reason"]);
+            if !waiting.is_empty() {
+                reason = waiting;
+            } else if terminated && !why.is_empty() {
+                reason = why;
+            } else if terminated {
+                reason = match int(c, &["state", "terminated", "signal"]) {
+                    0 => format!("ExitCode:{}", int(c, &["state", "terminated", "exitCode"])),
+                    signal => format!("Signal:{signal}"),
+                };
+            } else if c.get("ready") == Some(&Value::Bool(true)) && present(c, &["state", "running"]) {
+                running = true;
+                ready += 1;
+            }
+        }
+        if reason == "Completed" && running {
+            reason = if condition_true("Ready") { "Running" } else { "NotReady" }.to_owned();
+        }
+    }
+    if at(pod, &["metadata", "deletionTimestamp"]).is_some_and(|t| !t.is_null()) {
+        if status_reason == "NodeLost" {
+            reason = "Unknown".to_owned();
+        } else if !matches!(phase, "Succeeded" | "Failed") {
+            reason = "Terminating".to_owned();
+        }
+    }
+    // Go's zero time counts as none.
+    let last_restart = last.filter(|(at, _)| *at != (-62_135_596_800, 0)).map(|(_, text)| text);
+    Printed { ready, total, reason, restarts, last_restart }
+}
+
+/// READINESS GATES: how many of the pod's readiness gates have a True condition, of
+/// how many; `<none>` without gates.
+fn readiness_gates(pod: &Object) -> Value {
+    let gates = at(pod, &["spec", "readinessGates"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    if gates.is_empty() {
+        return json!("<none>");
+    }
+    let conditions = at(pod, &["status", "conditions"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let met = gates
+        .iter()
+        .filter(|g| {
+            // The first condition of the gate's type decides, as upstream reads it.
+            conditions.iter().find(|c| c.get("type") == g.get("conditionType")).is_some_and(|c| c.get("status").and_then(Value::as_str) == Some("True"))
+        })
+        .count();
+    json!(format!("{met}/{}", gates.len()))
+}
+
 
 /// Reset a new pod's status as upstream's PrepareForCreate does.
 fn reset_status(pod: &mut Object) {
@@ -517,7 +633,8 @@ mod tests {
     #[test]
     fn pod_status_as_upstreams_printer_words_it() {
         let status = |pod: Value| status_cell(pod.as_object().unwrap()).as_str().unwrap().to_owned();
-        assert_eq!(status(json!({})), "Pending");
+        // Upstream's printer shows the phase as it is: none without one.
+        assert_eq!(status(json!({})), "");
         assert_eq!(status(json!({"status": {"phase": "Running"}})), "Running");
         assert_eq!(status(json!({"status": {"phase": "Failed", "reason": "Evicted"}})), "Evicted");
         let deleting = |phase: &str| {

@@ -1,6 +1,7 @@
 //! PodTemplates (core/v1): a DELETE answers with the deleted object; the template
 //! gets pod spec defaults and is checked as a pod's (at `template`).
 
+use super::columns::{self as cols, Column};
 use super::defaults::object;
 use super::Strategy;
 use crate::rest::object::Object;
@@ -17,6 +18,10 @@ pub struct PodTemplates;
 impl Strategy for PodTemplates {
     fn name(&self) -> &'static str {
         "podtemplates"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Laid { columns: COLUMNS, age_at: None }
     }
 
     /// Upstream's strategy starts the generation at 1 and counts spec changes.
@@ -42,3 +47,9 @@ impl Strategy for PodTemplates {
         true
     }
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 0, cell: |o| cols::container_names(o, &["template", "spec"]) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 0, cell: |o| cols::container_images(o, &["template", "spec"]) },
+    Column { name: "Pod Labels", kind: "string", description: "The labels for the pod template.", format: "", priority: 0, cell: |o| cols::label_map_at(o, &["template", "metadata", "labels"]) },
+];

@@ -3,6 +3,7 @@
 //! 1000000000, the `system-` names are the two system classes, and neither the value
 //! nor the preemption policy changes (upstream's `ValidatePriorityClass*`).
 
+use super::columns::{self as cols, Column};
 use super::defaults::or_insert;
 use super::Strategy;
 use crate::rest::object::{meta_str, Object};
@@ -21,6 +22,10 @@ const POLICIES: [&str; 2] = ["PreemptLowerPriority", "Never"];
 impl Strategy for PriorityClasses {
     fn name(&self) -> &'static str {
         "priorityclasses"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Laid { columns: COLUMNS, age_at: Some(2) }
     }
 
     /// Upstream's strategy starts the generation at 1 and counts spec changes.
@@ -94,3 +99,9 @@ fn known_system_class(name: &str, value: i64, global_default: bool) -> Result<()
     }
     Ok(())
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Value", kind: "integer", description: "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["value"])) },
+    Column { name: "Global-Default", kind: "boolean", description: "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.", format: "", priority: 0, cell: |o| json!(cols::at(o, &["globalDefault"]).and_then(Value::as_bool).unwrap_or(false)) },
+    Column { name: "PreemptionPolicy", kind: "string", description: "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", format: "", priority: 0, cell: |o| cols::unset_or(o, &["preemptionPolicy"]) },
+];

@@ -2,6 +2,7 @@
 //! subresource, whose missing parent upstream reports as `replicasets/scale`. Defaults:
 //! one replica.
 
+use super::columns::{self as cols, Column};
 use crate::rest::object::Object;
 use crate::validation::pod_template::{immutable_selector, replicated_template, required_selector};
 use crate::validation::value::{int, non_negative};
@@ -19,6 +20,10 @@ pub struct ReplicaSets;
 impl Strategy for ReplicaSets {
     fn name(&self) -> &'static str {
         "replicasets"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -68,3 +73,12 @@ fn validate_spec(spec: &Value) -> Vec<FieldError> {
     errs.extend(replicated_template(Some(template), &selector, &path.child("template"), "ReplicaSet"));
     errs
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Desired", kind: "integer", description: "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["spec", "replicas"])) },
+    Column { name: "Current", kind: "integer", description: "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "replicas"])) },
+    Column { name: "Ready", kind: "integer", description: "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "readyReplicas"])) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", format: "", priority: 1, cell: |o| cols::label_selector_at(o, &["spec", "selector"]) },
+];

@@ -5,6 +5,7 @@
 //! core/v1 always did (upstream's `DefaultGarbageCollectionPolicy`). Defaults: one
 //! replica, and the template's labels as selector and labels when those are empty.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{is_empty, labels_at, object, or_insert};
 use super::{status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
 use crate::rest::object::{meta_mut, Object};
@@ -25,6 +26,10 @@ pub struct ReplicationControllers;
 impl Strategy for ReplicationControllers {
     fn name(&self) -> &'static str {
         "replicationcontrollers"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -95,3 +100,12 @@ fn validate_spec(spec: &Value) -> Vec<FieldError> {
     errs.extend(replicated_template(template, &selector, &path.child("template"), "ReplicationController"));
     errs
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Desired", kind: "integer", description: "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["spec", "replicas"])) },
+    Column { name: "Current", kind: "integer", description: "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "replicas"])) },
+    Column { name: "Ready", kind: "integer", description: "The number of ready replicas for this replication controller.", format: "", priority: 0, cell: |o| json!(cols::int_at(o, &["status", "readyReplicas"])) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
+    Column { name: "Selector", kind: "string", description: "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", format: "", priority: 1, cell: |o| cols::label_map_at(o, &["spec", "selector"]) },
+];

@@ -5,6 +5,7 @@
 //! other, and they do not change (upstream's `ValidateResourceQuota*`). Its status,
 //! written by the quota controller, holds resources and amounts alike.
 
+use super::columns::{self as cols, Column};
 use super::Strategy;
 use crate::rest::object::Object;
 use crate::validation::quantity::Quantity;
@@ -18,6 +19,10 @@ pub struct ResourceQuotas;
 impl Strategy for ResourceQuotas {
     fn name(&self) -> &'static str {
         "resourcequotas"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn delete_returns_object(&self) -> bool {
@@ -204,4 +209,27 @@ mod tests {
             ]
         );
     }
+}
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Request", kind: "string", format: "", description: "Request represents a minimum amount of cpu/memory that a container may consume.", priority: 0, cell: |o| quota_column(o, false) },
+    Column { name: "Limit", kind: "string", format: "", description: "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.", priority: 0, cell: |o| quota_column(o, true) },
+];
+
+/// REQUEST or LIMIT: `resource: used/hard` for each hard resource, sorted by name,
+/// those named `limits.*` in LIMIT and the others in REQUEST.
+fn quota_column(quota: &Object, limits: bool) -> Value {
+    let hard = cols::at(quota, &["status", "hard"]).and_then(Value::as_object);
+    let mut names: Vec<&String> = hard.into_iter().flat_map(|h| h.keys()).collect();
+    names.sort();
+    let shown: Vec<String> = names
+        .into_iter()
+        .filter(|n| (n.split('.').count() > 1 && n.split('.').next() == Some("limits")) == limits)
+        .map(|n| {
+            let used = cols::quantity_at(quota, &["status", "used", n]);
+            let hard = cols::quantity_at(quota, &["status", "hard", n]);
+            format!("{n}: {}/{}", used.as_str().unwrap_or(""), hard.as_str().unwrap_or(""))
+        })
+        .collect();
+    serde_json::json!(shown.join(", "))
 }

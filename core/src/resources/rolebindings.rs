@@ -3,6 +3,7 @@
 //! verb on that role. The role they bind and their subjects are checked as upstream's
 //! `ValidateRoleBinding` checks them; the role bound never changes.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{object, objects, or_insert_str, str_of, unset_str};
 use super::Strategy;
 use crate::authorization::escalation::Grants;
@@ -123,6 +124,10 @@ impl Strategy for RoleBindings {
         self.resource
     }
 
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(if self.resource == "clusterrolebindings" { CLUSTER_COLUMNS } else { COLUMNS })
+    }
+
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
         validate(new, self.namespaced)
     }
@@ -166,4 +171,42 @@ impl Strategy for RoleBindings {
         let rules = grants.role_rules(kind, role)?;
         grants.confirm_no_escalation(meta_str(new, "name"), &rules)
     }
+}
+
+const COLUMNS: &[Column] = &[
+    Column { name: "Role", kind: "string", description: "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", format: "", priority: 0, cell: role_cell },
+    Column { name: "Users", kind: "string", description: "Users in the roleBinding", format: "", priority: 1, cell: |o| subjects(o, "User") },
+    Column { name: "Groups", kind: "string", description: "Groups in the roleBinding", format: "", priority: 1, cell: |o| subjects(o, "Group") },
+    Column { name: "ServiceAccounts", kind: "string", description: "ServiceAccounts in the roleBinding", format: "", priority: 1, cell: |o| subjects(o, "ServiceAccount") },
+];
+
+const CLUSTER_COLUMNS: &[Column] = &[
+    Column { name: "Role", kind: "string", description: "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.", format: "", priority: 0, cell: role_cell },
+    Column { name: "Users", kind: "string", description: "Users in the clusterRoleBinding", format: "", priority: 1, cell: |o| subjects(o, "User") },
+    Column { name: "Groups", kind: "string", description: "Groups in the clusterRoleBinding", format: "", priority: 1, cell: |o| subjects(o, "Group") },
+    Column { name: "ServiceAccounts", kind: "string", description: "ServiceAccounts in the clusterRoleBinding", format: "", priority: 1, cell: |o| subjects(o, "ServiceAccount") },
+];
+
+/// ROLE: the kind and name of the binding's roleRef.
+fn role_cell(binding: &Object) -> Value {
+    let field = |k: &str| cols::at(binding, &["roleRef", k]).and_then(Value::as_str).unwrap_or("");
+    serde_json::json!(format!("{}/{}", field("kind"), field("name")))
+}
+
+/// The subjects of one kind, joined with ", " (ServiceAccounts as namespace/name).
+fn subjects(binding: &Object, kind: &str) -> Value {
+    let names: Vec<String> = cols::at(binding, &["subjects"])
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|s| s.get("kind").and_then(Value::as_str) == Some(kind))
+        .map(|s| {
+            let name = s.get("name").and_then(Value::as_str).unwrap_or("");
+            match kind {
+                "ServiceAccount" => format!("{}/{name}", s.get("namespace").and_then(Value::as_str).unwrap_or("")),
+                _ => name.to_owned(),
+            }
+        })
+        .collect();
+    serde_json::json!(names.join(", "))
 }

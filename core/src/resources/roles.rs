@@ -99,6 +99,10 @@ impl Strategy for Roles {
         self.resource
     }
 
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::CREATED_AT
+    }
+
     fn validate_create(&self, new: &Object) -> Vec<FieldError> {
         validate(new, self.namespaced)
     }

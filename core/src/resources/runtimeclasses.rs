@@ -16,7 +16,7 @@ static COLUMNS: &[Column] = &[Column {
     name: "Handler",
     kind: "string",
     description: "",
-    cell: |o| super::columns::str_at(o, &["handler"]),
+    format: "", priority: 0, cell: |o| super::columns::str_at(o, &["handler"]),
 }];
 
 impl Strategy for RuntimeClasses {

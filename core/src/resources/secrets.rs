@@ -227,18 +227,8 @@ fn fill_token(secret: &mut Object, account: &Object, tokens: &ServiceAccountToke
 }
 
 const COLUMNS: &[Column] = &[
-    Column {
-        name: "Type",
-        kind: "string",
-        description: "The type of the secret",
-        cell: |o| str_at(o, &["type"]),
-    },
-    Column {
-        name: "Data",
-        kind: "string",
-        description: "Number of data entries",
-        cell: |o| count_at(o, &["data"]),
-    },
+    Column { name: "Type", kind: "string", description: "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types", format: "", priority: 0, cell: |o| str_at(o, &["type"]) },
+    Column { name: "Data", kind: "string", description: "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4", format: "", priority: 0, cell: |o| count_at(o, &["data"]) },
 ];
 
 static SELECTABLE_FIELDS: SelectableFields = SelectableFields {

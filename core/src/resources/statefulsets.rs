@@ -5,6 +5,7 @@
 //! claim templates as its volumes, and updates are limited to the fields upstream
 //! lets change.
 
+use super::columns::{self as cols, Column};
 use super::defaults::{object, object_or_new, objects, or_insert, or_insert_str};
 use super::{persistentvolumeclaims, status_and_scale, Handler, ScaleRules, SelectorShape, Strategy};
 use crate::rest::object::Object;
@@ -18,6 +19,10 @@ pub struct StatefulSets;
 impl Strategy for StatefulSets {
     fn name(&self) -> &'static str {
         "statefulsets"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn tracks_generation(&self) -> bool {
@@ -191,3 +196,9 @@ fn only_mutable_fields_changed(new: &Value, old: &Value) -> Vec<FieldError> {
         "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
     )]
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Ready", kind: "string", description: "Number of the pod with ready state", format: "", priority: 0, cell: |o| json!(format!("{}/{}", cols::int_at(o, &["status", "readyReplicas"]), cols::int_at(o, &["spec", "replicas"]))) },
+    Column { name: "Containers", kind: "string", description: "Names of each container in the template.", format: "", priority: 1, cell: |o| cols::container_names(o, cols::TEMPLATE) },
+    Column { name: "Images", kind: "string", description: "Images referenced by each container in the template.", format: "", priority: 1, cell: |o| cols::container_images(o, cols::TEMPLATE) },
+];

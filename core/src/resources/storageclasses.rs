@@ -5,6 +5,7 @@
 //! its allowed topologies are well formed; none of provisioner, parameters and
 //! policies changes (upstream's `ValidateStorageClass*`).
 
+use super::columns::{self as cols, Column};
 use super::defaults::or_insert;
 use super::Strategy;
 use crate::rest::object::Object;
@@ -21,6 +22,10 @@ const MAX_PARAMETERS_BYTES: usize = 256 * 1024;
 impl Strategy for StorageClasses {
     fn name(&self) -> &'static str {
         "storageclasses"
+    }
+
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::Columns::Builtin(COLUMNS)
     }
 
     fn default(&self, obj: &mut Object) {
@@ -138,3 +143,10 @@ fn topology_term(term: &Value, path: &str) -> Vec<FieldError> {
     }
     errs
 }
+
+pub(crate) const COLUMNS: &[Column] = &[
+    Column { name: "Provisioner", kind: "string", description: "provisioner indicates the type of the provisioner.", format: "", priority: 0, cell: |o| cols::str_at(o, &["provisioner"]) },
+    Column { name: "ReclaimPolicy", kind: "string", description: "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.", format: "", priority: 0, cell: |o| json!(cols::at(o, &["reclaimPolicy"]).and_then(Value::as_str).unwrap_or("Delete")) },
+    Column { name: "VolumeBindingMode", kind: "string", description: "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.", format: "", priority: 0, cell: |o| json!(cols::at(o, &["volumeBindingMode"]).and_then(Value::as_str).unwrap_or("Immediate")) },
+    Column { name: "AllowVolumeExpansion", kind: "string", description: "allowVolumeExpansion shows whether the storage class allow volume expand.", format: "", priority: 0, cell: |o| json!(cols::at(o, &["allowVolumeExpansion"]).and_then(Value::as_bool).unwrap_or(false)) },
+];

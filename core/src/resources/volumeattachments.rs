@@ -16,10 +16,10 @@ pub struct VolumeAttachments;
 const ONE_SOURCE: &str = "must specify exactly one of inlineVolumeSpec and persistentVolumeName";
 
 static COLUMNS: &[Column] = &[
-    Column { name: "Attacher", kind: "string", description: "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().", cell: |o| super::columns::str_at(o, &["spec", "attacher"]) },
-    Column { name: "PV", kind: "string", description: "persistentVolumeName represents the name of the persistent volume to attach.", cell: |o| super::columns::str_at(o, &["spec", "source", "persistentVolumeName"]) },
-    Column { name: "Node", kind: "string", description: "nodeName represents the node that the volume should be attached to.", cell: |o| super::columns::str_at(o, &["spec", "nodeName"]) },
-    Column { name: "Attached", kind: "boolean", description: "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.", cell: |o| json!(super::columns::at(o, &["status", "attached"]).and_then(Value::as_bool).unwrap_or(false)) },
+    Column { name: "Attacher", kind: "string", format: "name", description: "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().", priority: 0, cell: |o| super::columns::str_at(o, &["spec", "attacher"]) },
+    Column { name: "PV", kind: "string", description: "persistentVolumeName represents the name of the persistent volume to attach.", format: "", priority: 0, cell: |o| super::columns::str_at(o, &["spec", "source", "persistentVolumeName"]) },
+    Column { name: "Node", kind: "string", description: "nodeName represents the node that the volume should be attached to.", format: "", priority: 0, cell: |o| super::columns::str_at(o, &["spec", "nodeName"]) },
+    Column { name: "Attached", kind: "boolean", description: "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.", format: "", priority: 0, cell: |o| json!(super::columns::at(o, &["status", "attached"]).and_then(Value::as_bool).unwrap_or(false)) },
 ];
 
 impl Strategy for VolumeAttachments {

@@ -75,6 +75,20 @@ pub fn human_duration(secs: u64) -> String {
     }
 }
 
+/// A cell as shown: one that reads the clock (`columns::since`) read now.
+fn timed(scope: &Scope, cell: Value) -> Value {
+    match cell.get(crate::resources::columns::SINCE).and_then(Value::as_str) {
+        Some(time) => {
+            let since = date_cell(scope.inputs.now, time);
+            match cell.get(crate::resources::columns::SINCE_IN).and_then(Value::as_str) {
+                Some(template) => json!(template.replacen("{}", &since, 1)),
+                None => json!(since),
+            }
+        }
+        None => cell,
+    }
+}
+
 type Cells<'a> = Box<dyn Fn(&Object) -> Vec<Value> + 'a>;
 
 /// A built-in kind's columns and cells: Name, `extras`, and Age before the extra
@@ -82,7 +96,7 @@ type Cells<'a> = Box<dyn Fn(&Object) -> Vec<Value> + 'a>;
 fn laid<'a>(scope: &'a Scope, name: Value, extras: &'static [crate::resources::Column], age_at: Option<usize>) -> (Vec<Value>, Cells<'a>) {
     let mut columns = vec![name];
     columns.extend(extras.iter().map(|c| {
-        json!({"name": c.name, "type": c.kind, "format": "", "description": c.description, "priority": 0})
+        json!({"name": c.name, "type": c.kind, "format": c.format, "description": c.description, "priority": c.priority})
     }));
     if let Some(at) = age_at {
         let age = json!({
@@ -93,7 +107,7 @@ fn laid<'a>(scope: &'a Scope, name: Value, extras: &'static [crate::resources::C
     }
     let cells = move |obj: &Object| {
         let mut cells = vec![json!(object::meta_str(obj, "name"))];
-        cells.extend(extras.iter().map(|c| (c.cell)(obj)));
+        cells.extend(extras.iter().map(|c| timed(scope, (c.cell)(obj))));
         if let Some(at) = age_at {
             cells.insert(at + 1, json!(age(scope, obj)));
         }
@@ -108,8 +122,28 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
     let name = json!({"name": "Name", "type": "string", "format": "name", "priority": 0, "description": NAME_DESCRIPTION});
     let now = scope.inputs.now;
     let (columns, cells): (Vec<Value>, Cells<'_>) = match r.strategy.columns() {
-        Columns::Builtin(extras) => laid(scope, name, extras, Some(extras.len())),
+        Columns::Builtin(extras) => {
+            let shown = extras.iter().take_while(|c| c.priority == 0).count();
+            laid(scope, name, extras, Some(shown))
+        }
         Columns::Laid { columns, age_at } => laid(scope, name, columns, age_at),
+        Columns::AgeUndeclared(extras) => {
+            let (mut columns, cells) = laid(scope, name, extras, Some(extras.len()));
+            columns.pop();
+            (columns, cells)
+        }
+        Columns::NameLast(extras) => {
+            let (mut columns, cells) = laid(scope, name, extras, None);
+            let mut name = columns.remove(0);
+            name["priority"] = json!(1);
+            columns.push(name);
+            let cells = move |obj: &Object| {
+                let mut row = cells(obj);
+                row.rotate_left(1);
+                row
+            };
+            (columns, Box::new(cells) as Cells<'_>)
+        }
         Columns::Declared(printer) => {
             let columns = std::iter::once(name).chain(printer.definitions().cloned()).collect();
             let cells = move |obj: &Object| {

@@ -36,6 +36,10 @@ impl Strategy for CustomResourceDefinitions {
         "customresourcedefinitions"
     }
 
+    fn columns(&self) -> super::columns::Columns<'_> {
+        super::columns::CREATED_AT
+    }
+
     /// apiextensions validates metadata with apimachinery's generic rules.
     fn meta_rules(&self) -> crate::validation::object_meta::MetaRules {
         crate::validation::object_meta::MetaRules::Generic

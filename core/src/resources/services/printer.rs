@@ -1,15 +1,16 @@
 //! The columns of a Service's Table, as kube-apiserver's printer fills them (the
-//! `-o wide` Selector column is not served: built-in columns have no priorities yet).
+//! `-o wide` Selector column included).
 
-use crate::resources::columns::{at, str_at, Column};
+use crate::resources::columns::{at, label_map_at, str_at, Column};
 use crate::resources::Object;
 use serde_json::{json, Value};
 
 pub const COLUMNS: &[Column] = &[
-    Column { name: "Type", kind: "string", description: TYPE, cell: |o| str_at(o, &["spec", "type"]) },
-    Column { name: "Cluster-IP", kind: "string", description: CLUSTER_IP, cell: cluster_ip },
-    Column { name: "External-IP", kind: "string", description: EXTERNAL_IPS, cell: external_ip },
-    Column { name: "Port(s)", kind: "string", description: PORTS, cell: ports },
+    Column { name: "Type", kind: "string", description: TYPE, format: "", priority: 0, cell: |o| str_at(o, &["spec", "type"]) },
+    Column { name: "Cluster-IP", kind: "string", description: CLUSTER_IP, format: "", priority: 0, cell: cluster_ip },
+    Column { name: "External-IP", kind: "string", description: EXTERNAL_IPS, format: "", priority: 0, cell: external_ip },
+    Column { name: "Port(s)", kind: "string", description: PORTS, format: "", priority: 0, cell: ports },
+    Column { name: "Selector", kind: "string", description: SELECTOR, format: "", priority: 1, cell: |o| label_map_at(o, &["spec", "selector"]) },
 ];
 
 fn strings(obj: &Object, path: &[&str]) -> Vec<String> {
@@ -69,3 +70,4 @@ const TYPE: &str = "type determines how the Service is exposed. Defaults to Clus
 const CLUSTER_IP: &str = "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies";
 const EXTERNAL_IPS: &str = "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.";
 const PORTS: &str = "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies";
+const SELECTOR: &str = "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/";
