@@ -7,11 +7,22 @@
 // kinds, 427-434, networking.k8s.io/v1 IPAddress and ServiceCIDR, and 435-464,
 // certificates.k8s.io/v1 CertificateSigningRequest, core/v1 ComponentStatus, node.k8s.io/v1
 // RuntimeClass and storage.k8s.io/v1 CSIDriver, CSINode, CSIStorageCapacity and
-// VolumeAttachment, were added by hand from the same sources, in the generator's form.)
+// VolumeAttachment, and 465-469, meta/v1 Status (in any group version, for errors) and
+// PartialObjectMetadata and its list, were added by hand from the same sources, in the
+// generator's form.)
 //
-// 465 messages, 1774 fields, 111 kinds.
+// 470 messages, 1792 fields, 111 kinds (and 3 response-only kinds).
 
 use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
+
+/// Kinds only ever written, never read from a request or written as typed JSON (whose
+/// JSON Apiary builds itself): protobuf responses' errors and metadata-only views.
+#[rustfmt::skip]
+pub(crate) static RESPONSE_KINDS: &[(&str, &str, u16)] = &[
+    ("*", "Status", 465),
+    ("meta.k8s.io/v1", "PartialObjectMetadata", 468),
+    ("meta.k8s.io/v1", "PartialObjectMetadataList", 469),
+];
 
 /// `(apiVersion, kind, message)`; apiVersion `*` matches any group version.
 #[rustfmt::skip]
@@ -130,7 +141,7 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(crate) static MESSAGES: [Message; 465] = [
+pub(crate) static MESSAGES: [Message; 470] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),
@@ -596,4 +607,9 @@ pub(crate) static MESSAGES: [Message; 465] = [
     /* 462 */ m("storage.v1.VolumeAttachmentStatus", Struct, &[f(1, "attached", B, 0), f(2, "attachmentMetadata", S, OE|MAP), f(3, "attachError", M(463), OE|PTR), f(4, "detachError", M(463), OE|PTR)]),
     /* 463 */ m("storage.v1.VolumeError", Struct, &[f(1, "time", M(352), OE), f(2, "message", S, OE), f(3, "errorCode", I32, OE|PTR)]),
     /* 464 */ m("storage.v1.VolumeNodeResources", Struct, &[f(1, "count", I32, OE|PTR)]),
+    /* 465 */ m("meta.v1.Status", Struct, &[f(1, "metadata", M(346), OE), f(2, "status", S, OE), f(3, "message", S, OE), f(4, "reason", S, OE), f(5, "details", M(466), OE|PTR), f(6, "code", I32, OE)]),
+    /* 466 */ m("meta.v1.StatusDetails", Struct, &[f(1, "name", S, OE), f(2, "group", S, OE), f(3, "kind", S, OE), f(6, "uid", S, OE), f(4, "causes", M(467), OE|REP), f(5, "retryAfterSeconds", I32, OE)]),
+    /* 467 */ m("meta.v1.StatusCause", Struct, &[f(1, "reason", S, OE), f(2, "message", S, OE), f(3, "field", S, OE)]),
+    /* 468 */ m("meta.v1.PartialObjectMetadata", Struct, &[f(1, "metadata", M(349), OE)]),
+    /* 469 */ m("meta.v1.PartialObjectMetadataList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(468), REP)]),
 ];
