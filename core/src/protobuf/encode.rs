@@ -262,6 +262,8 @@ fn repeated(
     for item in items {
         match f.ty {
             Ty::M(index) => put_message(out, f.num, index, Some(item), depth)?,
+            // Every element is written, a nil []byte as an empty one.
+            Ty::BY if item.is_null() => put_bytes(out, f.num, b""),
             ty => scalar(f, ty, present(Some(item)), out)?,
         }
     }

@@ -1,4 +1,5 @@
-//! Kubernetes' protobuf encoding, read into the JSON the same object would be.
+//! Kubernetes' protobuf encoding, read into the JSON the same object would be, and
+//! written from it ([`encode`], in `encode.rs`: the bytes kube-apiserver writes).
 //!
 //! Since client-go 1.31, typed clientsets (and so `kubectl create`, controller-runtime and
 //! most Go controllers) send built-in kinds as `application/vnd.kubernetes.protobuf`.
