@@ -94,7 +94,8 @@ fn put_int(out: &mut Vec<u8>, num: u32, v: i64) {
     put_varint(out, v as u64);
 }
 
-/// Field `num` holding message `index` for `v`.
+/// Field `num` holding message `index` for `v`, written in place: a one-byte length is
+/// reserved and, for the rare message of 128 bytes or more, the body moved to make room.
 fn put_message(
     out: &mut Vec<u8>,
     num: u32,
@@ -102,9 +103,21 @@ fn put_message(
     v: Option<&Value>,
     depth: u32,
 ) -> Result<(), EncodeError> {
-    let mut inner = Vec::new();
-    message(index, v, &mut inner, depth + 1)?;
-    put_bytes(out, num, &inner);
+    put_tag(out, num, LEN);
+    let at = out.len();
+    out.push(0);
+    message(index, v, out, depth + 1)?;
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+    } else {
+        let mut prefix = Vec::with_capacity(10);
+        put_varint(&mut prefix, len as u64);
+        let extra = prefix.len() - 1;
+        out.resize(out.len() + extra, 0);
+        out.copy_within(at + 1..at + 1 + len, at + 1 + extra);
+        out[at..at + prefix.len()].copy_from_slice(&prefix);
+    }
     Ok(())
 }
 
@@ -140,8 +153,16 @@ fn message(
                 Some(Value::Object(obj)) => Some(obj),
                 Some(other) => return Err(invalid(msg.name, other)),
             };
-            let mut fields: Vec<&Field> = msg.fields.iter().collect();
-            fields.sort_by_key(|f| f.num);
+            // Go declaration order, which is mostly the numbers' order.
+            let mut sorted: Vec<&Field>;
+            let fields: &mut dyn Iterator<Item = &Field> = if msg.fields.is_sorted_by_key(|f| f.num)
+            {
+                &mut msg.fields.iter()
+            } else {
+                sorted = msg.fields.iter().collect();
+                sorted.sort_by_key(|f| f.num);
+                &mut sorted.into_iter()
+            };
             for f in fields {
                 let value = if f.has(INLINE) {
                     v
