@@ -15,3 +15,14 @@ pub(crate) fn message_for(api_version: &str, kind: &str) -> Option<u16> {
         .find(|(av, k, _)| *k == kind && (*av == api_version || *av == "*"))
         .map(|&(_, _, index)| index)
 }
+
+/// [`message_for`], and the kinds only responses hold (`Status`, `PartialObjectMetadata`
+/// and its list).
+pub(crate) fn response_message_for(api_version: &str, kind: &str) -> Option<u16> {
+    message_for(api_version, kind).or_else(|| {
+        table::RESPONSE_KINDS
+            .iter()
+            .find(|(av, k, _)| *k == kind && (*av == api_version || *av == "*"))
+            .map(|&(_, _, index)| index)
+    })
+}

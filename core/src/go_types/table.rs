@@ -7,14 +7,21 @@
 // kinds, 427-434, networking.k8s.io/v1 IPAddress and ServiceCIDR, and 435-464,
 // certificates.k8s.io/v1 CertificateSigningRequest, core/v1 ComponentStatus, node.k8s.io/v1
 // RuntimeClass and storage.k8s.io/v1 CSIDriver, CSINode, CSIStorageCapacity and
-// VolumeAttachment, were added by hand from the same sources, in the generator's form.)
+// VolumeAttachment, 465-466, meta.k8s.io's PartialObjectMetadata and its list (kinds
+// listed for meta.k8s.io v1 and v1beta1), and 467-469, meta/v1 Status (in any group
+// version, for errors), were added by hand from the same sources, in the generator's
+// form.)
 //
-// (Messages 465-466, meta.k8s.io's PartialObjectMetadata and PartialObjectMetadataList,
-// were added by hand likewise; their kinds are listed for meta.k8s.io v1 and v1beta1.)
-//
-// 467 messages, 1777 fields, 115 kinds.
+// 470 messages, 1792 fields, 115 kinds (and 1 response-only kind).
 
 use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
+
+/// Kinds only ever written, never read from a request or written as typed JSON (whose
+/// JSON Apiary builds itself): protobuf responses' errors.
+#[rustfmt::skip]
+pub(crate) static RESPONSE_KINDS: &[(&str, &str, u16)] = &[
+    ("*", "Status", 467),
+];
 
 /// `(apiVersion, kind, message)`; apiVersion `*` matches any group version.
 #[rustfmt::skip]
@@ -137,7 +144,7 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(crate) static MESSAGES: [Message; 467] = [
+pub(crate) static MESSAGES: [Message; 470] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),
@@ -605,4 +612,7 @@ pub(crate) static MESSAGES: [Message; 467] = [
     /* 464 */ m("storage.v1.VolumeNodeResources", Struct, &[f(1, "count", I32, OE|PTR)]),
     /* 465 */ m("meta.v1.PartialObjectMetadata", Struct, &[f(1, "metadata", M(349), OE)]),
     /* 466 */ m("meta.v1.PartialObjectMetadataList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(465), REP)]),
+    /* 467 */ m("meta.v1.Status", Struct, &[f(1, "metadata", M(346), OE), f(2, "status", S, OE), f(3, "message", S, OE), f(4, "reason", S, OE), f(5, "details", M(468), OE|PTR), f(6, "code", I32, OE)]),
+    /* 468 */ m("meta.v1.StatusDetails", Struct, &[f(1, "name", S, OE), f(2, "group", S, OE), f(3, "kind", S, OE), f(6, "uid", S, OE), f(4, "causes", M(469), OE|REP), f(5, "retryAfterSeconds", I32, OE)]),
+    /* 469 */ m("meta.v1.StatusCause", Struct, &[f(1, "reason", S, OE), f(2, "message", S, OE), f(3, "field", S, OE)]),
 ];

@@ -1,4 +1,5 @@
-//! Kubernetes' protobuf encoding, read into the JSON the same object would be.
+//! Kubernetes' protobuf encoding, read into the JSON the same object would be, and
+//! written from it ([`encode`], in `encode.rs`: the bytes kube-apiserver writes).
 //!
 //! Since client-go 1.31, typed clientsets (and so `kubectl create`, controller-runtime and
 //! most Go controllers) send built-in kinds as `application/vnd.kubernetes.protobuf`.
@@ -22,6 +23,8 @@
 //! bytes behind them (Go's zero structs) are capped in proportion to the body, and every
 //! failure is a [`DecodeError`] whose text fits a 400 Status.
 
+mod encode;
+
 mod json;
 
 mod wire;
@@ -29,10 +32,14 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod encode_tests;
+
 use std::fmt;
 
 use serde_json::{Map, Value};
 
+pub use encode::{encode, EncodeError};
 use wire::{Reader, LEN};
 
 /// The media type of Kubernetes' protobuf encoding.
@@ -138,7 +145,7 @@ pub fn supports(api_version: &str, kind: &str) -> bool {
     message_for(api_version, kind).is_some()
 }
 
-use crate::go_types::message_for;
+use crate::go_types::{message_for, response_message_for};
 
 /// [`decode`], also of a body nested in a `RawExtension` of another.
 fn decode_at(body: &[u8], cx: &mut json::Cx) -> Result<Value, DecodeError> {
@@ -162,7 +169,8 @@ fn decode_at(body: &[u8], cx: &mut json::Cx) -> Result<Value, DecodeError> {
     if api_version.is_empty() {
         return Err(DecodeError::MissingVersion);
     }
-    let Some(index) = message_for(&api_version, &kind) else {
+    // Also the kinds only responses hold (a Status), as a client reads them.
+    let Some(index) = response_message_for(&api_version, &kind) else {
         return Err(DecodeError::UnknownType { api_version, kind });
     };
     let Value::Object(fields) = json::message(index, &[unknown.raw], cx)? else {

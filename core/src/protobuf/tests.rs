@@ -955,7 +955,7 @@ fn table_is_consistent() {
 /// loopback TLS listener), each with the JSON `kubectl create … --dry-run=client -o json`
 /// prints for the same object: Go's own JSON encoding is the reference.
 #[rustfmt::skip]
-const KUBECTL_1_33: &[(&str, &str, &str)] = &[
+pub(super) const KUBECTL_1_33: &[(&str, &str, &str)] = &[
     (
         "namespace",
         "6b3873000a0f0a02763112094e616d657370616365121e0a160a067465616d2d6112001a0022002a0032003800420012001a020a001a002200",
@@ -993,7 +993,7 @@ const KUBECTL_1_33: &[(&str, &str, &str)] = &[
     ),
 ];
 
-fn unhex(s: &str) -> Vec<u8> {
+pub(super) fn unhex(s: &str) -> Vec<u8> {
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
