@@ -56,8 +56,15 @@ impl Etcd {
             data_dir: dir.path().join("etcd"),
             _dir: dir,
         };
-        etcd.run();
-        etcd
+        // A port found free may be taken by another test before etcd binds it: etcd
+        // then exits at once, and starts again on other ports.
+        for _ in 0..3 {
+            if etcd.launch() {
+                return etcd;
+            }
+            (etcd.client_port, etcd.peer_port, etcd.metrics_port) = (free_port(), free_port(), free_port());
+        }
+        panic!("etcd exited at start three times (its ports taken?)");
     }
 
     /// The client URL, for `--etcd-servers`.
@@ -66,7 +73,13 @@ impl Etcd {
         format!("{scheme}://127.0.0.1:{}", self.client_port)
     }
 
+    /// Start etcd again on its ports, as it was.
     fn run(&mut self) {
+        assert!(self.launch(), "etcd exited at start");
+    }
+
+    /// Start etcd and wait until it is healthy (true) or has exited (false).
+    fn launch(&mut self) -> bool {
         let client = self.url();
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
         let mut command = Command::new("etcd");
@@ -103,12 +116,16 @@ impl Etcd {
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(30);
         while !self.healthy() {
+            if self.child.as_mut().is_some_and(|c| matches!(c.try_wait(), Ok(Some(_)))) {
+                return false;
+            }
             assert!(
                 Instant::now() < deadline,
                 "etcd did not become healthy within 30 s"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+        true
     }
 
     /// Whether etcd answers its health endpoint with `"health":"true"`.
