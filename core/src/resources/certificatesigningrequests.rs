@@ -127,7 +127,9 @@ impl Strategy for CertificateSigningRequests {
 
     fn prepare_for_approval_update(&self, new: &Object, old: Object) -> Object {
         let mut kept = old;
-        let status = super::defaults::object_or_new(&mut kept, "status").expect("an object");
+        // A stored status that is not an object (written by another client) is left
+        // for validation to refuse, not replaced here.
+        let Some(status) = super::defaults::object_or_new(&mut kept, "status") else { return kept };
         match new.get("status").and_then(|s| s.get("conditions")) {
             Some(c) => status.insert("conditions".into(), c.clone()),
             None => status.remove("conditions"),
