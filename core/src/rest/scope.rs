@@ -144,7 +144,6 @@ impl Scope {
         }
     }
 
-    /// Respond with `value` in the negotiated encoding.
     /// Respond with `value` in the negotiated encoding: as metadata only when the
     /// client asked for PartialObjectMetadata(List), as upstream's transformResponseObject.
     pub fn respond(&self, code: u16, value: &Value) -> Step {
