@@ -121,7 +121,14 @@ pub(crate) fn route(
         Route::Resource(resource) => resource,
         Route::NonResource => return non_resource(shared, request, inputs, &info),
         Route::NotFound => {
-            return Step::Respond(rest::error_response(&ApiError::no_such_path(), Output::JSON))
+            // A group version's own not-found answer, in the encoding its resources' are.
+            let accept = request.headers().get(http::header::ACCEPT).and_then(|v| v.to_str().ok());
+            let offer = crate::negotiation::Offer {
+                transforms: false,
+                protobuf: true,
+            };
+            let output = crate::negotiation::negotiate_output(accept, false, offer).unwrap_or(Output::JSON);
+            return Step::Respond(rest::error_response(&ApiError::no_such_path(), output));
         }
     };
     rest::serve(shared, registry, resource, request, inputs, &info, user)

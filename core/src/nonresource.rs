@@ -42,7 +42,7 @@ pub(crate) fn handle(
     }
     // An Accept that asks only for aggregated discovery is acceptable at /api and /apis.
     let aggregated = matches!(path, "/api" | "/apis") && accept.and_then(discovery::negotiate_aggregated).is_some();
-    let output = match negotiation::negotiate_output(accept, query.flag("pretty"), false) {
+    let output = match negotiation::negotiate_output(accept, query.flag("pretty"), negotiation::Offer::TEXT) {
         Ok(o) => o,
         Err(_) if aggregated => Output::JSON,
         Err(e) => return error_response(&e, Output::JSON),

@@ -109,6 +109,19 @@ impl ApiError {
         }
     }
 
+    /// go-restful's answer to an Accept header no route of the path produces, listing
+    /// what they do, as kube-apiserver passes it on.
+    pub fn not_acceptable_by_route(produces: &[&str]) -> ApiError {
+        ApiError {
+            details: Some(Box::default()),
+            ..Self::new(
+                406,
+                "NotAcceptable",
+                format!("406: Not Acceptable\n\nAvailable representations: {}", produces.join(", ")),
+            )
+        }
+    }
+
     pub fn already_exists(group: &str, resource: &str, name: &str) -> ApiError {
         ApiError {
             details: about(name, group, resource),

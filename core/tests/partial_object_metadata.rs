@@ -140,7 +140,10 @@ fn the_wrong_pairing_is_406_as_upstream_answers_it() {
     // An unknown group or version of the meta kinds is not acceptable at all.
     let other = get(&h, CMS, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v2");
     assert_eq!(other.status, 406);
-    assert_eq!(other.message(), "only the following media types are accepted: application/json, application/yaml");
+    assert_eq!(
+        other.message(),
+        "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+    );
 }
 
 #[test]
@@ -151,10 +154,13 @@ fn quality_values_and_fallbacks_choose_as_upstream_negotiates() {
     let accept = format!("{POM};q=0.5, application/json");
     let reply = get(&h, &format!("{CMS}/a"), &accept);
     assert_eq!(reply.json()["kind"], "ConfigMap");
-    // Protobuf first (not served here), then metadata only.
+    // Protobuf first, then metadata only: metadata only in protobuf.
     let accept = format!("application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, {POM}, application/json");
     let reply = get(&h, &format!("{CMS}/a"), &accept);
-    assert_eq!(reply.json()["kind"], "PartialObjectMetadata");
+    assert_eq!(reply.content_type, "application/vnd.kubernetes.protobuf");
+    let read = apiary_core::protobuf::decode(&reply.body).unwrap();
+    assert_eq!(read["kind"], "PartialObjectMetadata");
+    assert_eq!(read["metadata"]["name"], "a");
     // Any error is written so too: a missing object's 404.
     let missing = get(&h, &format!("{CMS}/nothing"), POM);
     assert_eq!(missing.status, 404);
@@ -214,7 +220,7 @@ fn watch_events_carry_metadata_only() {
     h.call("DELETE", &format!("{CMS}/a"), Value::Null);
     let reply = get(&h, &format!("{CMS}?watch=true&resourceVersion={start}&allowWatchBookmarks=true"), POM);
     assert_eq!(reply.status, 200);
-    assert_eq!(reply.content_type, "application/json;stream=watch");
+    assert_eq!(reply.content_type, "application/json");
     let frames = Harness::frames(&reply);
     let types: Vec<_> = frames.iter().map(|f| f["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["MODIFIED", "DELETED"]);

@@ -245,7 +245,7 @@ fn tables_for_kubectl_get() {
     h.clock.set(h.clock.get() + 150);
     let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
     let r = h.send("GET", "/api/v1/namespaces/default/configmaps", &[("accept", accept)], "");
-    assert_eq!(r.content_type, "application/json;as=Table;v=v1;g=meta.k8s.io");
+    assert_eq!(r.content_type, "application/json");
     let t = r.json();
     assert_eq!(t["kind"], "Table");
     let names: Vec<&str> = t["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
@@ -369,9 +369,11 @@ fn protobuf_bodies_are_read_as_json() {
         .unwrap();
     let r = h.drive(h.server.handle_as_system(req, h.inputs()));
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
-    assert_eq!(r.content_type, "application/json");
-    assert_eq!(r.json()["metadata"]["name"], "pb");
-    assert_eq!(r.json()["status"]["phase"], "Active");
+    // Answered in protobuf, as client-go asks first.
+    assert_eq!(r.content_type, "application/vnd.kubernetes.protobuf");
+    let created = apiary_core::protobuf::decode(&r.body).unwrap();
+    assert_eq!(created["metadata"]["name"], "pb");
+    assert_eq!(created["status"]["phase"], "Active");
 
     let req = http::Request::post("/api/v1/namespaces")
         .header("content-type", "application/vnd.kubernetes.protobuf")

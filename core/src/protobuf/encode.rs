@@ -70,6 +70,22 @@ pub fn encode(object: &Value) -> Result<Vec<u8>, EncodeError> {
     Ok(out)
 }
 
+/// One frame of a protobuf watch stream: the 4-byte big-endian length of a bare
+/// `meta.v1.WatchEvent` {type = 1, object = 2: a `RawExtension` {raw = 1}} whose raw
+/// bytes are the object's whole body ([`encode`], magic included), as upstream frames it.
+pub fn watch_frame(event_type: &str, object: &Value) -> Result<Vec<u8>, EncodeError> {
+    let body = encode(object)?;
+    let mut raw = Vec::with_capacity(body.len() + 4);
+    put_bytes(&mut raw, 1, &body);
+    let mut frame = Vec::with_capacity(raw.len() + event_type.len() + 12);
+    frame.extend_from_slice(&[0; 4]);
+    put_bytes(&mut frame, 1, event_type.as_bytes());
+    put_bytes(&mut frame, 2, &raw);
+    let len = u32::try_from(frame.len() - 4).map_err(|_| EncodeError("watch event too large".into()))?;
+    frame[..4].copy_from_slice(&len.to_be_bytes());
+    Ok(frame)
+}
+
 pub(super) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);

@@ -34,6 +34,10 @@ fn recordings() -> Vec<(String, Value, Vec<u8>)> {
             let (Some(json), Some(b64)) = (r.get("json"), r["protobuf_base64"].as_str()) else {
                 return;
             };
+            // Only protobuf answers (a refused Table's body is JSON).
+            if r["content_type"] != "application/vnd.kubernetes.protobuf" {
+                return;
+            }
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(b64)
                 .unwrap();

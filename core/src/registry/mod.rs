@@ -112,6 +112,12 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// Whether objects of this resource have a Kubernetes protobuf form: every
+    /// built-in kind has one, custom resources none.
+    pub fn has_protobuf(&self) -> bool {
+        crate::go_types::message_for(&self.api_version(), &self.kind).is_some()
+    }
+
     /// The kind of a list of these objects: `ConfigMapList`.
     pub fn list_kind(&self) -> String {
         format!("{}List", self.kind)

@@ -44,7 +44,7 @@ pub(crate) use scope::Scope;
 
 use crate::authn::UserInfo;
 use crate::effect::{Inputs, Step};
-use crate::negotiation::{self, Output};
+use crate::negotiation;
 use crate::protobuf;
 use crate::query::Query;
 use crate::registry::{Resource, Snapshot};
@@ -108,6 +108,28 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
     }
 }
 
+/// The media types go-restful's route for this request produces: a collection's GET
+/// (list and watch) streams too.
+fn produces(info: &RequestInfo) -> Vec<&'static str> {
+    let mut types = negotiation::SUPPORTED.to_vec();
+    if matches!(info.verb.as_str(), "list" | "watch") && info.name.is_empty() {
+        types.extend(["application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch"]);
+    }
+    types
+}
+
+/// Whether go-restful, which routes built-in resources before any handler runs, finds
+/// a route producing something the Accept header names. Subresources that answer any
+/// media type (logs, connections, proxies) have no such check.
+fn routes_produce(resource: &Resource, info: &RequestInfo, accept: Option<&str>) -> bool {
+    let any_type = !info.subresource.is_empty()
+        && matches!(
+            resource.strategy.subresource(&info.subresource),
+            Some(Handler::PodLog | Handler::Connect(_) | Handler::Proxy(_))
+        );
+    any_type || negotiation::route_produces(accept, &produces(info))
+}
+
 /// Serve a request routed to `resource`: the request's namespace and subresource
 /// checked against the resource, a protobuf body read into JSON, then the verb's
 /// handler.
@@ -126,10 +148,19 @@ pub(crate) fn serve(
     let header =
         |name: http::header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
     let accept = header(http::header::ACCEPT);
-    let output = match negotiation::negotiate_output(accept, query.flag("pretty"), true) {
+    let builtin = resource.has_protobuf();
+    if builtin && !routes_produce(&resource, info, accept) {
+        let e = ApiError::not_acceptable_by_route(&produces(info));
+        return Step::Respond(response::raw_json_error(&e));
+    }
+    let mut output = match negotiation::negotiate_output(accept, query.flag("pretty"), negotiation::Offer::RESOURCE) {
         Ok(o) => o,
-        Err(e) => return Step::Respond(error_response(&e, Output::JSON)),
+        Err(e) => return Step::Respond(response::raw_json_error(&e)),
     };
+    if output.format == negotiation::Format::Protobuf && output.shape == negotiation::Shape::Object && !builtin {
+        // A custom resource has no protobuf form: JSON is answered instead.
+        output.format = negotiation::Format::Json;
+    }
     // A namespaced resource outside a namespace only lists; a cluster-scoped one has no namespace.
     let namespace = match (resource.namespaced, info.namespace.is_empty()) {
         (true, false) => Some(info.namespace.clone()),

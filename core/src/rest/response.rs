@@ -69,12 +69,28 @@ pub(crate) fn with_warnings(mut response: http::Response<Bytes>, warnings: &[Str
     response
 }
 
-/// A response carrying `value` in `output`'s encoding.
+/// A response carrying `value` in `output`'s encoding. A value the protobuf encoder
+/// cannot write (no known kind, or JSON Go could not have decoded into its type) is a
+/// 500 in JSON, as upstream answers an encoder's failure.
 pub(crate) fn encoded(output: Output, code: u16, value: &Value) -> http::Response<Bytes> {
+    match output.encode(value) {
+        Ok(body) => http::Response::builder()
+            .status(code)
+            .header(http::header::CONTENT_TYPE, output.content_type())
+            .body(body)
+            .expect("valid status and header"),
+        Err(e) => error_response(&ApiError::internal(e), Output::JSON),
+    }
+}
+
+/// An error Status written as upstream writes one it cannot negotiate (the Accept
+/// header named nothing this endpoint serves, or metadata only): JSON indented by two
+/// spaces, no trailing newline.
+pub(crate) fn raw_json_error(error: &ApiError) -> http::Response<Bytes> {
     http::Response::builder()
-        .status(code)
-        .header(http::header::CONTENT_TYPE, output.content_type())
-        .body(output.encode(value))
+        .status(error.code)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(Bytes::from(crate::typed_json::indent(&error.to_json())))
         .expect("valid status and header")
 }
 
@@ -86,13 +102,8 @@ pub(crate) fn error_response(error: &ApiError, output: Output) -> http::Response
         negotiation::Shape::PartialObjectMetadata(_) | negotiation::Shape::PartialObjectMetadataList(_)
     ) {
         // Upstream writes an error's Status in the negotiated media type, which it cannot
-        // find for a metadata-only Accept (no transform is allowed for a Status), so it
-        // falls back to WriteRawJSON: JSON indented by two spaces, no trailing newline.
-        return http::Response::builder()
-            .status(error.code)
-            .header(http::header::CONTENT_TYPE, "application/json")
-            .body(Bytes::from(crate::typed_json::indent(&error.to_json())))
-            .expect("valid status and header");
+        // find for a metadata-only Accept (no transform is allowed for a Status).
+        return raw_json_error(error);
     }
     let output = Output {
         shape: negotiation::Shape::Object,

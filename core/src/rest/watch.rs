@@ -89,10 +89,10 @@ fn source(scope: &Scope, resource_prefix: &str, prefix: String, after: Revision)
 
 pub(super) fn watch(scope: Scope) -> Step {
     if scope.output.format == Format::Yaml {
-        // Watch streams are JSON frames; upstream has no YAML stream serializer either.
+        // Upstream has no YAML stream serializer: the 406 names those it has, in YAML.
         return scope.fail(ApiError::not_acceptable(&[
-            "application/json",
             "application/json;stream=watch",
+            "application/vnd.kubernetes.protobuf;stream=watch",
         ]));
     }
     let opts = match options(&scope) {

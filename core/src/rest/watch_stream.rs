@@ -1,5 +1,5 @@
-//! A watch as the client sees it: a chunked `application/json;stream=watch` response of
-//! `{"type": …, "object": …}` frames, one per line.
+//! A watch as the client sees it: a chunked response of `{"type": …, "object": …}`
+//! frames, one per line, or in protobuf of length-prefixed `WatchEvent` messages.
 //!
 //! The adapter drives a [`WatchStream`]: it writes [`WatchStream::head`], then the
 //! frames of [`WatchStream::take_initial`], then feeds every backend event to
@@ -12,7 +12,7 @@ use super::object::{self, Object};
 use super::scope::Scope;
 use crate::effect::{CallOutcome, Outbound, WatchResponse};
 use crate::resources::customresources::conversion_review::Review;
-use crate::negotiation::Shape;
+use crate::negotiation::{Format, Shape};
 use crate::watch::{encode_frame, spliced_frame, EventType};
 use crate::selection::Selection;
 use crate::status::ApiError;
@@ -41,6 +41,9 @@ pub struct WatchStream {
     timeout: Duration,
     bookmarks: bool,
     done: bool,
+    /// Whether a Table's column definitions have been sent: only the first Table of a
+    /// watch carries them, as upstream sends them.
+    columns_sent: bool,
     /// An event waiting for its conversion webhook's answer, and the call to make.
     converting: Option<(Converting, Option<Outbound>)>,
 }
@@ -71,6 +74,7 @@ impl WatchStream {
             timeout,
             bookmarks,
             done: false,
+            columns_sent: false,
             converting: None,
         }
     }
@@ -85,8 +89,8 @@ impl WatchStream {
         self.initial.push_back(frame);
     }
 
-    /// Whether this watch can write the frames [`spliced_frame`] builds: plain JSON
-    /// objects, no selector.
+    /// Whether this watch can write the frames built from stored bytes ([`spliced_frame`]
+    /// and its protobuf form): plain objects, no selector.
     fn takes_spliced_frames(&self) -> bool {
         self.scope.output.shape == Shape::Object
             && !self.scope.output.pretty
@@ -94,7 +98,26 @@ impl WatchStream {
             && self.scope.splices()
     }
 
-    fn bookmark_frame(&self, initial_events_end: bool) -> Bytes {
+    /// One frame in the stream's encoding. A value the protobuf encoder refuses (not
+    /// of a known kind) ends the watch with an ERROR frame, as an encoder's failure
+    /// ends upstream's.
+    fn encode(&mut self, kind: EventType, value: &Value) -> Bytes {
+        if self.scope.output.format != Format::Protobuf {
+            return encode_frame(kind, value);
+        }
+        match crate::protobuf::watch_frame(kind.as_str(), value) {
+            Ok(frame) => Bytes::from(frame),
+            Err(e) => {
+                self.done = true;
+                let status = ApiError::internal(e).to_value();
+                crate::protobuf::watch_frame(EventType::Error.as_str(), &status)
+                    .map(Bytes::from)
+                    .unwrap_or_default()
+            }
+        }
+    }
+
+    fn bookmark_frame(&mut self, initial_events_end: bool) -> Bytes {
         let r = self.scope.resource();
         let mut meta = json!({"resourceVersion": self.revision.to_string()});
         if initial_events_end {
@@ -106,34 +129,39 @@ impl WatchStream {
             Shape::PartialObjectMetadata(version) => super::partial::object(version, &obj),
             _ => obj,
         };
-        encode_frame(EventType::Bookmark, &obj)
+        self.encode(EventType::Bookmark, &obj)
     }
 
     fn error_frame(&mut self, error: &ApiError) -> Bytes {
         self.done = true;
-        encode_frame(EventType::Error, &error.to_value())
+        self.encode(EventType::Error, &error.to_value())
     }
 
-    fn frame(&self, kind: EventType, obj: &Object) -> Bytes {
+    fn frame(&mut self, kind: EventType, obj: &Object) -> Bytes {
         match self.scope.output.shape {
             Shape::Table(version) => {
                 let rv = object::meta_str(obj, "resourceVersion").to_owned();
-                let t = super::table::table(
+                let mut t = super::table::table(
                     &self.scope,
                     version,
                     std::slice::from_ref(obj),
                     &rv,
                     None,
                 );
-                encode_frame(kind, &t)
+                if std::mem::replace(&mut self.columns_sent, true) {
+                    if let Some(columns) = t.get_mut("columnDefinitions") {
+                        *columns = Value::Null;
+                    }
+                }
+                self.encode(kind, &t)
             }
             Shape::PartialObjectMetadata(version) => {
-                encode_frame(kind, &super::partial::object(version, &Value::Object(obj.clone())))
+                self.encode(kind, &super::partial::object(version, &Value::Object(obj.clone())))
             }
             // Upstream's transform of one object into a list fails, and its watch then
             // sends the object as it is.
             Shape::Object | Shape::PartialObjectMetadataList(_) => {
-                encode_frame(kind, &Value::Object(obj.clone()))
+                self.encode(kind, &Value::Object(obj.clone()))
             }
         }
     }
@@ -142,17 +170,9 @@ impl WatchStream {
 impl WatchResponse for WatchStream {
     /// The response head: 200 with the stream's content type.
     fn head(&self) -> http::response::Parts {
-        let content_type = match self.scope.output.shape {
-            Shape::Table(v) => {
-                format!("application/json;as=Table;v={v};g=meta.k8s.io;stream=watch")
-            }
-            Shape::Object | Shape::PartialObjectMetadata(_) | Shape::PartialObjectMetadataList(_) => {
-                "application/json;stream=watch".to_owned()
-            }
-        };
         let (parts, ()) = http::Response::builder()
             .status(200)
-            .header(http::header::CONTENT_TYPE, content_type)
+            .header(http::header::CONTENT_TYPE, self.scope.output.watch_content_type())
             .body(())
             .expect("valid head")
             .into_parts();
@@ -198,7 +218,7 @@ impl WatchResponse for WatchStream {
         if self.exact_key.as_deref().is_some_and(|k| k != key) {
             return None;
         }
-        if self.takes_spliced_frames() {
+        if self.takes_spliced_frames() && self.scope.output.format == Format::Json {
             if let Some(frame) = spliced_frame(&event) {
                 return Some(frame);
             }
@@ -219,7 +239,11 @@ impl WatchResponse for WatchStream {
             return None;
         }
         if self.takes_spliced_frames() && self.exact_key.is_none() {
-            if let Some(frame) = event.plain_frame() {
+            let shared = match self.scope.output.format {
+                Format::Protobuf => event.protobuf_frame(),
+                Format::Json | Format::Yaml => event.plain_frame(),
+            };
+            if let Some(frame) = shared {
                 self.revision = self.revision.max(event.event.revision());
                 return Some(frame.clone());
             }

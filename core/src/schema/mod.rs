@@ -155,6 +155,13 @@ pub fn decode(
     (group, version, kind): (&str, &str, &str),
     validation: FieldValidation,
 ) -> Result<Decoded, DecodeError> {
+    if format == Format::Protobuf {
+        // Read into the JSON it stands for, then decoded as that JSON is (no unknown
+        // fields can come of it).
+        let json = crate::negotiation::decode(format, body).map_err(DecodeError::Syntax)?;
+        let json = serde_json::to_vec(&json).map_err(|e| DecodeError::Syntax(e.to_string()))?;
+        return decode(Format::Json, &json, (group, version, kind), validation);
+    }
     let schemas = structure::Schemas::get();
     let Some(root) = schemas.kind(group, version, kind) else {
         return match crate::negotiation::decode(format, body).map_err(DecodeError::Syntax)? {
@@ -196,6 +203,7 @@ pub fn decode(
                 }
             }
         }
+        Format::Protobuf => unreachable!("protobuf bodies are read as JSON above"),
         Format::Yaml => {
             let plain: Value =
                 serde_yaml::from_slice(body).map_err(|e| DecodeError::Syntax(e.to_string()))?;

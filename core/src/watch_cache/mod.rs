@@ -31,6 +31,7 @@ pub const MAX_QUEUED: usize = 100_000;
 pub struct CachedEvent {
     pub event: WatchEvent,
     frame: OnceLock<Option<Bytes>>,
+    protobuf_frame: OnceLock<Option<Bytes>>,
 }
 
 impl CachedEvent {
@@ -39,6 +40,13 @@ impl CachedEvent {
     pub fn plain_frame(&self) -> Option<&Bytes> {
         self.frame
             .get_or_init(|| crate::watch::spliced_frame(&self.event))
+            .as_ref()
+    }
+
+    /// [`CachedEvent::plain_frame`] for protobuf watches.
+    pub fn protobuf_frame(&self) -> Option<&Bytes> {
+        self.protobuf_frame
+            .get_or_init(|| crate::watch::protobuf_spliced_frame(&self.event))
             .as_ref()
     }
 }
@@ -154,6 +162,7 @@ impl WatchCache {
         let event = Arc::new(CachedEvent {
             event,
             frame: OnceLock::new(),
+            protobuf_frame: OnceLock::new(),
         });
         // A subscription only the cache still holds belongs to a watch that has ended.
         inner
