@@ -83,8 +83,12 @@ fn create(server: &Server, store: &MemoryStore, body: String) {
 }
 
 fn get(path: &str) -> http::Request<Bytes> {
+    get_as(path, "application/json")
+}
+
+fn get_as(path: &str, accept: &str) -> http::Request<Bytes> {
     http::Request::get(path)
-        .header("accept", "application/json")
+        .header("accept", accept)
         .body(Bytes::new())
         .unwrap()
 }
@@ -254,7 +258,8 @@ fn main() {
         (cache_bytes + json_bytes) as f64 / json_bytes as f64
     );
 
-    // Unpaged LIST: the whole body in one response.
+    // Unpaged LIST: the whole body in one response, as JSON and as protobuf, the two
+    // alternating round by round.
     for (label, path) in [
         ("LIST (no limit)", "/api/v1/namespaces/default/configmaps"),
         (
@@ -262,29 +267,42 @@ fn main() {
             "/api/v1/namespaces/default/configmaps?resourceVersion=0",
         ),
     ] {
-        let mut rounds = Vec::new();
-        let mut storage = Vec::new();
-        let mut body_len = 0;
+        let encodings = [("JSON", "application/json"), ("protobuf", "application/vnd.kubernetes.protobuf")];
+        let mut rounds = vec![Vec::new(); 2];
+        let mut storage = vec![Vec::new(); 2];
+        let mut body_len = [0; 2];
         for _ in 0..ROUNDS {
-            let start = Instant::now();
-            let (r, in_storage) = support::drive_timed(&server, &store, get(path));
-            let took = start.elapsed();
-            assert_eq!(r.status(), 200);
-            body_len = r.body().len();
-            drop(r);
-            rounds.push(took);
-            storage.push(in_storage);
+            for (i, (_, accept)) in encodings.iter().enumerate() {
+                let start = Instant::now();
+                let (r, in_storage) = support::drive_timed(&server, &store, get_as(path, accept));
+                let took = start.elapsed();
+                assert_eq!(r.status(), 200);
+                body_len[i] = r.body().len();
+                drop(r);
+                rounds[i].push(took);
+                storage[i].push(in_storage);
+            }
         }
-        let (median, min, max) = stats(rounds);
-        let (storage_median, _, _) = stats(storage);
+        let mut medians = [Duration::ZERO; 2];
+        for (i, (encoding, _)) in encodings.iter().enumerate() {
+            let (median, min, max) = stats(rounds[i].clone());
+            let (storage_median, _, _) = stats(storage[i].clone());
+            medians[i] = median;
+            println!(
+                "core {label} of {OBJECTS} ConfigMaps as {encoding}: median {:.2} ms over {ROUNDS} rounds (min {:.2}, max {:.2}), \
+                 of which storage {:.2} ms; body {} bytes ({:.2} MiB)",
+                ms(median),
+                ms(min),
+                ms(max),
+                ms(storage_median),
+                body_len[i],
+                body_len[i] as f64 / (1024.0 * 1024.0)
+            );
+        }
         println!(
-            "core {label} of {OBJECTS} ConfigMaps: median {:.2} ms over {ROUNDS} rounds (min {:.2}, max {:.2}), \
-             of which storage {:.2} ms; body {body_len} bytes ({:.2} MiB)",
-            ms(median),
-            ms(min),
-            ms(max),
-            ms(storage_median),
-            body_len as f64 / (1024.0 * 1024.0)
+            "core {label}: protobuf takes {:.2}× JSON's time for {:.2}× its bytes",
+            medians[1].as_secs_f64() / medians[0].as_secs_f64(),
+            body_len[1] as f64 / body_len[0] as f64
         );
     }
 

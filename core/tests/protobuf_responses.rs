@@ -287,3 +287,40 @@ fn a_protobuf_watch_frames_each_event_as_upstream_does() {
     assert_eq!(frames[0].0, "ERROR");
     assert_eq!((frames[0].1["kind"].as_str(), frames[0].1["code"].as_u64()), (Some("Status"), Some(410)));
 }
+
+/// A GET through the whole server with its reflector, asking for `accept`.
+fn get_whole(h: &apiary_core::harness::Harness<apiary_memory::MemoryStore>, path: &str, accept: &str) -> apiary_core::harness::Reply {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: apiary\r\nAccept: {accept}\r\n\r\n");
+    apiary_core::harness::parse_responses(&h.send(request.as_bytes())).unwrap().remove(0)
+}
+
+#[test]
+fn list_items_made_for_protobuf_are_kept_until_their_object_changes() {
+    let h = apiary_core::harness::Harness::new(apiary_core::Config::default(), apiary_memory::MemoryStore::new());
+    const CMS: &str = "/api/v1/namespaces/default/configmaps";
+    for name in ["a", "b", "c"] {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": name}});
+        assert_eq!(h.json_call("POST", CMS, "application/json", Some(&cm)).status, 201);
+    }
+    h.reflect();
+    let both = |path: &str| {
+        let pb = get_whole(&h, path, PROTOBUF);
+        assert_eq!(pb.header("content-type"), Some(PROTOBUF));
+        let json: Value = serde_json::from_slice(&get_whole(&h, path, "application/json").body).unwrap();
+        let read = protobuf::decode(&pb.body).unwrap();
+        assert_eq!(first_difference(&read, &json, String::new()), None, "{path}");
+        read
+    };
+    // From the watch cache (made, then kept), then from storage, paged.
+    for path in [format!("{CMS}?resourceVersion=0"), format!("{CMS}?resourceVersion=0"), format!("{CMS}?limit=2"), CMS.to_owned()] {
+        assert_eq!(both(&path)["items"].as_array().unwrap().len(), if path.contains("limit") { 2 } else { 3 });
+    }
+    // A change to one object is what the next list shows, and a deleted one is gone.
+    let patch = h.json_call("PATCH", &format!("{CMS}/b"), "application/merge-patch+json", Some(&json!({"data": {"k": "B"}})));
+    assert_eq!(patch.status, 200);
+    h.json_call("DELETE", &format!("{CMS}/c"), "application/json", None);
+    h.reflect();
+    let list = both(&format!("{CMS}?resourceVersion=0"));
+    let data: Vec<&Value> = list["items"].as_array().unwrap().iter().map(|i| &i["data"]["k"]).collect();
+    assert_eq!(data, [&json!("a"), &json!("B")]);
+}

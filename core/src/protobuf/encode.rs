@@ -54,20 +54,65 @@ fn invalid(what: &str, v: &Value) -> EncodeError {
 pub fn encode(object: &Value) -> Result<Vec<u8>, EncodeError> {
     let text = |k: &str| object.get(k).and_then(Value::as_str).unwrap_or("");
     let (api_version, kind) = (text("apiVersion"), text("kind"));
-    let index = response_message_for(api_version, kind)
-        .ok_or_else(|| EncodeError(format!("unknown type {api_version}, Kind={kind}")))?;
+    let raw = encode_item(api_version, kind, object)?;
+    Ok(envelope(api_version, kind, &raw))
+}
+
+fn message_of(api_version: &str, kind: &str) -> Result<u16, EncodeError> {
+    response_message_for(api_version, kind)
+        .ok_or_else(|| EncodeError(format!("unknown type {api_version}, Kind={kind}")))
+}
+
+/// The message of one object of `api_version`/`kind`, without the envelope: what a
+/// list holds of each item.
+pub fn encode_item(api_version: &str, kind: &str, object: &Value) -> Result<Vec<u8>, EncodeError> {
+    let index = message_of(api_version, kind)?;
     let mut raw = Vec::with_capacity(256);
     message(index, Some(object), &mut raw, 0)?;
+    Ok(raw)
+}
+
+/// The body of a list of `list_kind` written around items already encoded
+/// ([`encode_item`]): its `metadata` (a ListMeta, from JSON), then each item, in the
+/// list message's field order.
+pub fn encode_list(api_version: &str, list_kind: &str, metadata: &Value, items: &[bytes::Bytes]) -> Result<Vec<u8>, EncodeError> {
+    let index = message_of(api_version, list_kind)?;
+    let fields = MESSAGES[usize::from(index)].fields;
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|f| f.json == name)
+            .ok_or_else(|| EncodeError(format!("{list_kind} has no {name}")))
+    };
+    let (meta, listed) = (field("metadata")?, field("items")?);
+    let Ty::M(meta_index) = meta.ty else {
+        return Err(EncodeError(format!("{list_kind}'s metadata is no message")));
+    };
+    let size: usize = items.iter().map(|i| i.len() + 6).sum();
+    let mut raw = Vec::with_capacity(size + 64);
+    let write_items = |raw: &mut Vec<u8>| items.iter().for_each(|item| put_bytes(raw, listed.num, item));
+    if meta.num < listed.num {
+        put_message(&mut raw, meta.num, meta_index, Some(metadata), 0)?;
+        write_items(&mut raw);
+    } else {
+        write_items(&mut raw);
+        put_message(&mut raw, meta.num, meta_index, Some(metadata), 0)?;
+    }
+    Ok(envelope(api_version, list_kind, &raw))
+}
+
+/// `k8s\0` and a `runtime.Unknown` {typeMeta, raw, contentEncoding "", contentType ""}.
+fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
     let mut type_meta = Vec::with_capacity(api_version.len() + kind.len() + 4);
     put_bytes(&mut type_meta, 1, api_version.as_bytes());
     put_bytes(&mut type_meta, 2, kind.as_bytes());
     let mut out = Vec::with_capacity(raw.len() + type_meta.len() + 16);
     out.extend_from_slice(MAGIC);
     put_bytes(&mut out, 1, &type_meta);
-    put_bytes(&mut out, 2, &raw);
+    put_bytes(&mut out, 2, raw);
     put_bytes(&mut out, 3, b"");
     put_bytes(&mut out, 4, b"");
-    Ok(out)
+    out
 }
 
 /// One frame of a protobuf watch stream: the 4-byte big-endian length of a bare

@@ -7,7 +7,8 @@ use crate::negotiation::Shape;
 use crate::selection::Selection;
 use crate::effect::Step;
 use crate::status::ApiError;
-use crate::storage::{Revision, StorageOp, StorageOutput};
+use crate::storage::{KeyValue, Revision, StorageOp, StorageOutput};
+use bytes::Bytes;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
@@ -74,14 +75,18 @@ struct Listing {
     /// Whether items can be served from their stored bytes without parsing: plain
     /// JSON objects, no selector.
     spliced: bool,
+    /// Whether items can be served as protobuf made from their stored bytes alone
+    /// (plain objects of a built-in kind, no selector), kept in the watch cache.
+    spliced_protobuf: bool,
     /// Whether items lose their kind and apiVersion (built-in lists).
     untyped_items: bool,
 }
 
-/// One object of the list, parsed or already encoded as a list item.
+/// One object of the list, parsed or already encoded as a list item (in the response's
+/// encoding).
 enum Item {
     Parsed(Object),
-    Encoded(Vec<u8>),
+    Encoded(bytes::Bytes),
 }
 
 pub(super) fn list(scope: Scope) -> Step {
@@ -128,6 +133,11 @@ pub(super) fn list(scope: Scope) -> Step {
         start_after,
         items: Vec::new(),
         spliced: scope.output == crate::negotiation::Output::JSON && selection_is_everything && scope.splices(),
+        spliced_protobuf: scope.output.format == crate::negotiation::Format::Protobuf
+            && scope.output.shape == Shape::Object
+            && selection_is_everything
+            && scope.splices()
+            && scope.resource().has_protobuf(),
         untyped_items: !scope.resource().strategy.typed_list_items(),
     };
     match from_cache(scope, listing) {
@@ -183,20 +193,25 @@ fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Li
     let Some((items, revision)) = snapshot else {
         return Err(Box::new((scope, listing)));
     };
-    for kv in &items {
-        if let Err(e) = keep(&scope, &mut listing, kv) {
+    let made = protobuf_items(&scope, &listing, &items);
+    for (kv, made) in items.iter().zip(made) {
+        if let Err(e) = keep(&scope, &mut listing, kv, made) {
             return Ok(scope.fail(e));
         }
     }
     Ok(respond(scope, listing, revision, false, 0))
 }
 
-/// Add `kv` to the list if the selection matches it: as its stored bytes spliced, or
-/// parsed.
-fn keep(scope: &Scope, listing: &mut Listing, kv: &crate::storage::KeyValue) -> Result<(), ApiError> {
+/// Add `kv` to the list if the selection matches it: as its stored bytes spliced, as
+/// the protobuf item `made` of them, or parsed.
+fn keep(scope: &Scope, listing: &mut Listing, kv: &KeyValue, made: Option<Bytes>) -> Result<(), ApiError> {
+    if let Some(item) = made {
+        listing.items.push(Item::Encoded(item));
+        return Ok(());
+    }
     if listing.spliced {
         if let Some(item) = crate::stored_json::serve(&kv.value, kv.mod_revision, listing.untyped_items) {
-            listing.items.push(Item::Encoded(item));
+            listing.items.push(Item::Encoded(Bytes::from(item)));
             return Ok(());
         }
     }
@@ -233,6 +248,9 @@ fn read_page(scope: Scope, mut listing: Listing) -> Step {
         }
         let mut more = page.more;
         let mut read = 0;
+        let wanted = listing.limit.map_or(page.items.len(), |l| l.saturating_sub(listing.items.len()));
+        let made = protobuf_items(&scope, &listing, &page.items[..wanted.min(page.items.len())]);
+        let mut made = made.into_iter();
         for kv in &page.items {
             if listing.limit.is_some_and(|l| listing.items.len() >= l) {
                 more = true;
@@ -240,7 +258,7 @@ fn read_page(scope: Scope, mut listing: Listing) -> Step {
             }
             read += 1;
             listing.start_after = Some(kv.key.clone());
-            if let Err(e) = keep(&scope, &mut listing, kv) {
+            if let Err(e) = keep(&scope, &mut listing, kv, made.next().flatten()) {
                 return scope.fail(e);
             }
         }
@@ -279,6 +297,30 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
     if listing.spliced {
         return encoded_list(&scope, &Value::Object(meta), listing.items);
     }
+    if listing.spliced_protobuf {
+        let meta = Value::Object(meta);
+        let items: Option<Vec<Bytes>> = listing
+            .items
+            .into_iter()
+            .map(|item| match item {
+                Item::Encoded(bytes) => Some(bytes),
+                Item::Parsed(obj) => crate::protobuf::encode_item(&r.api_version(), &r.kind, &Value::Object(obj)).ok().map(Bytes::from),
+            })
+            .collect();
+        let body = items
+            .ok_or_else(|| crate::protobuf::EncodeError(format!("an item is no {}", r.kind)))
+            .and_then(|items| crate::protobuf::encode_list(&r.api_version(), &r.list_kind(), &meta, &items));
+        return match body {
+            Ok(body) => Step::Respond(
+                http::Response::builder()
+                    .status(200)
+                    .header(http::header::CONTENT_TYPE, scope.output.content_type())
+                    .body(Bytes::from(body))
+                    .expect("valid response"),
+            ),
+            Err(e) => scope.fail(ApiError::internal(e)),
+        };
+    }
     let items: Vec<Value> = listing
         .items
         .into_iter()
@@ -292,6 +334,37 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
         "items": items,
     });
     scope.respond(200, &list)
+}
+
+/// The protobuf list items of `objects` when the listing serves them from stored
+/// bytes: those the resource's watch cache kept, the rest made now and kept there.
+/// `None` for an object that must take the parsing path.
+fn protobuf_items(scope: &Scope, listing: &Listing, objects: &[KeyValue]) -> Vec<Option<Bytes>> {
+    if !listing.spliced_protobuf {
+        return vec![None; objects.len()];
+    }
+    let cache = scope.shared.watch_cache_of(scope.resource());
+    let mut items = match &cache {
+        Some(cache) => cache.protobuf_items(objects),
+        None => vec![None; objects.len()],
+    };
+    let r = scope.resource();
+    let (api_version, kind) = (r.api_version(), r.kind.clone());
+    let mut made = Vec::new();
+    for (kv, item) in objects.iter().zip(items.iter_mut()).filter(|(_, item)| item.is_none()) {
+        let encoded = crate::stored_json::serve(&kv.value, kv.mod_revision, false)
+            .and_then(|json| serde_json::from_slice::<Value>(&json).ok())
+            .and_then(|object| crate::protobuf::encode_item(&api_version, &kind, &object).ok())
+            .map(Bytes::from);
+        if let Some(encoded) = &encoded {
+            made.push((kv, encoded.clone()));
+        }
+        *item = encoded;
+    }
+    if let Some(cache) = cache.filter(|_| !made.is_empty()) {
+        cache.keep_protobuf_items(made);
+    }
+    items
 }
 
 impl Item {

@@ -71,6 +71,10 @@ struct Inner {
     window: VecDeque<Arc<CachedEvent>>,
     window_start: Revision,
     subscribers: Vec<Arc<Subscription>>,
+    /// Objects' protobuf messages as list items, by key, each at the revision it was
+    /// made from: kept once a protobuf LIST has made them (so the next is a copy, as
+    /// a JSON LIST is of the stored bytes), dropped when the object changes.
+    protobuf_items: std::collections::HashMap<String, (Revision, Bytes)>,
 }
 
 impl WatchCache {
@@ -84,6 +88,7 @@ impl WatchCache {
                 window: VecDeque::new(),
                 window_start: 0,
                 subscribers: Vec::new(),
+                protobuf_items: std::collections::HashMap::new(),
             }),
             changes: AtomicU64::new(0),
         }
@@ -124,6 +129,7 @@ impl WatchCache {
     pub fn reset_with(&self, objects: Vec<KeyValue>, revision: Revision) {
         let mut inner = self.lock();
         inner.objects = objects.into_iter().map(|kv| (kv.key.clone(), kv)).collect();
+        inner.protobuf_items = std::collections::HashMap::new();
         for s in inner.subscribers.drain(..) {
             s.end(StorageError::Unavailable(
                 "the watch cache restarted; watch again".into(),
@@ -152,9 +158,11 @@ impl WatchCache {
         inner.revision = event.revision();
         match &event {
             WatchEvent::Put { kv, .. } => {
+                inner.protobuf_items.remove(&kv.key);
                 inner.objects.insert(kv.key.clone(), kv.clone());
             }
             WatchEvent::Delete { prev, .. } => {
+                inner.protobuf_items.remove(&prev.key);
                 inner.objects.remove(&prev.key);
             }
         }
@@ -216,6 +224,32 @@ impl WatchCache {
             .map(|(_, kv)| kv.clone())
             .collect();
         Some((items, inner.revision))
+    }
+
+    /// The protobuf list items kept for `objects`, each only if kept at its revision.
+    pub fn protobuf_items(&self, objects: &[KeyValue]) -> Vec<Option<Bytes>> {
+        let inner = self.lock();
+        objects
+            .iter()
+            .map(|kv| {
+                inner
+                    .protobuf_items
+                    .get(&kv.key)
+                    .filter(|(revision, _)| *revision == kv.mod_revision)
+                    .map(|(_, item)| item.clone())
+            })
+            .collect()
+    }
+
+    /// Keep protobuf list items made of objects, each only while the cache holds its
+    /// object at that revision (so nothing is kept for an object changed or gone).
+    pub fn keep_protobuf_items(&self, made: Vec<(&KeyValue, Bytes)>) {
+        let mut inner = self.lock();
+        for (kv, item) in made {
+            if inner.objects.get(&kv.key).is_some_and(|held| held.mod_revision == kv.mod_revision) {
+                inner.protobuf_items.insert(kv.key.clone(), (kv.mod_revision, item));
+            }
+        }
     }
 
     /// Every object the cache holds, synced or not: the last known state, for what
