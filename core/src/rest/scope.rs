@@ -85,19 +85,11 @@ impl Scope {
     }
 
     pub fn key(&self, name: &str) -> String {
-        let r = self.resource();
-        storage::object_key(
-            &self.shared.config.storage_prefix,
-            &r.group,
-            &r.plural,
-            self.namespace.as_deref(),
-            name,
-        )
+        self.resource().storage_key(&self.shared.config.storage_prefix, self.namespace.as_deref(), name)
     }
 
     pub fn prefix(&self) -> String {
-        let r = self.resource();
-        storage::resource_prefix(&self.shared.config.storage_prefix, &r.group, &r.plural, self.namespace.as_deref())
+        self.resource().storage_prefix(&self.shared.config.storage_prefix, self.namespace.as_deref())
     }
 
     /// The key of a namespace object.
