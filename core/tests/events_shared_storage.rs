@@ -159,6 +159,12 @@ fn an_events_k8s_io_event_is_a_core_event() {
         assert_eq!(names(&list), ["scheduling"], "{query}");
         assert_eq!(list["items"][0]["involvedObject"]["name"], "web-1", "{query}");
     }
+    // A dry run answers what a write would have shown, and writes nothing.
+    let dry = ok(call(&h, "POST", &format!("{NEW}?dryRun=All"), Some(&new_event("dry", "web-2"))), 201);
+    assert_eq!(dry["deprecatedSource"], json!({}));
+    assert_eq!(dry["deprecatedFirstTimestamp"], Value::Null);
+    assert_eq!(dry["regarding"]["name"], "web-2");
+    assert_eq!(call(&h, "GET", &format!("{CORE}/dry"), None).status, 404);
     // A name taken through one API is taken through the other.
     let again = call(&h, "POST", CORE, Some(&core_event("scheduling", "web-1")));
     assert_eq!(again.status, 409, "{}", String::from_utf8_lossy(&again.body));

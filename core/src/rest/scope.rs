@@ -176,6 +176,18 @@ impl Scope {
         object::into_storage(obj)
     }
 
+    /// `obj` as a read of it would show it once stored: what a dry run answers. The
+    /// same object unless the resource converts what it stores (events.k8s.io Events
+    /// stored as core Events show the fields Go's encoder writes for them).
+    pub fn as_if_stored(&self, mut obj: object::Object) -> object::Object {
+        let strategy = &self.resource().strategy;
+        if strategy.transforms_reads() {
+            strategy.write_stored(&mut obj);
+            strategy.read_stored(&mut obj);
+        }
+        obj
+    }
+
     /// Whether stored bytes may be served as they are (with the resourceVersion
     /// spliced in): not when the resource shows stored objects changed.
     pub fn splices(&self) -> bool {
