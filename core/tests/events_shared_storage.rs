@@ -3,7 +3,7 @@
 //! through the other, converted (`involvedObject` is `regarding`, `message` is `note`,
 //! `source` is `deprecatedSource`, ...); an update or delete through one is seen
 //! through the other; each API's field selectors keep their names; a namespace being
-//! deleted takes its Events once.
+//! deleted takes its Events once, and the garbage collector an Event whose owner went.
 
 use apiary_core::harness::{parse_responses, Harness, Reply};
 use apiary_core::storage::{object_key, StorageOp, StorageOutput};
@@ -312,4 +312,19 @@ fn a_deleted_namespace_takes_its_events_once() {
         let list = ok(call(&h, "GET", path, None), 200);
         assert!(names(&list).is_empty(), "{path}: {list}");
     }
+}
+
+#[test]
+fn the_garbage_collector_takes_an_event_whose_owner_went() {
+    let h = harness();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner"}});
+    let owner = ok(call(&h, "POST", "/api/v1/namespaces/default/configmaps", Some(&cm)), 201);
+    let mut event = new_event("owned", "web-0");
+    event["metadata"]["ownerReferences"] =
+        json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner["metadata"]["uid"]}]);
+    ok(call(&h, "POST", NEW, Some(&event)), 201);
+    ok(call(&h, "DELETE", "/api/v1/namespaces/default/configmaps/owner", None), 200);
+    h.reflect();
+    assert_eq!(call(&h, "GET", &format!("{NEW}/owned"), None).status, 404);
+    assert_eq!(call(&h, "GET", &format!("{CORE}/owned"), None).status, 404);
 }
