@@ -392,3 +392,67 @@ fn count(event: &Object) -> Value {
     let n = ["count", "deprecatedCount"].iter().find_map(|k| event.get(*k).and_then(Value::as_i64)).unwrap_or(0);
     serde_json::json!(if n == 0 { 1 } else { n })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Object {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn an_events_k8s_io_event_goes_to_core_and_back() {
+        let new = obj(json!({
+            "apiVersion": "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": "e", "namespace": "default",
+                         "managedFields": [{"apiVersion": "events.k8s.io/v1", "manager": "m"}]},
+            "eventTime": "2026-11-24T06:01:33.123456Z", "reportingController": "ctl",
+            "reportingInstance": "i", "action": "A", "reason": "R", "type": "Normal",
+            "regarding": {"kind": "Pod", "name": "p"}, "note": "n",
+            "series": {"count": 2, "lastObservedTime": "2026-11-24T06:02:00.000000Z"},
+            "deprecatedSource": {}, "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null
+        }));
+        let mut core = new.clone();
+        to_core_v1(&mut core);
+        assert_eq!(Value::Object(core.clone()), json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "e", "namespace": "default",
+                         "managedFields": [{"apiVersion": "events.k8s.io/v1", "manager": "m"}]},
+            "eventTime": "2026-11-24T06:01:33.123456Z", "reportingComponent": "ctl",
+            "reportingInstance": "i", "action": "A", "reason": "R", "type": "Normal",
+            "involvedObject": {"kind": "Pod", "name": "p"}, "message": "n",
+            "series": {"count": 2, "lastObservedTime": "2026-11-24T06:02:00.000000Z"},
+            "source": {}, "firstTimestamp": null, "lastTimestamp": null
+        }));
+        to_events_v1(&mut core);
+        assert_eq!(core, new);
+    }
+
+    #[test]
+    fn a_core_event_shows_go_zero_values_in_events_k8s_io() {
+        let mut event = obj(json!({
+            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"},
+            "involvedObject": {"kind": "Pod"}, "reason": "R", "message": "",
+            "reportingComponent": "", "reportingInstance": "", "count": 1
+        }));
+        to_events_v1(&mut event);
+        assert_eq!(Value::Object(event), json!({
+            "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+            "regarding": {"kind": "Pod"}, "reason": "R", "deprecatedCount": 1,
+            "deprecatedSource": {}, "eventTime": null,
+            "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null
+        }));
+    }
+
+    #[test]
+    fn null_deprecated_fields_are_unset() {
+        let event = obj(json!({
+            "eventTime": "2026-11-24T06:01:33.123456Z", "type": "Normal",
+            "deprecatedSource": null, "deprecatedFirstTimestamp": null,
+            "deprecatedLastTimestamp": null, "deprecatedCount": null, "series": null
+        }));
+        assert!(strict(&event).is_empty(), "{:?}", strict(&event));
+    }
+}
