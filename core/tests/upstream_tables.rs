@@ -48,6 +48,7 @@ const DONE: &[&str] = &[
     "core_v1_secrets",
     "core_v1_namespaces",
     "core_v1_events",
+    "events.k8s.io_v1_events",
     "core_v1_resourcequotas",
     "storage.k8s.io_v1_volumeattachments",
     "autoscaling_v2_horizontalpodautoscalers",
@@ -66,7 +67,6 @@ const DONE: &[&str] = &[
 /// The kinds not done, and why.
 #[allow(dead_code)]
 const NOT_DONE: &[(&str, &str)] = &[
-    ("events.k8s.io_v1_events", "printed as core events are, but the recorded objects are not accepted through events.k8s.io (null deprecated fields are taken as set) and events written through core/v1 are not listed there"),
     ("autoscaling_v1_horizontalpodautoscalers", "cells are computed on the v1 object, whose metrics are in annotations and targetCPUUtilizationPercentage: Targets shows <none>"),
     ("core_v1_componentstatuses", "not creatable: its objects are the server's"),
     ("customresource_refb.example.com_v1_refbgadgets", "custom resources' columns are tested in crd_tables.rs"),
@@ -81,7 +81,7 @@ fn clock_columns(file: &str) -> &'static [&'static str] {
         "batch_v1_cronjobs" => &["Age", "Last Schedule"],
         "core_v1_pods" => &["Age", "Restarts"],
         // Upstream's recorder read these a fraction of a second apart.
-        "core_v1_events" => &["Last Seen", "First Seen"],
+        "core_v1_events" | "events.k8s.io_v1_events" => &["Last Seen", "First Seen"],
         // The server's creation time: the harness' clock, not the recorder's.
         "rbac.authorization.k8s.io_v1_roles"
         | "rbac.authorization.k8s.io_v1_clusterroles"
@@ -242,6 +242,33 @@ fn create_all(
     Ok(uids)
 }
 
+/// The recorded events.k8s.io Events, which the recorder wrote through core/v1 (the
+/// same objects as `core_v1_events`): the new-style ones (with an event time) are
+/// written through events.k8s.io as recorded, their deprecated fields null; the
+/// old-style ones, which events.k8s.io refuses, through core/v1 as recorded there.
+/// Both APIs serve the one resource, so the Table lists them all. The uids made.
+fn create_events(h: &Harness<MemoryStore>, recorded: &Value) -> Result<Vec<String>, String> {
+    let core = crate::recorded("core_v1_events");
+    let namespace = recorded["resource"]["namespace"].as_str();
+    let mut uids = Vec::new();
+    for obj in recorded["objects"].as_array().unwrap() {
+        let name = obj["metadata"]["name"].as_str().unwrap();
+        let (path, body) = if obj["eventTime"].is_null() {
+            let same = core["objects"].as_array().unwrap().iter().find(|o| o["metadata"]["name"] == name);
+            let same = same.ok_or_else(|| format!("{name} is not in core_v1_events"))?;
+            (collection(&core["resource"], namespace), input("core_v1_events", same))
+        } else {
+            (collection(&recorded["resource"], namespace), input("events.k8s.io_v1_events", obj))
+        };
+        let made = h.json_call("POST", &path, JSON, Some(&body));
+        if made.status != 201 {
+            return Err(format!("{name} through {path}: {} {}", made.status, made.json()));
+        }
+        uids.push(made.json()["metadata"]["uid"].as_str().unwrap_or("").to_owned());
+    }
+    Ok(uids)
+}
+
 fn replay(file: &str) -> Result<(), String> {
     let recorded = recorded(file);
     let network = ServiceNetwork {
@@ -270,7 +297,11 @@ fn replay(file: &str) -> Result<(), String> {
             owners.extend(create_all(&h, owner_file, &crate::recorded(owner_file), &Default::default())?);
         }
     }
-    let uids: Vec<String> = create_all(&h, file, &recorded, &owners)?.into_values().collect();
+    let uids: Vec<String> = if file == "events.k8s.io_v1_events" {
+        create_events(&h, &recorded)?
+    } else {
+        create_all(&h, file, &recorded, &owners)?.into_values().collect()
+    };
     let path = collection(resource, namespace);
     let mut query = "includeObject=None".to_owned();
     if let Some(selector) = resource["labelSelector"].as_str() {

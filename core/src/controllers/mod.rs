@@ -147,9 +147,10 @@ fn terminating_namespaces(shared: &Shared, all: &[Value], now: &str) -> Vec<http
         return Vec::new();
     }
     let registry = shared.registry();
-    // One version of each namespaced resource: its versions share their objects.
+    // One version of each namespaced resource: its versions share their objects, as
+    // a resource stored as another (events.k8s.io Events) shares that one's.
     let mut resources: Vec<&crate::registry::Resource> = Vec::new();
-    for r in registry.resources().iter().filter(|r| r.namespaced && r.has_verb("deletecollection")) {
+    for r in registry.resources().iter().filter(|r| r.namespaced && r.stores_own() && r.has_verb("deletecollection")) {
         if !resources.iter().any(|seen| seen.group == r.group && seen.plural == r.plural) {
             resources.push(r);
         }

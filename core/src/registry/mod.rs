@@ -143,6 +143,30 @@ impl Resource {
         }
     }
 
+    /// The group whose storage keys hold this resource's objects: its own, or that of
+    /// the resource it shares them with ([`crate::resources::Strategy::storage_group`]:
+    /// events.k8s.io Events are stored as core Events, under `/registry/events/`).
+    pub fn storage_group(&self) -> &str {
+        self.strategy.storage_group().unwrap_or(&self.group)
+    }
+
+    /// Whether the resource's objects are stored under its own group's keys, rather
+    /// than those of another resource that serves them too.
+    pub fn stores_own(&self) -> bool {
+        self.strategy.storage_group().is_none()
+    }
+
+    /// The key prefix of the resource's objects (in `namespace` when given), under
+    /// the storage root `root`.
+    pub fn storage_prefix(&self, root: &str, namespace: Option<&str>) -> String {
+        crate::storage::resource_prefix(root, self.storage_group(), &self.plural, namespace)
+    }
+
+    /// The storage key of the object `name` (in `namespace` when given).
+    pub fn storage_key(&self, root: &str, namespace: Option<&str>, name: &str) -> String {
+        crate::storage::object_key(root, self.storage_group(), &self.plural, namespace, name)
+    }
+
     /// Whether `verb` is served on the resource itself.
     pub fn has_verb(&self, verb: &str) -> bool {
         self.verbs.iter().any(|v| v == verb)

@@ -7,8 +7,9 @@
 //! registry it started with. Whatever is derived from a registry (the OpenAPI
 //! documents) is keyed by the generation and rebuilt once per change.
 //!
-//! Watch caches are keyed by storage prefix: the versions of one resource share one
-//! cache, created with the first of them and dropped with the last. A cache created
+//! Watch caches are keyed by storage prefix: the versions of one resource (and a
+//! resource stored as another, events.k8s.io Events as core Events) share one cache,
+//! created with the first of them and dropped with the last. A cache created
 //! while the server runs starts unsynced, so reads and watches of it go to the backend
 //! until a reflector fills it; the map is swapped whole too, so a reflector holding an
 //! older map only feeds caches that may no longer be served.
@@ -262,5 +263,5 @@ impl Current {
 
 /// Where every version of `resource` is stored: the prefix its cache is keyed by.
 fn cache_prefix(storage_prefix: &str, resource: &Resource) -> String {
-    crate::storage::resource_prefix(storage_prefix, &resource.group, &resource.plural, None)
+    resource.storage_prefix(storage_prefix, None)
 }

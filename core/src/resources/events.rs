@@ -3,6 +3,9 @@
 //! `regarding.*` select what core/v1's `involvedObject.*` do). Both versions are
 //! checked as upstream's `legacyValidateEvent` checks them; events.k8s.io/v1 also by
 //! its stricter rules (a type, an event time, the deprecated fields unset).
+//!
+//! As upstream, the two APIs serve one resource: events.k8s.io/v1 Events are stored as
+//! core/v1 ones (under `/registry/events/`), converted on every write and read.
 
 use super::Strategy;
 use super::columns::{self as cols, Column};
@@ -65,6 +68,102 @@ impl Strategy for Events {
 
     fn validate_update(&self, new: &Object, _old: &Object) -> Vec<FieldError> {
         legacy(&Fields::EVENTS, new)
+    }
+
+    /// Stored as core Events are, under `/registry/events/`: one Event, two APIs.
+    fn storage_group(&self) -> Option<&'static str> {
+        Some("")
+    }
+
+    fn transforms_reads(&self) -> bool {
+        true
+    }
+
+    fn read_stored(&self, obj: &mut Object) {
+        to_events_v1(obj);
+    }
+
+    fn write_stored(&self, obj: &mut Object) {
+        to_core_v1(obj);
+    }
+}
+
+/// The fields core/v1 and events.k8s.io/v1 name differently, as (core, events.k8s.io)
+/// (upstream's `Convert_core_Event_To_v1_Event` and back); the rest (`eventTime`,
+/// `series`, `related`, `action`, `reason`, `type`, `reportingInstance`) keep their
+/// names. Metadata is left as it is, managed fields and their apiVersions included.
+const RENAMED: [(&str, &str); 7] = [
+    ("involvedObject", "regarding"),
+    ("source", "deprecatedSource"),
+    ("message", "note"),
+    ("firstTimestamp", "deprecatedFirstTimestamp"),
+    ("lastTimestamp", "deprecatedLastTimestamp"),
+    ("count", "deprecatedCount"),
+    ("reportingComponent", "reportingController"),
+];
+
+/// Move `from` to `to` in `event` (nothing when `from` is absent).
+fn rename(event: &mut Object, from: &str, to: &str) {
+    match event.remove(from) {
+        Some(value) => event.insert(to.to_owned(), value),
+        None => event.remove(to),
+    };
+}
+
+/// Whether a field holds what Go leaves out under `omitempty`: nothing, null, "", 0.
+fn empty(value: Option<&Value>) -> bool {
+    value.is_none_or(|v| v.is_null() || v == "" || v == 0)
+}
+
+/// A stored (core/v1) Event as events.k8s.io/v1 shows it, with the fields Go's
+/// encoder always writes present (`regarding`, `deprecatedSource`, the times as null)
+/// and those it leaves out when empty left out.
+pub fn to_events_v1(event: &mut Object) {
+    for (core, new) in RENAMED {
+        rename(event, core, new);
+    }
+    event.insert("apiVersion".into(), Value::String("events.k8s.io/v1".into()));
+    event.insert("kind".into(), Value::String("Event".into()));
+    for always in ["regarding", "deprecatedSource"] {
+        if event.get(always).is_none_or(Value::is_null) {
+            event.insert(always.into(), Value::Object(Default::default()));
+        }
+    }
+    for time in ["eventTime", "deprecatedFirstTimestamp", "deprecatedLastTimestamp"] {
+        event.entry(time).or_insert(Value::Null);
+    }
+    for omitted in ["reportingController", "reportingInstance", "action", "reason", "note", "type", "deprecatedCount", "series", "related"] {
+        if empty(event.get(omitted)) {
+            event.remove(omitted);
+        }
+    }
+}
+
+/// An events.k8s.io/v1 Event as storage keeps it: a core/v1 one, with the fields
+/// Go's encoder always writes for that version present.
+pub fn to_core_v1(event: &mut Object) {
+    for (core, new) in RENAMED {
+        rename(event, new, core);
+    }
+    event.insert("apiVersion".into(), Value::String("v1".into()));
+    event.insert("kind".into(), Value::String("Event".into()));
+    for always in ["involvedObject", "source"] {
+        if event.get(always).is_none_or(Value::is_null) {
+            event.insert(always.into(), Value::Object(Default::default()));
+        }
+    }
+    for time in ["eventTime", "firstTimestamp", "lastTimestamp"] {
+        event.entry(time).or_insert(Value::Null);
+    }
+    for always in ["reportingComponent", "reportingInstance"] {
+        if event.get(always).is_none_or(Value::is_null) {
+            event.insert(always.into(), Value::String(String::new()));
+        }
+    }
+    for omitted in ["count", "series", "related"] {
+        if empty(event.get(omitted)) {
+            event.remove(omitted);
+        }
     }
 }
 
@@ -292,4 +391,68 @@ fn count(event: &Object) -> Value {
     }
     let n = ["count", "deprecatedCount"].iter().find_map(|k| event.get(*k).and_then(Value::as_i64)).unwrap_or(0);
     serde_json::json!(if n == 0 { 1 } else { n })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Object {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn an_events_k8s_io_event_goes_to_core_and_back() {
+        let new = obj(json!({
+            "apiVersion": "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": "e", "namespace": "default",
+                         "managedFields": [{"apiVersion": "events.k8s.io/v1", "manager": "m"}]},
+            "eventTime": "2026-11-24T06:01:33.123456Z", "reportingController": "ctl",
+            "reportingInstance": "i", "action": "A", "reason": "R", "type": "Normal",
+            "regarding": {"kind": "Pod", "name": "p"}, "note": "n",
+            "series": {"count": 2, "lastObservedTime": "2026-11-24T06:02:00.000000Z"},
+            "deprecatedSource": {}, "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null
+        }));
+        let mut core = new.clone();
+        to_core_v1(&mut core);
+        assert_eq!(Value::Object(core.clone()), json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "e", "namespace": "default",
+                         "managedFields": [{"apiVersion": "events.k8s.io/v1", "manager": "m"}]},
+            "eventTime": "2026-11-24T06:01:33.123456Z", "reportingComponent": "ctl",
+            "reportingInstance": "i", "action": "A", "reason": "R", "type": "Normal",
+            "involvedObject": {"kind": "Pod", "name": "p"}, "message": "n",
+            "series": {"count": 2, "lastObservedTime": "2026-11-24T06:02:00.000000Z"},
+            "source": {}, "firstTimestamp": null, "lastTimestamp": null
+        }));
+        to_events_v1(&mut core);
+        assert_eq!(core, new);
+    }
+
+    #[test]
+    fn a_core_event_shows_go_zero_values_in_events_k8s_io() {
+        let mut event = obj(json!({
+            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"},
+            "involvedObject": {"kind": "Pod"}, "reason": "R", "message": "",
+            "reportingComponent": "", "reportingInstance": "", "count": 1
+        }));
+        to_events_v1(&mut event);
+        assert_eq!(Value::Object(event), json!({
+            "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+            "regarding": {"kind": "Pod"}, "reason": "R", "deprecatedCount": 1,
+            "deprecatedSource": {}, "eventTime": null,
+            "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null
+        }));
+    }
+
+    #[test]
+    fn null_deprecated_fields_are_unset() {
+        let event = obj(json!({
+            "eventTime": "2026-11-24T06:01:33.123456Z", "type": "Normal",
+            "deprecatedSource": null, "deprecatedFirstTimestamp": null,
+            "deprecatedLastTimestamp": null, "deprecatedCount": null, "series": null
+        }));
+        assert!(strict(&event).is_empty(), "{:?}", strict(&event));
+    }
 }

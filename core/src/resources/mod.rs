@@ -220,6 +220,14 @@ pub trait Strategy: Send + Sync + 'static {
         None
     }
 
+    /// The group whose resource of the same name stores this one's objects, when not
+    /// its own: the two then share one storage prefix and one watch cache, and objects
+    /// are converted on their way in and out ([`Strategy::read_stored`],
+    /// [`Strategy::write_stored`]). Upstream's events.k8s.io Events are core Events.
+    fn storage_group(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Make an object read from storage what this resource serves (a custom resource
     /// stored in another version is shown in this one).
     fn read_stored(&self, _obj: &mut Object) {}

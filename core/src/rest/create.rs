@@ -209,7 +209,10 @@ fn store_completed(scope: Scope, obj: Object) -> Step {
 fn dry_run_store(scope: Scope, obj: Object, name: String) -> Step {
     let key = scope.key(&name);
     scope.then(StorageOp::Get { key }, move |scope, done| match done {
-        Ok(StorageOutput::Got { kv: None, .. }) => scope.respond(201, &Value::Object(obj)),
+        Ok(StorageOutput::Got { kv: None, .. }) => {
+            let shown = scope.as_if_stored(obj);
+            scope.respond(201, &Value::Object(shown))
+        }
         Ok(StorageOutput::Got { kv: Some(_), .. }) => {
             let r = scope.resource();
             let e = ApiError::already_exists(&r.group, &r.plural, &name);

@@ -85,19 +85,11 @@ impl Scope {
     }
 
     pub fn key(&self, name: &str) -> String {
-        let r = self.resource();
-        storage::object_key(
-            &self.shared.config.storage_prefix,
-            &r.group,
-            &r.plural,
-            self.namespace.as_deref(),
-            name,
-        )
+        self.resource().storage_key(&self.shared.config.storage_prefix, self.namespace.as_deref(), name)
     }
 
     pub fn prefix(&self) -> String {
-        let r = self.resource();
-        storage::resource_prefix(&self.shared.config.storage_prefix, &r.group, &r.plural, self.namespace.as_deref())
+        self.resource().storage_prefix(&self.shared.config.storage_prefix, self.namespace.as_deref())
     }
 
     /// The key of a namespace object.
@@ -182,6 +174,18 @@ impl Scope {
     pub fn stored(&self, mut obj: object::Object) -> Bytes {
         self.resource().strategy.write_stored(&mut obj);
         object::into_storage(obj)
+    }
+
+    /// `obj` as a read of it would show it once stored: what a dry run answers. The
+    /// same object unless the resource converts what it stores (events.k8s.io Events
+    /// stored as core Events show the fields Go's encoder writes for them).
+    pub fn as_if_stored(&self, mut obj: object::Object) -> object::Object {
+        let strategy = &self.resource().strategy;
+        if strategy.transforms_reads() {
+            strategy.write_stored(&mut obj);
+            strategy.read_stored(&mut obj);
+        }
+        obj
     }
 
     /// Whether stored bytes may be served as they are (with the resourceVersion

@@ -168,7 +168,8 @@ fn answer(scope: Scope, outcome: Outcome) -> Step {
             // Checked and made, not written: the answer carries the stored resourceVersion.
             let rv = Value::String(current.mod_revision.to_string());
             meta_mut(&mut changed).insert("resourceVersion".into(), rv);
-            respond_viewed(scope, changed)
+            let shown = scope.as_if_stored(changed);
+            respond_viewed(scope, shown)
         }
         Outcome::Refused(e) => scope.fail(e),
         Outcome::Failed(other) => scope.fail_storage(&scope.name, other),

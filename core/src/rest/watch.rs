@@ -105,15 +105,7 @@ pub(super) fn watch(scope: Scope) -> Step {
     };
     let exact_key = (!scope.name.is_empty()).then(|| scope.key(&scope.name));
     let prefix = scope.prefix();
-    let resource_prefix = {
-        let r = scope.resource();
-        crate::storage::resource_prefix(
-            &scope.shared.config.storage_prefix,
-            &r.group,
-            &r.plural,
-            None,
-        )
-    };
+    let resource_prefix = scope.resource().storage_prefix(&scope.shared.config.storage_prefix, None);
     if !opts.initial_events {
         let after = opts.resource_version.unwrap_or(0);
         let source = source(&scope, &resource_prefix, prefix, after);

@@ -15,7 +15,7 @@ mod invalid_namespace;
 
 use crate::registry::Resource;
 use crate::shared::Shared;
-use crate::storage::{object_key, resource_prefix, KeyValue, WatchEvent};
+use crate::storage::{resource_prefix, KeyValue, WatchEvent};
 use crate::watch_cache::Subscription;
 use bytes::Bytes;
 use decide::{Action, Owner};
@@ -82,7 +82,9 @@ impl GarbageCollector {
     /// hold), and take in what the others saw since the last pass.
     fn follow(&mut self, shared: &Shared) {
         let registry = shared.registry();
-        for r in registry.resources().iter() {
+        // A resource stored as another (events.k8s.io Events as core Events) is
+        // followed as that one: its objects are the same.
+        for r in registry.resources().iter().filter(|r| r.stores_own()) {
             if self.resources.iter().any(|f| f.group == r.group && f.plural == r.plural) {
                 continue;
             }
@@ -189,7 +191,7 @@ impl GarbageCollector {
                 if !self.checked.insert((node.uid.clone(), r.uid.clone())) {
                     continue;
                 }
-                let prefix = resource_prefix(&shared.config.storage_prefix, &resource.group, &resource.plural, None);
+                let prefix = resource.storage_prefix(&shared.config.storage_prefix, None);
                 let suspect = invalid_namespace::Suspect {
                     dependent: node,
                     dependent_kind: (followed.kind.clone(), followed.api_version()),
@@ -302,7 +304,7 @@ fn owner_place(shared: &Shared, node: &Node, r: &OwnerRef) -> Option<(Arc<Resour
     let resource = owner_resource(shared, r)?;
     let root = &shared.config.storage_prefix;
     let namespace = if resource.namespaced { Some(node.namespace.as_deref()?) } else { None };
-    let key = object_key(root, &resource.group, &resource.plural, namespace, &r.name);
+    let key = resource.storage_key(root, namespace, &r.name);
     Some((resource, key))
 }
 
@@ -311,7 +313,7 @@ fn owner_state(shared: &Shared, node: &Node, r: &OwnerRef) -> Owner {
     let Some((resource, key)) = owner_place(shared, node, r) else {
         return Owner::Unresolvable;
     };
-    let prefix = resource_prefix(&shared.config.storage_prefix, &resource.group, &resource.plural, None);
+    let prefix = resource.storage_prefix(&shared.config.storage_prefix, None);
     let Some(found) = shared.served.with_caches(|c| c.get(&prefix).and_then(|cache| cache.get(&key))) else {
         return Owner::Unresolvable;
     };
