@@ -344,12 +344,12 @@ fn protobuf_items(scope: &Scope, listing: &Listing, objects: &[KeyValue]) -> Vec
         return vec![None; objects.len()];
     }
     let cache = scope.shared.watch_cache_of(scope.resource());
-    let mut items = match &cache {
-        Some(cache) => cache.protobuf_items(objects),
-        None => vec![None; objects.len()],
-    };
     let r = scope.resource();
     let (api_version, kind) = (r.api_version(), r.kind.clone());
+    let mut items = match &cache {
+        Some(cache) => cache.protobuf_items(objects, &api_version),
+        None => vec![None; objects.len()],
+    };
     let mut made = Vec::new();
     for (kv, item) in objects.iter().zip(items.iter_mut()).filter(|(_, item)| item.is_none()) {
         let encoded = crate::stored_json::serve(&kv.value, kv.mod_revision, false)
@@ -362,7 +362,7 @@ fn protobuf_items(scope: &Scope, listing: &Listing, objects: &[KeyValue]) -> Vec
         *item = encoded;
     }
     if let Some(cache) = cache.filter(|_| !made.is_empty()) {
-        cache.keep_protobuf_items(made);
+        cache.keep_protobuf_items(made, &api_version);
     }
     items
 }

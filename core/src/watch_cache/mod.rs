@@ -71,10 +71,11 @@ struct Inner {
     window: VecDeque<Arc<CachedEvent>>,
     window_start: Revision,
     subscribers: Vec<Arc<Subscription>>,
-    /// Objects' protobuf messages as list items, by key, each at the revision it was
-    /// made from: kept once a protobuf LIST has made them (so the next is a copy, as
-    /// a JSON LIST is of the stored bytes), dropped when the object changes.
-    protobuf_items: std::collections::HashMap<String, (Revision, Bytes)>,
+    /// Objects' protobuf messages as list items, by key, each at the revision and in
+    /// the group version it was made for: kept once a protobuf LIST has made them (so
+    /// the next is a copy, as a JSON LIST is of the stored bytes), dropped when the
+    /// object changes.
+    protobuf_items: std::collections::HashMap<String, (Revision, Arc<str>, Bytes)>,
 }
 
 impl WatchCache {
@@ -226,8 +227,9 @@ impl WatchCache {
         Some((items, inner.revision))
     }
 
-    /// The protobuf list items kept for `objects`, each only if kept at its revision.
-    pub fn protobuf_items(&self, objects: &[KeyValue]) -> Vec<Option<Bytes>> {
+    /// The protobuf list items of `api_version` kept for `objects`, each only if kept
+    /// at its revision.
+    pub fn protobuf_items(&self, objects: &[KeyValue], api_version: &str) -> Vec<Option<Bytes>> {
         let inner = self.lock();
         objects
             .iter()
@@ -235,19 +237,20 @@ impl WatchCache {
                 inner
                     .protobuf_items
                     .get(&kv.key)
-                    .filter(|(revision, _)| *revision == kv.mod_revision)
-                    .map(|(_, item)| item.clone())
+                    .filter(|(revision, version, _)| *revision == kv.mod_revision && &**version == api_version)
+                    .map(|(_, _, item)| item.clone())
             })
             .collect()
     }
 
     /// Keep protobuf list items made of objects, each only while the cache holds its
     /// object at that revision (so nothing is kept for an object changed or gone).
-    pub fn keep_protobuf_items(&self, made: Vec<(&KeyValue, Bytes)>) {
+    pub fn keep_protobuf_items(&self, made: Vec<(&KeyValue, Bytes)>, api_version: &str) {
+        let api_version: Arc<str> = Arc::from(api_version);
         let mut inner = self.lock();
         for (kv, item) in made {
             if inner.objects.get(&kv.key).is_some_and(|held| held.mod_revision == kv.mod_revision) {
-                inner.protobuf_items.insert(kv.key.clone(), (kv.mod_revision, item));
+                inner.protobuf_items.insert(kv.key.clone(), (kv.mod_revision, api_version.clone(), item));
             }
         }
     }
