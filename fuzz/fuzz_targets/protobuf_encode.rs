@@ -2,6 +2,10 @@
 //! `decode` makes of any bytes, `encode` writes, and `decode` reads back the same JSON
 //! (the encoder writes every value the decoder can produce, as Go's Marshal would).
 //!
+//! A list written around its items encoded one by one (`encode_list`, as a LIST from
+//! stored bytes writes it) is the same bytes, and a watch frame holds the encoding
+//! behind its length prefix.
+//!
 //! Layout as `protobuf_decode`: byte 0 even → the rest is the body; odd → byte 1 picks a
 //! kind (registry kinds, their lists, their subresources' kinds, DeleteOptions) and the
 //! rest is the object, in a valid envelope.
@@ -39,4 +43,21 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(without_nulls(again.clone()), without_nulls(value.clone()));
     // Encoding is a function of the JSON: the second encoding is the first.
     assert_eq!(protobuf::encode(&again).unwrap(), encoded);
+
+    let text = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or("");
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    if let (Some(item_kind), Some(Value::Array(items))) = (kind.strip_suffix("List"), value.get("items")) {
+        let items: Result<Vec<bytes::Bytes>, _> = items
+            .iter()
+            .map(|item| protobuf::encode_item(api_version, item_kind, item).map(bytes::Bytes::from))
+            .collect();
+        if let Ok(items) = items {
+            let meta = value.get("metadata").cloned().unwrap_or(Value::Null);
+            assert_eq!(protobuf::encode_list(api_version, kind, &meta, &items).unwrap(), encoded);
+        }
+    }
+    let frame = protobuf::watch_frame("MODIFIED", &value).unwrap();
+    let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+    assert_eq!(len, frame.len() - 4);
+    assert!(frame.ends_with(&encoded));
 });
