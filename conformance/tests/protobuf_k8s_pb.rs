@@ -180,19 +180,8 @@ fn same_metadata(m: &meta::ObjectMeta, json: &Value, what: &str) {
 
 /// Seconds since the epoch as Go's RFC 3339 (UTC, no fraction).
 fn format_rfc3339(seconds: i64) -> String {
-    let days = seconds.div_euclid(86_400);
-    let rem = seconds.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(u64::try_from(seconds).expect("after 1970"));
+    apiary_core::time::rfc3339(at)
 }
 
 /// Reads one object both ways; the k8s-pb message and the JSON.

@@ -13,11 +13,10 @@ mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{call, connect, create_concurrently_with, request, round_trip, tls_config, Server, Tls};
+use support::{call, connect, create_concurrently_with, request, requests_per_second, tls_config, Server, Tls};
 
 const ROUNDS: usize = 5;
 const ROUND_TIME: Duration = Duration::from_secs(2);
-const CONNECTIONS: usize = 64;
 const CRDS_TIMED: usize = 15;
 
 /// The CRD of `plural` in bench.example.com, kind `kind`, with `rules` on its spec.
@@ -96,27 +95,7 @@ async fn established(stream: &mut Tls, plural: &str, kind: &str, rules: &[&str])
 
 /// One round of keep-alive GETs of `path` from every connection; requests/s.
 async fn gets(addr: &str, config: &Arc<futures_rustls::rustls::ClientConfig>, path: &str) -> f64 {
-    let get = Arc::new(request("GET", path, ""));
-    let tasks: Vec<_> = (0..CONNECTIONS)
-        .map(|_| {
-            let (addr, config, get) = (addr.to_owned(), config.clone(), get.clone());
-            smol::spawn(async move {
-                let mut stream = connect(&addr, &config).await;
-                let mut buf = Vec::with_capacity(4096);
-                let (mut n, deadline) = (0u64, Instant::now() + ROUND_TIME);
-                while Instant::now() < deadline {
-                    assert_eq!(round_trip(&mut stream, &get, &mut buf).await, 200);
-                    n += 1;
-                }
-                n
-            })
-        })
-        .collect();
-    let mut total = 0;
-    for t in tasks {
-        total += t.await;
-    }
-    total as f64 / ROUND_TIME.as_secs_f64()
+    requests_per_second(addr, config, &Arc::new(request("GET", path, "")), ROUND_TIME).await
 }
 
 fn creates(server: &Server, pki: &std::path::Path, prefix: &str, make: fn(&str) -> Vec<u8>) -> f64 {

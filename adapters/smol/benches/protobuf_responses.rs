@@ -14,7 +14,7 @@
 mod support;
 
 use std::time::{Duration, Instant};
-use support::{connect, create_concurrently_with, median, round_trip, tls_config, Server, CONNECTIONS};
+use support::{connect, create_concurrently_with, median, requests_per_second, round_trip, tls_config, Server, CONNECTIONS};
 
 const OBJECTS: usize = 10_000;
 const ROUNDS: usize = 7;
@@ -96,31 +96,9 @@ fn main() {
     let mut rates = [Vec::new(), Vec::new()];
     for _ in 0..GET_ROUNDS {
         for (i, (_, accept)) in encodings.iter().enumerate() {
-            let request = get(one, accept);
-            let done = smol::block_on(async {
-                let tasks: Vec<_> = (0..CONNECTIONS)
-                    .map(|_| {
-                        let (addr, config, request) = (addr.clone(), config.clone(), request.clone());
-                        smol::spawn(async move {
-                            let mut stream = connect(&addr, &config).await;
-                            let mut buf = Vec::with_capacity(4096);
-                            let deadline = Instant::now() + GET_TIME;
-                            let mut n = 0usize;
-                            while Instant::now() < deadline {
-                                assert_eq!(round_trip(&mut stream, &request, &mut buf).await, 200);
-                                n += 1;
-                            }
-                            n
-                        })
-                    })
-                    .collect();
-                let mut total = 0;
-                for t in tasks {
-                    total += t.await;
-                }
-                total
-            });
-            rates[i].push(done as f64 / GET_TIME.as_secs_f64());
+            let request = std::sync::Arc::new(get(one, accept));
+            let rate = smol::block_on(requests_per_second(&addr, &config, &request, GET_TIME));
+            rates[i].push(rate);
         }
     }
     for (i, (name, _)) in encodings.iter().enumerate() {

@@ -10,8 +10,8 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use support::{call, connect, round_trip, tls_config, tls_config_without_certificate, Server, Tls};
+use std::time::Duration;
+use support::{call, connect, requests_per_second, tls_config, tls_config_without_certificate, Server, Tls};
 
 const CONNECTIONS: usize = 64;
 const ROUNDS: usize = 7;
@@ -62,27 +62,7 @@ async fn set_up(admin: &mut Tls) -> String {
 
 /// One round of GETs from every connection; requests/s.
 async fn round(addr: &str, config: &Arc<futures_rustls::rustls::ClientConfig>, request: &Arc<Vec<u8>>) -> f64 {
-    let tasks: Vec<_> = (0..CONNECTIONS)
-        .map(|_| {
-            let (addr, config, request) = (addr.to_owned(), config.clone(), request.clone());
-            smol::spawn(async move {
-                let mut stream = connect(&addr, &config).await;
-                let mut buf = Vec::with_capacity(4096);
-                let mut n = 0u64;
-                let deadline = Instant::now() + ROUND_TIME;
-                while Instant::now() < deadline {
-                    assert_eq!(round_trip(&mut stream, &request, &mut buf).await, 200);
-                    n += 1;
-                }
-                n
-            })
-        })
-        .collect();
-    let mut total = 0;
-    for t in tasks {
-        total += t.await;
-    }
-    total as f64 / ROUND_TIME.as_secs_f64()
+    requests_per_second(addr, config, request, ROUND_TIME).await
 }
 
 fn main() {

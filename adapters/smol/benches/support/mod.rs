@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub mod objects;
 
@@ -265,6 +265,31 @@ pub async fn call(stream: &mut Tls, request: &[u8]) -> (u16, String) {
     let mut buf = Vec::new();
     let status = round_trip(stream, request, &mut buf).await;
     (status, String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// One round of keep-alive `request`s from [`CONNECTIONS`] connections for `time`,
+/// each answered 200; requests/s.
+pub async fn requests_per_second(addr: &str, config: &Arc<ClientConfig>, request: &Arc<Vec<u8>>, time: Duration) -> f64 {
+    let tasks: Vec<_> = (0..CONNECTIONS)
+        .map(|_| {
+            let (addr, config, request) = (addr.to_owned(), config.clone(), request.clone());
+            smol::spawn(async move {
+                let mut stream = connect(&addr, &config).await;
+                let mut buf = Vec::with_capacity(4096);
+                let (mut n, deadline) = (0u64, Instant::now() + time);
+                while Instant::now() < deadline {
+                    assert_eq!(round_trip(&mut stream, &request, &mut buf).await, 200);
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for t in tasks {
+        total += t.await;
+    }
+    total as f64 / time.as_secs_f64()
 }
 
 /// The median of some figures.
