@@ -358,3 +358,22 @@ fn k8s_pb_reads_a_protobuf_watch() {
         assert_eq!(events, want);
     });
 }
+
+/// kubectl 1.33's typed clients (client-go) ask for protobuf first and read it: a
+/// namespace, a configmap and a token made through them, the answers' content type as
+/// kubectl's own log of the exchange shows it.
+#[test]
+fn client_go_in_kubectl_reads_protobuf_answers() {
+    let apiary = Apiary::start();
+    let out = apiary.kubectl("1.33", &["create", "namespace", "typed", "-v=8"]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("Accept: application/vnd.kubernetes.protobuf,application/json"), "{log}");
+    let answered = log.lines().filter(|l| l.contains("Content-Type: application/vnd.kubernetes.protobuf")).count();
+    assert!(answered >= 2, "the request and the answer are protobuf: {log}");
+    assert_eq!(ok(&apiary.kubectl("1.33", &["get", "namespace", "typed", "-o", "jsonpath={.status.phase}"])), "Active");
+    ok(&apiary.kubectl("1.33", &["create", "configmap", "c", "-n", "typed", "--from-literal=k=v"]));
+    assert_eq!(ok(&apiary.kubectl("1.33", &["get", "configmap", "c", "-n", "typed", "-o", "jsonpath={.data.k}"])), "v");
+    let token = ok(&apiary.kubectl("1.33", &["create", "token", "default", "-n", "typed"]));
+    assert_eq!(token.trim().split('.').count(), 3, "a JWT: {token}");
+}
