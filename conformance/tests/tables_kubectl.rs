@@ -1,6 +1,8 @@
 //! Built-in kinds' printer columns on the real binary, through kubectl 1.33 and 1.27:
 //! `kubectl get deployments -o wide` and `kubectl get pods -o wide` show upstream
-//! v1.33's headers (the `-o wide` columns after AGE) and its cells.
+//! v1.33's headers (the `-o wide` columns after AGE) and its cells; and for every kind
+//! whose Tables match upstream's recordings, `kubectl get -o wide` of the recorded
+//! objects shows the recorded cells.
 
 use apiary_conformance::harness::{ok, Apiary};
 
@@ -92,7 +94,11 @@ mod recorded {
             "batch_v1_cronjobs" => &["Age", "Last Schedule"],
             "core_v1_pods" => &["Age", "Restarts"],
             "core_v1_events" => &["Last Seen", "First Seen"],
-            "rbac.authorization.k8s.io_v1_roles" | "rbac.authorization.k8s.io_v1_clusterroles" | "storage.k8s.io_v1_csistoragecapacities" | "core_v1_limitranges" => &["Created At"],
+            "rbac.authorization.k8s.io_v1_roles"
+            | "rbac.authorization.k8s.io_v1_clusterroles"
+            | "storage.k8s.io_v1_csistoragecapacities"
+            | "core_v1_limitranges"
+            | "apiextensions.k8s.io_v1_customresourcedefinitions" => &["Created At"],
             _ => &["Age"],
         }
     }
@@ -101,7 +107,12 @@ mod recorded {
     fn input(file: &str, obj: &Value) -> Value {
         let mut input = obj.clone();
         let meta = input["metadata"].as_object_mut().unwrap();
-        meta.retain(|k, _| matches!(k.as_str(), "name" | "labels" | "annotations"));
+        let owned = file == "apps_v1_controllerrevisions";
+        meta.retain(|k, _| matches!(k.as_str(), "name" | "labels" | "annotations") || (owned && k == "ownerReferences"));
+        // A deleted namespace stays Terminating while a finalizer of its own holds it.
+        if obj["metadata"].get("deletionTimestamp").is_some() && file == "core_v1_namespaces" {
+            meta.insert("finalizers".into(), json!(["example.com/hold"]));
+        }
         let o = input.as_object_mut().unwrap();
         o.remove("status");
         if let Some(data) = o.get_mut("data").and_then(Value::as_object_mut) {
@@ -198,47 +209,98 @@ mod recorded {
             .collect()
     }
 
-    pub fn replay(file: &str) {
-        let recorded = recording(file);
-        let apiary = Apiary::start_with(&["--service-cluster-ip-range=10.96.0.0/16"]);
-        let k = |args: &[&str]| apiary.kubectl("1.33", args);
-        for ns in ["refb-tables", "refb-events", "refb-quota"] {
-            ok(&k(&["create", "namespace", ns]));
-        }
+    /// The resource argument and namespace flags of `recorded`'s kind for kubectl.
+    fn target(recorded: &Value) -> (String, Vec<String>) {
         let resource = &recorded["resource"];
         let (group, version, plural) = (resource["group"].as_str().unwrap(), resource["version"].as_str().unwrap(), resource["resource"].as_str().unwrap());
         let qualified = if group.is_empty() { plural.to_owned() } else { format!("{plural}.{version}.{group}") };
-        let mut scope: Vec<String> = Vec::new();
-        if let Some(ns) = resource["namespace"].as_str() {
-            scope.extend(["-n".to_owned(), ns.to_owned()]);
-        }
+        let scope = match resource["namespace"].as_str() {
+            Some(ns) => vec!["-n".to_owned(), ns.to_owned()],
+            None => Vec::new(),
+        };
+        (qualified, scope)
+    }
+
+    fn kubectl(apiary: &Apiary, args: &[String]) -> String {
+        ok(&apiary.kubectl("1.33", &args.iter().map(String::as_str).collect::<Vec<_>>()))
+    }
+
+    /// Create the recorded objects of `file` (owner references naming `owners`, by
+    /// name, with their uids), then write their statuses and delete those that were
+    /// being deleted.
+    fn create_all(apiary: &Apiary, file: &str, recorded: &Value, owners: &std::collections::HashMap<String, String>) {
+        let (qualified, scope) = target(recorded);
         let scoped = |args: &[&str]| -> Vec<String> { args.iter().map(|a| (*a).to_owned()).chain(scope.iter().cloned()).collect() };
         let objects = recorded["objects"].as_array().unwrap();
-
-        let list = json!({"apiVersion": "v1", "kind": "List", "items": objects.iter().map(|o| input(file, o)).collect::<Vec<_>>()});
+        let mut items: Vec<Value> = objects.iter().map(|o| input(file, o)).collect();
+        for item in &mut items {
+            for r in item["metadata"]["ownerReferences"].as_array_mut().into_iter().flatten() {
+                r["uid"] = json!(owners.get(r["name"].as_str().unwrap_or("")).cloned().unwrap_or_default());
+            }
+        }
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
         // A List is checked on the client against the OpenAPI schema, as kubectl
         // checks what the server has no endpoint for: the recorded objects are what
         // kube-apiserver accepted, some without fields that schema calls required.
-        let args = scoped(&["create", "--validate=false", "-f", "-"]);
+        let mut args = scoped(&["create", "--validate=false", "-f", "-"]);
+        if file == "certificates.k8s.io_v1_certificatesigningrequests" {
+            // The recorder's user, whom CSRs name as their requestor.
+            args.extend(["--as=kube-admin".to_owned(), "--as-group=system:masters".to_owned()]);
+        }
         let made = apiary.kubectl_with_input("1.33", &args.iter().map(String::as_str).collect::<Vec<_>>(), &list.to_string());
         if !made.status.success() {
             // Those the server made itself (a namespace's default ServiceAccount, the
-            // system PriorityClasses) exist already.
+            // system PriorityClasses, the kubernetes Service's address) exist already.
             let stderr = String::from_utf8_lossy(&made.stderr);
             assert!(stderr.lines().all(|l| l.contains("AlreadyExists") || l.contains("already exists")), "{file}: {stderr}");
         }
         for obj in objects {
             let name = obj["metadata"]["name"].as_str().unwrap();
+            // A CSR's approval or denial is written through its approval subresource.
+            for condition in obj["status"]["conditions"].as_array().into_iter().flatten() {
+                let decision = match condition["type"].as_str() {
+                    Some("Approved") => "approve",
+                    Some("Denied") => "deny",
+                    _ => continue,
+                };
+                kubectl(apiary, &scoped(&["certificate", decision, name]));
+            }
             if let Some(status) = obj.get("status") {
                 let patch = json!({"status": status}).to_string();
-                let args = scoped(&["patch", &qualified, name, "--subresource=status", "--type=merge", "-p", &patch]);
-                ok(&k(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+                kubectl(apiary, &scoped(&["patch", &qualified, name, "--subresource=status", "--type=merge", "-p", &patch]));
             }
             if obj["metadata"].get("deletionTimestamp").is_some() {
-                let args = scoped(&["delete", &qualified, name, "--wait=false"]);
-                ok(&k(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+                kubectl(apiary, &scoped(&["delete", &qualified, name, "--wait=false"]));
             }
         }
+    }
+
+    pub fn replay(file: &str) {
+        let recorded = recording(file);
+        let apiary = Apiary::start_with(&["--service-cluster-ip-range=10.96.0.0/16"]);
+        let k = |args: &[&str]| apiary.kubectl("1.33", args);
+        if file != "core_v1_namespaces" {
+            for ns in ["refb-tables", "refb-events", "refb-quota"] {
+                ok(&k(&["create", "namespace", ns]));
+            }
+        }
+        let resource = &recorded["resource"];
+        let (qualified, scope) = target(&recorded);
+        let scoped = |args: &[&str]| -> Vec<String> { args.iter().map(|a| (*a).to_owned()).chain(scope.iter().cloned()).collect() };
+        // The owners a recording's objects name, made first from their own recordings.
+        let mut owners = std::collections::HashMap::new();
+        if file == "apps_v1_controllerrevisions" {
+            for owner_file in ["apps_v1_daemonsets", "apps_v1_statefulsets"] {
+                let owner = recording(owner_file);
+                create_all(&apiary, owner_file, &owner, &owners);
+                let (kind, ns) = target(&owner);
+                let listed: Value = serde_json::from_str(&kubectl(&apiary, &[&["get".to_owned(), kind, "-o".to_owned(), "json".to_owned()][..], &ns].concat())).unwrap();
+                for item in listed["items"].as_array().unwrap() {
+                    owners.insert(item["metadata"]["name"].as_str().unwrap().to_owned(), item["metadata"]["uid"].as_str().unwrap().to_owned());
+                }
+            }
+        }
+        create_all(&apiary, file, &recorded, &owners);
 
         let want = &recorded["table"];
         let names: Vec<String> = want["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect();
@@ -254,9 +316,11 @@ mod recorded {
                 args.extend(["-l".to_owned(), selector.to_owned()]);
             }
             let out = ok(&apiary.kubectl(kubectl, &args.iter().map(String::as_str).collect::<Vec<_>>()));
-            let got: Vec<Vec<String>> = cells(&out, &names).into_iter().map(comparable).collect();
+            let got: Vec<Vec<String>> = cells(&out, &names).into_iter().map(&comparable).collect();
             for row in want["rows"].as_array().unwrap() {
-                let row: Vec<String> = comparable(row["cells"].as_array().unwrap().iter().map(printed).collect());
+                // kubectl prints a cell per column: not those no column declares (an
+                // IPAddress's Age).
+                let row = comparable(row["cells"].as_array().unwrap().iter().take(names.len()).map(printed).collect());
                 match got.iter().find(|g| g[name_at] == row[name_at]) {
                     Some(g) if *g == row => {}
                     Some(g) => mismatches.push(format!("kubectl {kubectl}:\n got {g:?}\nwant {row:?}")),
@@ -277,11 +341,7 @@ macro_rules! recorded_kinds {
     )*};
 }
 
-// The kinds whose Tables `core/tests/upstream_tables.rs` finds upstream's, but for
-// those whose recorded objects need more than a create and a status write:
-// ControllerRevisions (owners), CertificateSigningRequests (approvals), Namespaces
-// (terminating), CustomResourceDefinitions (their own controller's conditions), and
-// IPAddresses (the server's own, and an Age cell no column declares).
+// The kinds whose Tables `core/tests/upstream_tables.rs` finds upstream's.
 recorded_kinds! {
     kubectl_wide_deployments: "apps_v1_deployments",
     kubectl_wide_replicasets: "apps_v1_replicasets",
@@ -323,4 +383,9 @@ recorded_kinds! {
     kubectl_wide_clusterroles: "rbac.authorization.k8s.io_v1_clusterroles",
     kubectl_wide_rolebindings: "rbac.authorization.k8s.io_v1_rolebindings",
     kubectl_wide_clusterrolebindings: "rbac.authorization.k8s.io_v1_clusterrolebindings",
+    kubectl_wide_controllerrevisions: "apps_v1_controllerrevisions",
+    kubectl_wide_certificatesigningrequests: "certificates.k8s.io_v1_certificatesigningrequests",
+    kubectl_wide_namespaces: "core_v1_namespaces",
+    kubectl_wide_customresourcedefinitions: "apiextensions.k8s.io_v1_customresourcedefinitions",
+    kubectl_wide_ipaddresses: "networking.k8s.io_v1_ipaddresses",
 }
