@@ -1,5 +1,7 @@
 //! `kubectl get -w` against the real binary: it sees ADDED, then MODIFIED and DELETED
-//! as other clients change the object.
+//! as other clients change the object; and watching pods (plain and `-o wide`) and
+//! deployments (`-o wide`) as Tables, it prints the header once and a row in
+//! upstream's columns for every change.
 
 use apiary_conformance::harness::{kubectl_command, ok, Apiary};
 use std::io::{BufRead, BufReader};
@@ -65,4 +67,200 @@ fn kubectl_1_33_get_watch() {
 #[test]
 fn kubectl_1_27_get_watch() {
     watch_sees_changes("1.27");
+}
+
+/// A `kubectl get -w` running as a child process, its output read line by line;
+/// killed when dropped, so a failing test leaves no process behind.
+struct Watcher {
+    child: std::process::Child,
+    lines: mpsc::Receiver<String>,
+    /// Every line read so far, each split into its words.
+    seen: Vec<Vec<String>>,
+}
+
+impl Watcher {
+    fn start(apiary: &Apiary, version: &str, args: &[&str]) -> Watcher {
+        let mut child = kubectl_command(version, &apiary.kubeconfig)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("kubectl get -w starts");
+        let (tx, lines) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Watcher { child, lines, seen: Vec::new() }
+    }
+
+    /// The words of the `nth` (from 1) row whose first word is `name`, waiting at most
+    /// 30 s for it to be printed.
+    fn row(&mut self, name: &str, nth: usize) -> Vec<String> {
+        loop {
+            let found: Vec<&Vec<String>> = self.seen.iter().filter(|l| l.first().map(String::as_str) == Some(name)).collect();
+            if let Some(row) = found.get(nth - 1) {
+                return row.to_vec();
+            }
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no row {nth} of {name} within 30 s; printed: {:?}", self.seen));
+            self.seen.push(line.split_whitespace().map(str::to_owned).collect());
+        }
+    }
+
+    /// Stop kubectl; every line it printed.
+    fn stop(mut self) -> Vec<Vec<String>> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // The reader ends at the pipe's end, after the lines still buffered.
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line.split_whitespace().map(str::to_owned).collect());
+        }
+        std::mem::take(&mut self.seen)
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is_age(cell: &str) -> bool {
+    !cell.is_empty() && cell.chars().all(|c| c.is_ascii_digit() || "smhdy".contains(c))
+}
+
+/// The one header of a watch's output, however many events it printed.
+fn header(printed: &[Vec<String>]) -> Vec<String> {
+    let headers: Vec<&Vec<String>> = printed.iter().filter(|l| l.first().map(String::as_str) == Some("NAME")).collect();
+    assert_eq!(headers.len(), 1, "one header: {printed:?}");
+    headers[0].clone()
+}
+
+const WORKER: &str = "apiVersion: v1
+kind: Pod
+metadata: {name: worker}
+spec:
+  nodeName: node-a
+  readinessGates: [{conditionType: example.com/ready}]
+  containers:
+  - {name: main, image: 'busybox:1.36'}
+";
+
+/// `kubectl get pods -w`, plain and `-o wide`: the header once, then a row in
+/// upstream's columns for the pod listed, and for each pod added, changed and deleted.
+fn pods_watch(version: &str) {
+    let apiary = Apiary::start();
+    let k = |args: &[&str]| apiary.kubectl(version, args);
+    ok(&apiary.kubectl_with_input(version, &["apply", "-f", "-"], WORKER));
+
+    let mut plain = Watcher::start(&apiary, version, &["get", "pods", "-w"]);
+    let mut wide = Watcher::start(&apiary, version, &["get", "pods", "-w", "-o", "wide"]);
+    let pending = |row: &[String]| {
+        assert_eq!(row[1..4], ["0/1", "Pending", "0"], "{version}: {row:?}");
+        assert!(is_age(&row[4]), "{version}: an age: {row:?}");
+    };
+    for watcher in [&mut plain, &mut wide] {
+        pending(&watcher.row("worker", 1));
+    }
+    assert_eq!(wide.row("worker", 1)[5..], ["<none>", "node-a", "<none>", "0/1"], "{version}");
+    assert_eq!(plain.row("worker", 1).len(), 5, "{version}");
+
+    ok(&k(&["run", "second", "--image=busybox:1.36", "--restart=Never"]));
+    for watcher in [&mut plain, &mut wide] {
+        pending(&watcher.row("second", 1));
+    }
+    assert_eq!(wide.row("second", 1)[5..], ["<none>", "<none>", "<none>", "<none>"], "{version}");
+
+    ok(&k(&["label", "pod", "worker", "stage=two"]));
+    for watcher in [&mut plain, &mut wide] {
+        pending(&watcher.row("worker", 2));
+    }
+
+    ok(&k(&["delete", "pod", "second", "--wait=false"]));
+    for watcher in [&mut plain, &mut wide] {
+        let row = watcher.row("second", 2);
+        assert!(["Pending", "Terminating"].contains(&row[2].as_str()), "{version}: {row:?}");
+    }
+
+    let columns = ["NAME", "READY", "STATUS", "RESTARTS", "AGE"];
+    assert_eq!(header(&plain.stop()), columns, "{version}");
+    let wide_columns = [&columns[..], &["IP", "NODE", "NOMINATED", "NODE", "READINESS", "GATES"]].concat();
+    assert_eq!(header(&wide.stop()), wide_columns, "{version}");
+}
+
+const WEB: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+    matchExpressions: [{key: tier, operator: Exists}]
+  template:
+    metadata:
+      labels: {app: web, tier: front}
+    spec:
+      containers:
+      - {name: nginx, image: 'nginx:1.27'}
+      - {name: sidecar, image: 'busybox:1.36'}
+";
+
+/// `kubectl get deployments -w -o wide`: the header once, then a row in upstream's
+/// columns for the deployment listed, scaled, and one added and deleted.
+fn deployments_watch(version: &str) {
+    let apiary = Apiary::start();
+    let k = |args: &[&str]| apiary.kubectl(version, args);
+    ok(&apiary.kubectl_with_input(version, &["apply", "-f", "-"], WEB));
+
+    let mut watcher = Watcher::start(&apiary, version, &["get", "deployments", "-w", "-o", "wide"]);
+    let web = ["nginx,sidecar", "nginx:1.27,busybox:1.36", "app=web,tier"];
+    let row = watcher.row("web", 1);
+    assert_eq!(row[1..4], ["0/2", "0", "0"], "{version}: {row:?}");
+    assert!(is_age(&row[4]), "{version}: an age: {row:?}");
+    assert_eq!(row[5..], web, "{version}");
+
+    ok(&k(&["scale", "deployment", "web", "--replicas=3"]));
+    let row = watcher.row("web", 2);
+    assert_eq!(row[1..4], ["0/3", "0", "0"], "{version}: {row:?}");
+    assert_eq!(row[5..], web, "{version}");
+
+    ok(&k(&["create", "deployment", "api", "--image=nginx:1.27"]));
+    let row = watcher.row("api", 1);
+    assert_eq!(row[1..4], ["0/1", "0", "0"], "{version}: {row:?}");
+    assert!(is_age(&row[4]), "{version}: an age: {row:?}");
+    assert_eq!(row[5..], ["nginx", "nginx:1.27", "app=api"], "{version}");
+
+    ok(&k(&["delete", "deployment", "api", "--wait=false"]));
+    assert_eq!(watcher.row("api", 2)[0], "api", "{version}");
+
+    let columns = ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"];
+    assert_eq!(header(&watcher.stop()), columns, "{version}");
+}
+
+#[test]
+fn kubectl_1_33_get_pods_watch() {
+    pods_watch("1.33");
+}
+
+#[test]
+fn kubectl_1_27_get_pods_watch() {
+    pods_watch("1.27");
+}
+
+#[test]
+fn kubectl_1_33_get_deployments_watch_wide() {
+    deployments_watch("1.33");
+}
+
+#[test]
+fn kubectl_1_27_get_deployments_watch_wide() {
+    deployments_watch("1.27");
 }

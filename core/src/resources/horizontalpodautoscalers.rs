@@ -3,7 +3,9 @@
 //!
 //! Defaults: at least one replica, and an autoscaler with no metrics targets 80% CPU
 //! utilization (in v1, whose objects upstream stores as v2 and reads back, as
-//! `targetCPUUtilizationPercentage`). A v2 `behavior` gets every rule it leaves out:
+//! `targetCPUUtilizationPercentage`, unless the metrics annotation holds others).
+//! A v1 autoscaler's Table cells are computed on its v2 form, as upstream prints its
+//! internal object: the CPU fields and the metrics v1 keeps in annotations. A v2 `behavior` gets every rule it leaves out:
 //! scale up by 4 pods or 100% every 15 s with no stabilization, scale down by 100% every
 //! 15 s after 300 s of stabilization, each choosing the largest change.
 //!
@@ -17,6 +19,7 @@ use super::columns::{self as cols, Column};
 use super::defaults::{is_empty, object, object_or_new, or_insert};
 use super::Strategy;
 use crate::rest::object::Object;
+use crate::validation::quantity::Quantity;
 use crate::validation::{names, FieldError};
 use serde_json::{json, Map, Value};
 
@@ -32,13 +35,18 @@ impl Strategy for HorizontalPodAutoscalers {
     }
 
     fn default(&self, obj: &mut Object) {
-        let v1 = obj.get("apiVersion").and_then(Value::as_str) == Some("autoscaling/v1");
+        let v1 = is_v1(obj);
+        // A v1 autoscaler whose other metrics (in their annotation) are none targets
+        // the default CPU utilization, as upstream's conversion makes it.
+        let other_metrics = v1 && !annotated(obj, METRICS_ANNOTATION).is_empty();
         let Some(spec) = object(obj, "spec") else {
             return;
         };
         or_insert(spec, "minReplicas", || json!(1));
         if v1 {
-            or_insert(spec, "targetCPUUtilizationPercentage", || json!(80));
+            if !other_metrics {
+                or_insert(spec, "targetCPUUtilizationPercentage", || json!(DEFAULT_CPU_UTILIZATION));
+            }
             return;
         }
         if is_empty(spec, "metrics") {
@@ -233,13 +241,166 @@ fn text<'a>(obj: &'a Object, path: &[&str]) -> &'a str {
 }
 
 /// TARGETS: each metric's current value over its target, the first two, as
-/// upstream's `formatHPAMetrics`.
+/// upstream's `formatHPAMetrics`; a v1 autoscaler's read as v2 holds them.
 fn targets(hpa: &Object) -> Value {
+    if is_v1(hpa) {
+        let (specs, statuses) = v1_metrics(hpa);
+        return formatted_targets(&specs, &statuses);
+    }
     let specs = cols::at(hpa, &["spec", "metrics"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let statuses = cols::at(hpa, &["status", "currentMetrics"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    formatted_targets(specs, statuses)
+}
+
+/// Where a v1 autoscaler keeps the metrics v1 has no field for (upstream's
+/// `MetricSpecsAnnotation`), and their current values (`MetricStatusesAnnotation`),
+/// each a JSON list in autoscaling/v2beta1's shape.
+const METRICS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/metrics";
+const CURRENT_METRICS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/current-metrics";
+
+fn is_v1(hpa: &Object) -> bool {
+    hpa.get("apiVersion").and_then(Value::as_str) == Some("autoscaling/v1")
+}
+
+/// The list a v1 annotation holds; none when it is absent or not a list of objects
+/// (which upstream's conversion would refuse).
+fn annotated(hpa: &Object, key: &str) -> Vec<Value> {
+    let text = cols::at(hpa, &["metadata", "annotations", key]).and_then(Value::as_str);
+    match text.map(serde_json::from_str::<Vec<Value>>) {
+        Some(Ok(list)) if list.iter().all(Value::is_object) => list,
+        _ => Vec::new(),
+    }
+}
+
+/// A v1 autoscaler's metrics and their current values as the v2 form holds them
+/// (upstream's conversion to its internal type): the CPU utilization target and the
+/// annotated metrics, and the annotated current values or else the current CPU
+/// utilization. No metrics at all is the default CPU target.
+///
+/// Apiary keeps a v1 object as it was written, so where a CPU target stood among an
+/// autoscaler's metrics is not known: it comes first, where a v2 object keeps the
+/// metric a v1 read shows as `targetCPUUtilizationPercentage` when the controller
+/// (whose current values come in the spec's order) wrote it there.
+fn v1_metrics(hpa: &Object) -> (Vec<Value>, Vec<Value>) {
+    let cpu_target = |utilization: &Value| json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": utilization}}});
+    let mut specs: Vec<Value> = cols::at(hpa, &["spec", "targetCPUUtilizationPercentage"]).filter(|v| !v.is_null()).map(cpu_target).into_iter().collect();
+    specs.extend(annotated(hpa, METRICS_ANNOTATION).iter().map(v2_metric_spec));
+    if specs.is_empty() {
+        specs.push(cpu_target(&json!(DEFAULT_CPU_UTILIZATION)));
+    }
+    let statuses = match cols::at(hpa, &["metadata", "annotations", CURRENT_METRICS_ANNOTATION]) {
+        Some(_) => annotated(hpa, CURRENT_METRICS_ANNOTATION).iter().map(v2_metric_status).collect(),
+        None => cols::at(hpa, &["status", "currentCPUUtilizationPercentage"])
+            .filter(|v| !v.is_null())
+            .map(|u| json!({"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": u}}}))
+            .into_iter()
+            .collect(),
+    };
+    (specs, statuses)
+}
+
+/// A quantity of a v2beta1 metric as the v2 form holds it: printed canonically; a
+/// field v2beta1 does not make optional is zero when absent.
+fn quantity(source: &Value, field: &str, required: bool) -> Option<Value> {
+    match source.get(field).filter(|v| !v.is_null()) {
+        Some(v) => Some(json!(Quantity::from_json(v).map_or_else(|| v.as_str().unwrap_or_default().to_owned(), |q| q.canonical()))),
+        None => required.then(|| json!("0")),
+    }
+}
+
+/// The fields of `pairs` that have a value, as an object.
+fn present(pairs: &[(&str, Option<Value>)]) -> Value {
+    Value::Object(pairs.iter().filter_map(|(k, v)| Some(((*k).to_owned(), v.clone().filter(|v| !v.is_null())?))).collect())
+}
+
+/// A v2beta1 metric target (as a v1 annotation holds it) in v2's shape.
+fn v2_metric_spec(metric: &Value) -> Value {
+    let kind = metric.get("type").cloned().unwrap_or(Value::Null);
+    let field = |source: &Value, f: &str| source.get(f).cloned();
+    let (key, converted) = match kind.as_str().unwrap_or("") {
+        k @ ("Resource" | "ContainerResource") => {
+            let key = if k == "Resource" { "resource" } else { "containerResource" };
+            let Some(s) = metric.get(key) else { return present(&[("type", Some(kind))]) };
+            let utilization = field(s, "targetAverageUtilization").filter(|v| !v.is_null());
+            let target = present(&[
+                ("type", Some(json!(if utilization.is_some() { "Utilization" } else { "AverageValue" }))),
+                ("averageUtilization", utilization),
+                ("averageValue", quantity(s, "targetAverageValue", false)),
+            ]);
+            (key, present(&[("name", field(s, "name")), ("container", field(s, "container")), ("target", Some(target))]))
+        }
+        "Pods" => {
+            let Some(s) = metric.get("pods") else { return present(&[("type", Some(kind))]) };
+            let target = present(&[("type", Some(json!("AverageValue"))), ("averageValue", quantity(s, "targetAverageValue", true))]);
+            let id = present(&[("name", field(s, "metricName")), ("selector", field(s, "selector"))]);
+            ("pods", present(&[("metric", Some(id)), ("target", Some(target))]))
+        }
+        "Object" => {
+            let Some(s) = metric.get("object") else { return present(&[("type", Some(kind))]) };
+            let average = quantity(s, "averageValue", false);
+            let target = present(&[
+                ("type", Some(json!(if average.is_some() { "AverageValue" } else { "Value" }))),
+                ("value", quantity(s, "targetValue", true)),
+                ("averageValue", average),
+            ]);
+            let id = present(&[("name", field(s, "metricName")), ("selector", field(s, "selector"))]);
+            ("object", present(&[("describedObject", field(s, "target")), ("metric", Some(id)), ("target", Some(target))]))
+        }
+        "External" => {
+            let Some(s) = metric.get("external") else { return present(&[("type", Some(kind))]) };
+            let value = quantity(s, "targetValue", false);
+            let target = present(&[
+                ("type", Some(json!(if value.is_some() { "Value" } else { "AverageValue" }))),
+                ("value", value),
+                ("averageValue", quantity(s, "targetAverageValue", false)),
+            ]);
+            let id = present(&[("name", field(s, "metricName")), ("selector", field(s, "metricSelector"))]);
+            ("external", present(&[("metric", Some(id)), ("target", Some(target))]))
+        }
+        _ => return present(&[("type", Some(kind))]),
+    };
+    present(&[("type", Some(kind)), (key, Some(converted))])
+}
+
+/// A v2beta1 metric's current value (as a v1 annotation holds it) in v2's shape.
+fn v2_metric_status(metric: &Value) -> Value {
+    let kind = metric.get("type").cloned().unwrap_or(Value::Null);
+    let field = |source: &Value, f: &str| source.get(f).cloned();
+    let (key, converted) = match kind.as_str().unwrap_or("") {
+        k @ ("Resource" | "ContainerResource") => {
+            let key = if k == "Resource" { "resource" } else { "containerResource" };
+            let Some(s) = metric.get(key) else { return present(&[("type", Some(kind))]) };
+            let current = present(&[("averageUtilization", field(s, "currentAverageUtilization")), ("averageValue", quantity(s, "currentAverageValue", true))]);
+            (key, present(&[("name", field(s, "name")), ("container", field(s, "container")), ("current", Some(current))]))
+        }
+        "Pods" => {
+            let Some(s) = metric.get("pods") else { return present(&[("type", Some(kind))]) };
+            let id = present(&[("name", field(s, "metricName")), ("selector", field(s, "selector"))]);
+            ("pods", present(&[("metric", Some(id)), ("current", Some(present(&[("averageValue", quantity(s, "currentAverageValue", true))])))]))
+        }
+        "Object" => {
+            let Some(s) = metric.get("object") else { return present(&[("type", Some(kind))]) };
+            let current = present(&[("value", quantity(s, "currentValue", true)), ("averageValue", quantity(s, "averageValue", false))]);
+            let id = present(&[("name", field(s, "metricName")), ("selector", field(s, "selector"))]);
+            ("object", present(&[("describedObject", field(s, "target")), ("metric", Some(id)), ("current", Some(current))]))
+        }
+        "External" => {
+            let Some(s) = metric.get("external") else { return present(&[("type", Some(kind))]) };
+            let current = present(&[("value", quantity(s, "currentValue", true)), ("averageValue", quantity(s, "currentAverageValue", false))]);
+            let id = present(&[("name", field(s, "metricName")), ("selector", field(s, "metricSelector"))]);
+            ("external", present(&[("metric", Some(id)), ("current", Some(current))]))
+        }
+        _ => return present(&[("type", Some(kind))]),
+    };
+    present(&[("type", Some(kind)), (key, Some(converted))])
+}
+
+/// The TARGETS cell of metric targets `specs` and their current values `statuses`
+/// (the same position, the same metric) in v2's shape.
+fn formatted_targets(specs: &[Value], statuses: &[Value]) -> Value {
     if specs.is_empty() {
         return serde_json::json!("<none>");
     }
-    let statuses = cols::at(hpa, &["status", "currentMetrics"]).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let get = |v: Option<&Value>, path: &[&str]| -> Option<String> {
         let v = path.iter().try_fold(v?, |v, k| v.get(k)).filter(|v| !v.is_null())?;
         Some(match v {
@@ -296,4 +457,50 @@ fn targets(hpa: &Object) -> Value {
         .collect();
     let shown = list.iter().take(2).cloned().collect::<Vec<_>>().join(", ");
     serde_json::json!(if list.len() > 2 { format!("{shown} + {} more...", list.len() - 2) } else { shown })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{targets, HorizontalPodAutoscalers};
+    use crate::resources::Strategy;
+    use serde_json::{json, Value};
+
+    fn object(v: Value) -> crate::rest::object::Object {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_v1_autoscaler_with_annotated_metrics_gets_no_default_cpu_target() {
+        let metrics = r#"[{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":75}}]"#;
+        let mut annotated = object(json!({"apiVersion": "autoscaling/v1", "metadata": {"annotations": {"autoscaling.alpha.kubernetes.io/metrics": metrics}}, "spec": {"maxReplicas": 3}}));
+        HorizontalPodAutoscalers.default(&mut annotated);
+        assert_eq!(annotated["spec"], json!({"maxReplicas": 3, "minReplicas": 1}));
+        assert_eq!(targets(&annotated), json!("memory: <unknown>/75%"));
+        let mut plain = object(json!({"apiVersion": "autoscaling/v1", "metadata": {}, "spec": {"maxReplicas": 3}}));
+        HorizontalPodAutoscalers.default(&mut plain);
+        assert_eq!(plain["spec"]["targetCPUUtilizationPercentage"], json!(80));
+    }
+
+    #[test]
+    fn v1_targets_read_the_cpu_fields_and_the_annotations() {
+        let hpa = |annotations: Value, spec: Value, status: Value| object(json!({"apiVersion": "autoscaling/v1", "metadata": {"annotations": annotations}, "spec": spec, "status": status}));
+        // No metrics at all: the default CPU target.
+        assert_eq!(targets(&hpa(json!({}), json!({}), json!({}))), json!("cpu: <unknown>/80%"));
+        assert_eq!(targets(&hpa(json!({}), json!({"targetCPUUtilizationPercentage": 50}), json!({"currentCPUUtilizationPercentage": 7}))), json!("cpu: 7%/50%"));
+        // v2beta1's fields, quantities printed canonically, absent required ones zero.
+        let metrics = json!([
+            {"type": "Object", "object": {"metricName": "rps", "targetValue": "10000"}},
+            {"type": "External", "external": {"metricName": "q", "targetAverageValue": "1.5"}},
+        ])
+        .to_string();
+        let current = json!([{"type": "Object", "object": {"metricName": "rps"}}, {"type": "External", "external": {"metricName": "q", "currentAverageValue": "2"}}]).to_string();
+        let annotations = json!({"autoscaling.alpha.kubernetes.io/metrics": metrics, "autoscaling.alpha.kubernetes.io/current-metrics": current});
+        assert_eq!(targets(&hpa(annotations, json!({}), json!({"currentCPUUtilizationPercentage": 9}))), json!("0/10k, 2/1500m (avg)"));
+        // Annotations that are not lists of metrics are none.
+        let broken = json!({"autoscaling.alpha.kubernetes.io/metrics": "{", "autoscaling.alpha.kubernetes.io/current-metrics": "[1]"});
+        assert_eq!(targets(&hpa(broken, json!({"targetCPUUtilizationPercentage": 60}), json!({"currentCPUUtilizationPercentage": 9}))), json!("cpu: <unknown>/60%"));
+        // A metric of a type v2 does not know, or without its source.
+        let odd = json!({"autoscaling.alpha.kubernetes.io/metrics": r#"[{"type":"Pods"},{"type":"Nope"},{"type":"Resource"}]"#});
+        assert_eq!(targets(&hpa(odd, json!({}), json!({}))), json!("<unknown>/0, <unknown type> + 1 more..."));
+    }
 }

@@ -33,7 +33,8 @@ mod reach;
 mod response;
 mod scale;
 mod scope;
-pub(crate) mod table;
+#[doc(hidden)]
+pub mod table;
 mod token_request;
 mod update;
 mod watch;

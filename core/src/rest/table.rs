@@ -75,11 +75,11 @@ pub fn human_duration(secs: u64) -> String {
     }
 }
 
-/// A cell as shown: one that reads the clock (`columns::since`) read now.
-fn timed(scope: &Scope, cell: Value) -> Value {
+/// A cell as shown: one that reads the clock (`columns::since`) read `now`.
+fn timed(now: SystemTime, cell: Value) -> Value {
     match cell.get(crate::resources::columns::SINCE).and_then(Value::as_str) {
         Some(time) => {
-            let since = date_cell(scope.inputs.now, time);
+            let since = date_cell(now, time);
             match cell.get(crate::resources::columns::SINCE_IN).and_then(Value::as_str) {
                 Some(template) => json!(template.replacen("{}", &since, 1)),
                 None => json!(since),
@@ -93,7 +93,7 @@ type Cells<'a> = Box<dyn Fn(&Object) -> Vec<Value> + 'a>;
 
 /// A built-in kind's columns and cells: Name, `extras`, and Age before the extra
 /// `age_at` names (if any).
-fn laid<'a>(scope: &'a Scope, name: Value, extras: &'static [crate::resources::Column], age_at: Option<usize>) -> (Vec<Value>, Cells<'a>) {
+fn laid<'a>(now: SystemTime, name: Value, extras: &'static [crate::resources::Column], age_at: Option<usize>) -> (Vec<Value>, Cells<'a>) {
     let mut columns = vec![name];
     columns.extend(extras.iter().map(|c| {
         json!({"name": c.name, "type": c.kind, "format": c.format, "description": c.description, "priority": c.priority})
@@ -107,33 +107,32 @@ fn laid<'a>(scope: &'a Scope, name: Value, extras: &'static [crate::resources::C
     }
     let cells = move |obj: &Object| {
         let mut cells = vec![json!(object::meta_str(obj, "name"))];
-        cells.extend(extras.iter().map(|c| timed(scope, (c.cell)(obj))));
+        cells.extend(extras.iter().map(|c| timed(now, (c.cell)(obj))));
         if let Some(at) = age_at {
-            cells.insert(at + 1, json!(age(scope, obj)));
+            cells.insert(at + 1, json!(date_cell(now, object::meta_str(obj, "creationTimestamp"))));
         }
         cells
     };
     (columns, Box::new(cells))
 }
 
-/// A Table of `objects`.
-pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
-    let r = scope.resource();
+/// The column definitions of a Table of `columns` (a kind's), and how its rows'
+/// cells are made from an object at the time `now`.
+fn layout(columns: Columns<'_>, now: SystemTime) -> (Vec<Value>, Cells<'_>) {
     let name = json!({"name": "Name", "type": "string", "format": "name", "priority": 0, "description": NAME_DESCRIPTION});
-    let now = scope.inputs.now;
-    let (columns, cells): (Vec<Value>, Cells<'_>) = match r.strategy.columns() {
+    match columns {
         Columns::Builtin(extras) => {
             let shown = extras.iter().take_while(|c| c.priority == 0).count();
-            laid(scope, name, extras, Some(shown))
+            laid(now, name, extras, Some(shown))
         }
-        Columns::Laid { columns, age_at } => laid(scope, name, columns, age_at),
+        Columns::Laid { columns, age_at } => laid(now, name, columns, age_at),
         Columns::AgeUndeclared(extras) => {
-            let (mut columns, cells) = laid(scope, name, extras, Some(extras.len()));
+            let (mut columns, cells) = laid(now, name, extras, Some(extras.len()));
             columns.pop();
             (columns, cells)
         }
         Columns::NameLast(extras) => {
-            let (mut columns, cells) = laid(scope, name, extras, None);
+            let (mut columns, cells) = laid(now, name, extras, None);
             let mut name = columns.remove(0);
             name["priority"] = json!(1);
             columns.push(name);
@@ -151,7 +150,21 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
             };
             (columns, Box::new(cells))
         }
-    };
+    }
+}
+
+/// The column definitions of a Table of `columns` (a kind's strategy's) and the cells
+/// of `obj`'s row at the time `now`, as a Table shows them: for fuzzing the printers.
+#[doc(hidden)]
+pub fn row_of(columns: Columns<'_>, obj: &Object, now: SystemTime) -> (Vec<Value>, Vec<Value>) {
+    let (definitions, cells) = layout(columns, now);
+    let row = cells(obj);
+    (definitions, row)
+}
+
+/// A Table of `objects`.
+pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
+    let (columns, cells) = layout(scope.resource().strategy.columns(), scope.inputs.now);
     let include = scope.query.get("includeObject").unwrap_or("Metadata");
     let rows: Vec<Value> = objects
         .iter()
@@ -183,8 +196,27 @@ pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, 
 
 #[cfg(test)]
 mod tests {
-    use super::{date_cell, human_duration};
+    use super::{date_cell, human_duration, row_of};
+    use crate::resources::Columns;
+    use serde_json::{json, Value};
     use std::time::{Duration, UNIX_EPOCH};
+
+    /// What the `table_cells` fuzz target checks of any object, for an empty one and
+    /// one whose fields are all of the wrong type.
+    #[test]
+    fn every_builtin_kind_has_a_scalar_cell_per_column() {
+        let registry = crate::registry::Registry::builtin();
+        let odd = json!({"metadata": {"name": 1, "creationTimestamp": [], "labels": "x"}, "spec": "x", "status": 3});
+        for r in registry.resources() {
+            let columns = r.strategy.columns();
+            let undeclared = usize::from(matches!(columns, Columns::AgeUndeclared(_)));
+            for obj in [json!({}), odd.clone()] {
+                let (definitions, cells) = row_of(columns, obj.as_object().unwrap(), UNIX_EPOCH);
+                assert_eq!(cells.len(), definitions.len() + undeclared, "{}: {cells:?}", r.plural);
+                assert!(cells.iter().all(|c| matches!(c, Value::String(_) | Value::Number(_) | Value::Bool(_))), "{}: {cells:?}", r.plural);
+            }
+        }
+    }
 
     #[test]
     fn ages_read_like_kubectl() {
