@@ -10,15 +10,19 @@
 //! - maps become ordered `Named*` pairs in the JSON's key order; in `paths` only keys
 //!   starting with `/`, in `responses` only `default` and three-character codes, count
 //!   as entries, and `x-` keys there are extensions;
-//! - `x-` keys become `specification_extension` entries whose value is YAML text (the
-//!   same text as v2's vendor extensions);
+//! - `x-` keys become `specification_extension` entries whose value is YAML text: the
+//!   flow-style text of v2's vendor extensions ([`super::gnostic::yaml_text`]), which
+//!   every YAML parser reads as the value gnostic's block-style text holds, though the
+//!   bytes differ from gnostic's there;
 //! - an object with `$ref` is the `Reference` arm of a `*OrReference` oneof, any other
 //!   object the value arm;
 //! - a schema's `default` is a `DefaultType`: numbers, booleans and strings land in
 //!   their arm, anything else (objects, arrays, null) is an empty `DefaultType`;
 //!   `example` and each `enum` value are `Any`s;
 //! - `additionalProperties` is a boolean or a schema-or-reference;
-//! - keys OpenAPI 3.0 does not define are dropped (gnostic rejects such documents).
+//! - keys OpenAPI 3.0 does not define are dropped. gnostic refuses such a document
+//!   (kube-openapi then answers the protobuf request with an empty 200); the documents
+//!   built here have none.
 
 // The oneofs mirror the protobuf schema; boxing their large variants would only add
 // allocations to a document that is encoded once.
