@@ -88,7 +88,7 @@ pub struct V3Document {
 pub struct V3 {
     /// The discovery document: `{"paths": {"<key>": {"serverRelativeURL": …}}}`.
     pub root: Encoded,
-    /// One JSON document per key (`api/v1`, `apis/apps/v1`, `apis`, `version`, …).
+    /// One document per key (`api/v1`, `apis/apps/v1`, `apis`, `version`, …).
     pub documents: BTreeMap<String, V3Document>,
     /// When the documents were built (`Last-Modified`).
     pub built: SystemTime,
