@@ -54,8 +54,7 @@ fn same_schema(json: &Value, proto: &pb::SchemaOrReference, at: &str) {
     use pb::schema_or_reference::Oneof;
     match (json.get("$ref"), proto.oneof.as_ref()) {
         (Some(r), Some(Oneof::Reference(p))) => {
-            assert_eq!(Some(p.xref.as_str()), r.as_str(), "{at}");
-            return;
+            assert_eq!(Some(p.xref.as_str()), r.as_str(), "{at}")
         }
         (None, Some(Oneof::Schema(s))) => same_plain_schema(json, s, at),
         (r, other) => panic!("{at}: $ref {r:?} against {other:?}"),
