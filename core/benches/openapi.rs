@@ -1,7 +1,7 @@
 //! Building and encoding the OpenAPI documents: the time the first request for
-//! `/openapi/v2` (JSON + gnostic protobuf) and for `/openapi/v3` (every document) pays,
-//! the sizes of what is served, and the time to serve a cached document through the
-//! core.
+//! `/openapi/v2` (JSON + gnostic protobuf) and for `/openapi/v3` (every document, JSON +
+//! gnostic protobuf) pays, the sizes of what is served, and the time to serve a cached
+//! document through the core.
 //!
 //! Run: `cargo bench -p apiary-core --bench openapi`
 
@@ -29,6 +29,7 @@ fn main() {
     let mut v2_sizes = (0, 0);
     let mut apps = 0;
     let mut v3_total = 0;
+    let mut v3_protobuf = (0, 0);
     let mut v3_count = 0;
     for _ in 0..rounds {
         let api = OpenApi::new(Registry::builtin());
@@ -44,6 +45,10 @@ fn main() {
         apps = v3.documents["apis/apps/v1"].bytes.len();
         v3_total = v3.documents.values().map(|d| d.bytes.len()).sum();
         v3_count = v3.documents.len();
+        v3_protobuf = (
+            v3.documents["apis/apps/v1"].protobuf.len(),
+            v3.documents.values().map(|d| d.protobuf.len()).sum(),
+        );
     }
     println!(
         "/openapi/v2 build + encode (JSON, protobuf, hash), cold: median {:?}",
@@ -55,13 +60,18 @@ fn main() {
         kib(v2_sizes.1)
     );
     println!(
-        "/openapi/v3 build + encode of all {v3_count} documents, cold: median {:?}",
+        "/openapi/v3 build + encode (JSON, protobuf, hash) of all {v3_count} documents, cold: median {:?}",
         median(v3_times)
     );
     println!(
         "/openapi/v3 sizes: apis/apps/v1 {}, all documents {}",
         kib(apps),
         kib(v3_total)
+    );
+    println!(
+        "/openapi/v3 protobuf sizes: apis/apps/v1 {}, all documents {}",
+        kib(v3_protobuf.0),
+        kib(v3_protobuf.1)
     );
 
     // Serving cached documents through the whole core (routing, authentication skipped

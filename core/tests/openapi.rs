@@ -1,7 +1,7 @@
 //! /openapi/v2 and /openapi/v3 through the whole server: the documents kubectl reads,
 //! their encodings, and the caching headers.
 
-use apiary_core::openapi::gnostic;
+use apiary_core::openapi::{gnostic, gnostic_v3};
 use apiary_core::{Config, Inputs, Server, Step};
 use bytes::Bytes;
 use prost::Message;
@@ -11,6 +11,8 @@ use std::time::{Duration, UNIX_EPOCH};
 
 const PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
 const PROTOBUF_CONTENT_TYPE: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+const V3_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf";
+const V3_PROTOBUF_DEPRECATED: &str = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf";
 
 fn server() -> Server {
     Server::new(Config::default())
@@ -730,23 +732,86 @@ fn v3_caching_and_redirects() {
     assert!(r.body().is_empty());
     assert_eq!(get("/openapi/v3/apis/apps/v1/", &[]).status(), 404);
     assert_eq!(get("/openapi/v3/", &[]).status(), 404);
-    let r = get(
-        "/openapi/v3/apis/apps/v1",
-        &[(
-            "accept",
-            "application/com.github.proto-openapi.spec.v3@v1.0+protobuf",
-        )],
-    );
+    let r = get("/openapi/v3/apis/apps/v1", &[("accept", "application/yaml")]);
     assert_eq!(r.status(), 406);
+    assert!(r.body().is_empty());
     let r = get(
         "/openapi/v3/apis/apps/v1",
         &[(
             "accept",
-            "application/com.github.proto-openapi.spec.v3.v1.0+protobuf, application/json;q=0.5",
+            "application/com.github.proto-openapi.spec.v3.v1.0+protobuf;q=0.4, application/json;q=0.5",
         )],
     );
     assert_eq!(r.status(), 200);
     assert_eq!(header(&r, "content-type"), Some("application/json"));
+}
+
+#[test]
+fn v3_protobuf_of_a_group_version() {
+    let root = json_of(&get("/openapi/v3", &[]));
+    let url = root["paths"]["apis/apps/v1"]["serverRelativeURL"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let hash = url.split_once("?hash=").unwrap().1.to_owned();
+    let json = json_of(&get("/openapi/v3/apis/apps/v1", &[("accept", "application/json")]));
+
+    // Either spelling; the answer names the current one.
+    for accept in [V3_PROTOBUF, V3_PROTOBUF_DEPRECATED] {
+        let r = get("/openapi/v3/apis/apps/v1", &[("accept", accept)]);
+        assert_eq!(r.status(), 200, "{accept}");
+        assert_eq!(header(&r, "content-type"), Some(V3_PROTOBUF), "{accept}");
+        assert_eq!(header(&r, "vary"), Some("Accept"));
+        assert_eq!(header(&r, "cache-control"), Some("no-cache, private"));
+        assert_eq!(header(&r, "etag"), Some(format!("\"{hash}\"").as_str()));
+        assert!(header(&r, "last-modified").is_some());
+        let doc = gnostic_v3::Document::decode(r.body().clone()).expect("an openapi.v3.Document");
+        assert_eq!(doc.openapi, "3.0.0");
+        let paths: Vec<&str> = doc.paths.as_ref().unwrap().path.iter().map(|p| p.name.as_str()).collect();
+        let json_paths: Vec<&str> = json["paths"].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(paths, json_paths);
+        let schemas = &doc.components.as_ref().unwrap().schemas.as_ref().unwrap().additional_properties;
+        assert_eq!(schemas.len(), json["components"]["schemas"].as_object().unwrap().len());
+        let deployment = schemas
+            .iter()
+            .find(|s| s.name == "io.k8s.api.apps.v1.Deployment")
+            .and_then(|s| s.value.as_ref())
+            .and_then(|s| match &s.oneof {
+                Some(gnostic_v3::schema_or_reference::Oneof::Schema(s)) => Some(s),
+                _ => None,
+            })
+            .expect("Deployment is a schema");
+        let names: Vec<&str> = deployment
+            .properties
+            .as_ref()
+            .unwrap()
+            .additional_properties
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(names, ["apiVersion", "kind", "metadata", "spec", "status"]);
+        let gvk = deployment
+            .specification_extension
+            .iter()
+            .find(|x| x.name == "x-kubernetes-group-version-kind")
+            .unwrap();
+        let gvk: Value = serde_yaml::from_str(&gvk.value.as_ref().unwrap().yaml).unwrap();
+        assert_eq!(gvk, json!([{"group": "apps", "kind": "Deployment", "version": "v1"}]));
+    }
+
+    // The JSON's hash pins the protobuf too; a stale one redirects.
+    let r = get(&url, &[("accept", V3_PROTOBUF)]);
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "content-type"), Some(V3_PROTOBUF));
+    assert_eq!(header(&r, "cache-control"), Some("public, immutable"));
+    assert!(header(&r, "expires").is_some());
+    let r = get("/openapi/v3/apis/apps/v1?hash=0123", &[("accept", V3_PROTOBUF)]);
+    assert_eq!(r.status(), 301);
+    assert_eq!(header(&r, "location"), Some(url.as_str()));
+    assert!(r.body().is_empty());
+    let r = get(&url, &[("accept", V3_PROTOBUF), ("if-none-match", &format!("\"{hash}\""))]);
+    assert_eq!(r.status(), 304);
+    assert!(r.body().is_empty());
 }
 
 /// Every schema in `v` with an `enum` keyword, by path (`…/properties/<name>` maps are

@@ -864,35 +864,35 @@ pub fn yaml_text(value: &Value) -> String {
     out
 }
 
-fn any(value: &Value) -> Any {
+pub(super) fn any(value: &Value) -> Any {
     Any {
         value: None,
         yaml: yaml_text(value),
     }
 }
 
-fn text(o: &Map<String, Value>, key: &str) -> String {
+pub(super) fn text(o: &Map<String, Value>, key: &str) -> String {
     o.get(key)
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned()
 }
 
-fn flag(o: &Map<String, Value>, key: &str) -> bool {
+pub(super) fn flag(o: &Map<String, Value>, key: &str) -> bool {
     o.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
-fn number(o: &Map<String, Value>, key: &str) -> f64 {
+pub(super) fn number(o: &Map<String, Value>, key: &str) -> f64 {
     o.get(key).and_then(Value::as_f64).unwrap_or(0.0)
 }
 
-fn integer(o: &Map<String, Value>, key: &str) -> i64 {
+pub(super) fn integer(o: &Map<String, Value>, key: &str) -> i64 {
     o.get(key)
         .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)))
         .unwrap_or(0)
 }
 
-fn texts(o: &Map<String, Value>, key: &str) -> Vec<String> {
+pub(super) fn texts(o: &Map<String, Value>, key: &str) -> Vec<String> {
     match o.get(key) {
         Some(Value::Array(xs)) => xs
             .iter()
@@ -904,19 +904,19 @@ fn texts(o: &Map<String, Value>, key: &str) -> Vec<String> {
     }
 }
 
-fn anys(o: &Map<String, Value>, key: &str) -> Vec<Any> {
+pub(super) fn anys(o: &Map<String, Value>, key: &str) -> Vec<Any> {
     o.get(key)
         .and_then(Value::as_array)
         .map(|xs| xs.iter().map(any).collect())
         .unwrap_or_default()
 }
 
-fn optional_any(o: &Map<String, Value>, key: &str) -> Option<Any> {
+pub(super) fn optional_any(o: &Map<String, Value>, key: &str) -> Option<Any> {
     o.get(key).map(any)
 }
 
 /// The `x-` keys of an object, in order.
-fn extensions(o: &Map<String, Value>) -> Vec<NamedAny> {
+pub(super) fn extensions(o: &Map<String, Value>) -> Vec<NamedAny> {
     o.iter()
         .filter(|(k, _)| k.starts_with("x-"))
         .map(|(k, v)| NamedAny {
@@ -926,7 +926,7 @@ fn extensions(o: &Map<String, Value>) -> Vec<NamedAny> {
         .collect()
 }
 
-fn object(value: &Value) -> &Map<String, Value> {
+pub(super) fn object(value: &Value) -> &Map<String, Value> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
     value
         .as_object()

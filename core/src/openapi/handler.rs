@@ -11,8 +11,11 @@
 //!   response may be cached for good (`Cache-Control: public, immutable`, `Expires` a
 //!   year out); with a stale hash it is a 301 to the current URL; without one it is
 //!   `no-cache, private` like every other kube-apiserver response. An unknown key is a
-//!   404 with no body. Only JSON is served; a client that accepts nothing but the v3
-//!   protobuf gets 406.
+//!   404 with no body. The first media range (in the order of `/openapi/v2`) that
+//!   covers JSON or either spelling of the v3 gnostic protobuf picks the encoding,
+//!   JSON first when a range covers both; both carry the JSON's hash as ETag and for
+//!   `?hash=`. No matching range is a 406; an `Accept` with no parsable range, an
+//!   empty 200.
 //!
 //! Every 200 carries `Last-Modified` (when the documents were built) and honours
 //! `If-None-Match` against the ETag: 304 without a body for GET and HEAD, 412 for
@@ -36,6 +39,17 @@ pub const PROTOBUF_V2_CONTENT_TYPE: &str =
 pub const PROTOBUF_V2_MEDIA_TYPES: [&str; 2] = [
     "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
     PROTOBUF_V2_CONTENT_TYPE,
+];
+
+/// The gnostic protobuf media type of `/openapi/v3/<key>`, as responses name it.
+pub const PROTOBUF_V3_CONTENT_TYPE: &str =
+    "application/com.github.proto-openapi.spec.v3.v1.0+protobuf";
+
+/// The media types a client may ask for to get the v3 protobuf: the current one and
+/// the deprecated spelling with `@`, both answered with the current one.
+pub const PROTOBUF_V3_MEDIA_TYPES: [&str; 2] = [
+    PROTOBUF_V3_CONTENT_TYPE,
+    "application/com.github.proto-openapi.spec.v3@v1.0+protobuf",
 ];
 
 /// The `Cache-Control` kube-apiserver puts on every response that sets none itself.
@@ -129,13 +143,23 @@ fn v3_document(
         // kube-openapi answers an Accept it cannot parse at all with an empty 200.
         return respond(StatusCode::OK, out, Bytes::new());
     }
-    // The v3 protobuf encoding is not served: only ranges covering JSON count.
+    // kube-openapi's order: JSON, then the protobuf, then its deprecated spelling.
+    let offered: [(&str, bool); 3] = [
+        ("json", false),
+        ("com.github.proto-openapi.spec.v3.v1.0+protobuf", true),
+        ("com.github.proto-openapi.spec.v3@v1.0+protobuf", true),
+    ];
     for clause in clauses {
-        if clause.matches("application", "json") {
-            out.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
+        for (subtype, protobuf) in offered {
+            if !clause.matches("application", subtype) {
+                continue;
+            }
+            let (content_type, body) = if protobuf {
+                (PROTOBUF_V3_CONTENT_TYPE, doc.protobuf.clone())
+            } else {
+                ("application/json", doc.bytes.clone())
+            };
+            out.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
             out.insert(header::ETAG, quoted(&doc.hash));
             if let Some(hash) = query.get("hash").filter(|h| !h.is_empty()) {
                 if hash != doc.hash {
@@ -152,7 +176,7 @@ fn v3_document(
                 );
                 out.insert(header::EXPIRES, http_date(time::a_year_after(now), "UTC"));
             }
-            return serve_content(method, headers, out, v3.built, doc.bytes.clone());
+            return serve_content(method, headers, out, v3.built, body);
         }
     }
     respond(StatusCode::NOT_ACCEPTABLE, out, Bytes::new())

@@ -15,11 +15,13 @@
 //! - [`spec`] builds the Swagger 2.0 document: paths for every operation of every
 //!   resource of the registry, shared parameters, and the definitions;
 //! - [`v3`] derives the OpenAPI 3.0 documents from it;
-//! - [`gnostic`] is the protobuf form kubectl downloads;
+//! - [`gnostic`] is the protobuf form of v2 that kubectl downloads, and [`gnostic_v3`]
+//!   that of each v3 document;
 //! - [`handler`] answers the HTTP requests (content negotiation, ETag, 304, the
 //!   hash-pinned URLs of v3).
 
 pub mod gnostic;
+pub mod gnostic_v3;
 mod handler;
 pub(crate) mod sha512;
 pub mod spec;
@@ -27,6 +29,8 @@ pub mod v3;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod gnostic_v3_tests;
 
 use crate::registry::{Registry, Snapshot};
 use bytes::Bytes;
@@ -36,6 +40,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 pub use handler::{PROTOBUF_V2_CONTENT_TYPE, PROTOBUF_V2_MEDIA_TYPES};
+pub use handler::{PROTOBUF_V3_CONTENT_TYPE, PROTOBUF_V3_MEDIA_TYPES};
 pub use spec::{v2_document, KUBERNETES_VERSION};
 
 /// The schema definitions of every built-in kind: the OpenAPI v2 `definitions` map,
@@ -65,13 +70,26 @@ pub struct V2 {
     pub built: SystemTime,
 }
 
+/// One `/openapi/v3/<key>` document, in both encodings.
+#[derive(Clone, Debug)]
+pub struct V3Document {
+    /// The JSON document.
+    pub bytes: Bytes,
+    /// The gnostic protobuf encoding of the same document, built beside the JSON so
+    /// that serving it costs a lookup.
+    pub protobuf: Bytes,
+    /// SHA-512 of the JSON, which names both encodings (kube-openapi gives the protobuf
+    /// the JSON's ETag).
+    pub hash: String,
+}
+
 /// `/openapi/v3`, encoded.
 #[derive(Debug)]
 pub struct V3 {
     /// The discovery document: `{"paths": {"<key>": {"serverRelativeURL": …}}}`.
     pub root: Encoded,
-    /// One JSON document per key (`api/v1`, `apis/apps/v1`, `apis`, `version`, …).
-    pub documents: BTreeMap<String, Encoded>,
+    /// One document per key (`api/v1`, `apis/apps/v1`, `apis`, `version`, …).
+    pub documents: BTreeMap<String, V3Document>,
     /// When the documents were built (`Last-Modified`).
     pub built: SystemTime,
 }
@@ -167,12 +185,13 @@ impl OpenApi {
     /// build time.
     pub fn v3(&self, now: SystemTime) -> &V3 {
         self.v3.get_or_init(|| {
-            let mut documents: BTreeMap<String, Encoded> = BTreeMap::new();
+            let mut documents: BTreeMap<String, V3Document> = BTreeMap::new();
             v3::each_document(&self.v2_document(), |key, doc| {
                 let json = serde_json::to_vec(&doc).expect("a JSON value serializes");
-                let encoded = Encoded {
+                let encoded = V3Document {
                     hash: sha512::hex_upper(&json),
                     bytes: Bytes::from(json),
+                    protobuf: Bytes::from(gnostic_v3::Document::encode_json(&doc)),
                 };
                 documents.insert(key, encoded);
             });
