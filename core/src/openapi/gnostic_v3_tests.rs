@@ -21,7 +21,7 @@ fn builtin_v3() -> &'static V3 {
 fn core_v1() -> (Value, pb::Document) {
     let doc = &builtin_v3().documents["api/v1"];
     let json: Value = serde_json::from_slice(&doc.bytes).unwrap();
-    let decoded = pb::Document::decode(doc.protobuf.clone()).expect("a gnostic v3 Document");
+    let decoded = pb::Document::decode(doc.protobuf().clone()).expect("a gnostic v3 Document");
     (json, decoded)
 }
 
@@ -374,7 +374,7 @@ fn core_v1_protobuf_decodes_to_its_json() {
 fn every_v3_document_has_a_protobuf_that_decodes() {
     for (key, doc) in &builtin_v3().documents {
         let json: Value = serde_json::from_slice(&doc.bytes).unwrap();
-        let decoded = pb::Document::decode(doc.protobuf.clone()).unwrap();
+        let decoded = pb::Document::decode(doc.protobuf().clone()).unwrap();
         assert_eq!(
             decoded.paths.unwrap().path.len(),
             json["paths"].as_object().unwrap().len(),
@@ -391,10 +391,10 @@ fn every_v3_document_has_a_protobuf_that_decodes() {
         );
         // Re-encoding what was decoded gives the same bytes: nothing was lost to an
         // unknown field.
-        let again = pb::Document::decode(doc.protobuf.clone())
+        let again = pb::Document::decode(doc.protobuf().clone())
             .unwrap()
             .encode_to_vec();
-        assert_eq!(again, doc.protobuf.as_ref(), "{key}");
+        assert_eq!(again, doc.protobuf().as_ref(), "{key}");
     }
 }
 
@@ -553,7 +553,7 @@ fn string(b: &[u8], number: u64) -> String {
 fn core_v1_wire_form_has_the_published_field_numbers() {
     let doc = &builtin_v3().documents["api/v1"];
     let json: Value = serde_json::from_slice(&doc.bytes).unwrap();
-    let raw = doc.protobuf.as_ref();
+    let raw = doc.protobuf().as_ref();
 
     // Document: openapi = 1, info = 2, paths = 4, components = 5.
     assert_eq!(string(raw, 1), "3.0.0");
@@ -800,7 +800,7 @@ fn v3_negotiation_picks_the_encoding_as_kube_openapi_does() {
         assert_eq!(r.headers()["vary"], "Accept", "{accept:?}");
         match ct {
             Some("application/json") => assert_eq!(r.body(), &doc.bytes),
-            Some(_) => assert_eq!(r.body(), &doc.protobuf),
+            Some(_) => assert_eq!(r.body(), doc.protobuf()),
             None => assert!(r.body().is_empty()),
         }
     }

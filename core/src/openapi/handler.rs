@@ -155,7 +155,7 @@ fn v3_document(
                 continue;
             }
             let (content_type, body) = if protobuf {
-                (PROTOBUF_V3_CONTENT_TYPE, doc.protobuf.clone())
+                (PROTOBUF_V3_CONTENT_TYPE, doc.protobuf().clone())
             } else {
                 ("application/json", doc.bytes.clone())
             };

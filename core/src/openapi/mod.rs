@@ -75,12 +75,22 @@ pub struct V2 {
 pub struct V3Document {
     /// The JSON document.
     pub bytes: Bytes,
-    /// The gnostic protobuf encoding of the same document, built beside the JSON so
-    /// that serving it costs a lookup.
-    pub protobuf: Bytes,
+    /// The gnostic protobuf encoding of the same document, made the first time a client
+    /// asks for it (few do: kubectl and client-go read v3 as JSON) and kept.
+    protobuf: std::sync::OnceLock<Bytes>,
     /// SHA-512 of the JSON, which names both encodings (kube-openapi gives the protobuf
     /// the JSON's ETag).
     pub hash: String,
+}
+
+impl V3Document {
+    /// The gnostic protobuf encoding of the document.
+    pub fn protobuf(&self) -> &Bytes {
+        self.protobuf.get_or_init(|| {
+            let doc: Value = serde_json::from_slice(&self.bytes).expect("the document is JSON Apiary wrote");
+            Bytes::from(gnostic_v3::Document::encode_json(&doc))
+        })
+    }
 }
 
 /// `/openapi/v3`, encoded.
@@ -191,7 +201,7 @@ impl OpenApi {
                 let encoded = V3Document {
                     hash: sha512::hex_upper(&json),
                     bytes: Bytes::from(json),
-                    protobuf: Bytes::from(gnostic_v3::Document::encode_json(&doc)),
+                    protobuf: std::sync::OnceLock::new(),
                 };
                 documents.insert(key, encoded);
             });
