@@ -4,25 +4,10 @@
 //! whose Tables match upstream's recordings, `kubectl get -o wide` of the recorded
 //! objects shows the recorded cells.
 
-use apiary_conformance::harness::{ok, Apiary};
+use apiary_conformance::harness::{fixture, ok, Apiary};
 
-const OBJECTS: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-    matchExpressions: [{key: tier, operator: Exists}]
-  template:
-    metadata:
-      labels: {app: web, tier: front}
-    spec:
-      containers:
-      - {name: nginx, image: 'nginx:1.27'}
-      - {name: sidecar, image: 'busybox:1.36'}
----
-apiVersion: v1
+/// Objects beside the web Deployment (fixtures/deployment-web.yaml).
+const MORE_OBJECTS: &str = "apiVersion: v1
 kind: Pod
 metadata: {name: worker}
 spec:
@@ -45,7 +30,8 @@ fn is_age(cell: &str) -> bool {
 fn kubectl_get_wide_shows_upstreams_columns() {
     let apiary = Apiary::start();
     let file = apiary.data_dir.join("objects.yaml");
-    std::fs::write(&file, OBJECTS).unwrap();
+    let web = std::fs::read_to_string(fixture("deployment-web.yaml")).unwrap();
+    std::fs::write(&file, format!("{web}---\n{MORE_OBJECTS}")).unwrap();
     ok(&apiary.kubectl("1.33", &["apply", "-f", file.to_str().unwrap()]));
 
     for version in ["1.33", "1.27"] {

@@ -3,7 +3,7 @@
 //! deployments (`-o wide`) as Tables, it prints the header once and a row in
 //! upstream's columns for every change.
 
-use apiary_conformance::harness::{kubectl_command, ok, Apiary};
+use apiary_conformance::harness::{fixture, kubectl_command, ok, Apiary};
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::sync::mpsc;
@@ -196,29 +196,13 @@ fn pods_watch(version: &str) {
     assert_eq!(header(&wide.stop()), wide_columns, "{version}");
 }
 
-const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-    matchExpressions: [{key: tier, operator: Exists}]
-  template:
-    metadata:
-      labels: {app: web, tier: front}
-    spec:
-      containers:
-      - {name: nginx, image: 'nginx:1.27'}
-      - {name: sidecar, image: 'busybox:1.36'}
-";
 
 /// `kubectl get deployments -w -o wide`: the header once, then a row in upstream's
 /// columns for the deployment listed, scaled, and one added and deleted.
 fn deployments_watch(version: &str) {
     let apiary = Apiary::start();
     let k = |args: &[&str]| apiary.kubectl(version, args);
-    ok(&apiary.kubectl_with_input(version, &["apply", "-f", "-"], WEB));
+    ok(&apiary.kubectl(version, &["apply", "-f", &fixture("deployment-web.yaml")]));
 
     let mut watcher = Watcher::start(&apiary, version, &["get", "deployments", "-w", "-o", "wide"]);
     let web = ["nginx,sidecar", "nginx:1.27,busybox:1.36", "app=web,tier"];
