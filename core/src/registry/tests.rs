@@ -535,3 +535,18 @@ fn a_cache_appearing_mid_watch_stays_out_of_the_way_until_filled() {
     cache.reset_with(vec![kv], 8);
     assert_eq!(cache.object_count(), Some(1));
 }
+
+#[test]
+fn every_builtin_kind_has_a_protobuf_message() {
+    // `Resource::has_protobuf` tells built-in kinds (protobuf answers, go-restful's
+    // routes) from custom resources: a built-in kind without a message would be served
+    // as a custom resource is.
+    let registry = Registry::builtin();
+    let missing: Vec<String> = registry
+        .resources()
+        .iter()
+        .filter(|r| !r.has_protobuf())
+        .map(|r| format!("{} {}", r.api_version(), r.kind))
+        .collect();
+    assert!(missing.is_empty(), "no protobuf message for {missing:?}");
+}
