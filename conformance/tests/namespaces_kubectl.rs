@@ -74,3 +74,30 @@ fn with_its_controllers_disabled_a_namespace_waits_for_another_controller() {
     ok(&apiary.kubectl("1.33", &["replace", "--raw", "/api/v1/namespaces/solo/finalize", "-f", file.to_str().unwrap()]));
     assert!(!apiary.kubectl("1.33", &["get", "namespace", "solo"]).status.success(), "finalized, the namespace is gone");
 }
+
+/// `--disable-admission-plugins=NamespaceLifecycle`, as on kube-apiserver: kubectl
+/// creates in a namespace that does not exist; an unknown plugin name stops the start.
+#[test]
+fn namespace_lifecycle_admission_can_be_disabled() {
+    let apiary = Apiary::start();
+    let refused = apiary.kubectl("1.33", &["create", "configmap", "c", "-n", "nowhere"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("namespaces \"nowhere\" not found"));
+    drop(apiary);
+
+    let apiary = Apiary::start_with(&["--disable-admission-plugins=NamespaceLifecycle"]);
+    for version in ["1.33", "1.27"] {
+        let name = format!("c{}", version.replace('.', ""));
+        ok(&apiary.kubectl(version, &["create", "configmap", &name, "-n", "nowhere"]));
+        assert_eq!(ok(&apiary.kubectl(version, &["get", "configmap", &name, "-n", "nowhere", "-o", "name"])).trim(), format!("configmap/{name}"));
+    }
+    drop(apiary);
+
+    let dir = std::env::temp_dir().join(format!("apiary-admission-flags-{}", std::process::id()));
+    let out = apiary_conformance::harness::apiary_command(&dir, &["--enable-admission-plugins=Magic"])
+        .output()
+        .expect("apiary runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("enable-admission-plugins plugin \"Magic\" is unknown"), "{}", String::from_utf8_lossy(&out.stderr));
+}

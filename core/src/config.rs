@@ -34,6 +34,9 @@ pub struct Config {
     pub aggregated_apis: Vec<AggregatedApi>,
     /// The kube-controller-manager controllers Apiary runs (`--disable-controllers`).
     pub controllers: crate::controllers::enabled::Enabled,
+    /// The admission plugins that run (`--enable-admission-plugins`,
+    /// `--disable-admission-plugins`).
+    pub admission_plugins: crate::admission::plugins::Plugins,
     /// Where Services' cluster IPs and node ports come from
     /// (`--service-cluster-ip-range`, `--service-node-port-range`).
     pub service_network: crate::service_network::ServiceNetwork,
@@ -63,6 +66,7 @@ impl Default for Config {
             authorizer: crate::authorization::Authorizer::default(),
             aggregated_apis: Vec::new(),
             controllers: crate::controllers::enabled::Enabled::default(),
+            admission_plugins: crate::admission::plugins::Plugins::default(),
             service_network: crate::service_network::ServiceNetwork::default(),
         }
     }

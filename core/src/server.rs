@@ -40,7 +40,7 @@ impl Server {
                     health: HealthChecks::with_readiness(config.storage_check.as_deref()),
                     lifecycle,
                     limiter,
-                    admission: AdmissionChain::default(),
+                    admission: AdmissionChain::new(config.admission_plugins.clone()),
                     authorizers: crate::authorization::Authorizers::new(&config.authorizer),
                     latest: Default::default(),
                     crd_resources: Default::default(),

@@ -160,3 +160,22 @@ fn spec_finalizers_are_validated_as_upstream() {
     let refused = call(&h, "PUT", "/api/v1/namespaces/odd/finalize", Some(&finalized));
     assert_eq!(refused.status, 422, "{}", refused.json());
 }
+
+#[test]
+fn without_namespace_lifecycle_admission_namespaces_are_not_checked() {
+    // kube-apiserver with `--disable-admission-plugins=NamespaceLifecycle`: an object may
+    // be created in a namespace that does not exist, and `default` may be deleted.
+    use apiary_core::admission::plugins::Plugins;
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
+    let with = Harness::new(Config::default(), MemoryStore::new());
+    let refused = call(&with, "POST", "/api/v1/namespaces/nowhere/configmaps", Some(&cm));
+    assert_eq!(refused.status, 404, "{}", String::from_utf8_lossy(&refused.body));
+    assert_eq!(call(&with, "DELETE", "/api/v1/namespaces/default", None).status, 403);
+
+    let config = Config { admission_plugins: Plugins::choose(&[], &["NamespaceLifecycle"]).unwrap(), ..Config::default() };
+    let without = Harness::new(config, MemoryStore::new());
+    let created = call(&without, "POST", "/api/v1/namespaces/nowhere/configmaps", Some(&cm));
+    assert_eq!(created.status, 201, "{}", String::from_utf8_lossy(&created.body));
+    assert_eq!(call(&without, "GET", "/api/v1/namespaces/nowhere/configmaps/c", None).status, 200);
+    assert_eq!(call(&without, "DELETE", "/api/v1/namespaces/default", None).status, 200);
+}

@@ -75,6 +75,9 @@ pub struct Options {
     pub max_mutating_requests_inflight: usize,
     /// `--disable-controllers`: the built-in controllers that run.
     pub controllers: apiary_core::controllers::enabled::Enabled,
+    /// `--enable-admission-plugins`, `--disable-admission-plugins`: the admission
+    /// plugins that run.
+    pub admission_plugins: apiary_core::admission::plugins::Plugins,
     /// `--min-request-timeout`: the shortest time, in seconds, a watch without
     /// `timeoutSeconds` runs (it runs a random time between this and twice this).
     pub min_request_timeout: u64,
@@ -429,6 +432,32 @@ const FLAGS: &[Flag] = &[
         usage: "This flag limits the maximum number of non-mutating requests in flight, or a \
                 zero value disables the limit completely. Requests over the limit are answered \
                 429 with Retry-After; watches and health checks are not counted.",
+    },
+    Flag {
+        name: "enable-admission-plugins",
+        short: None,
+        section: Section::Generic,
+        kind: "strings",
+        default: None,
+        usage: "admission plugins that should be enabled in addition to default enabled ones \
+                (NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, \
+                PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, \
+                StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass, \
+                CertificateApproval, CertificateSigning, ClusterTrustBundleAttest, \
+                CertificateSubjectRestriction, DefaultIngressClass, PodTopologyLabels, \
+                MutatingAdmissionPolicy, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, \
+                ValidatingAdmissionWebhook, ResourceQuota), by kube-apiserver v1.33's names; \
+                the order does not matter. Of these Apiary carries out NamespaceLifecycle; \
+                the others are accepted and do nothing yet.",
+    },
+    Flag {
+        name: "disable-admission-plugins",
+        short: None,
+        section: Section::Generic,
+        kind: "strings",
+        default: None,
+        usage: "admission plugins that should be disabled although they are in the default \
+                enabled plugins list, by kube-apiserver v1.33's names.",
     },
     Flag {
         name: "disable-controllers",
@@ -1194,6 +1223,20 @@ where
         }
     };
 
+    let admission_plugins = {
+        let list = |flag: &str| get(flag).unwrap_or_default().split(',').map(str::to_owned).collect::<Vec<String>>();
+        let (enable, disable) = (list("enable-admission-plugins"), list("disable-admission-plugins"));
+        let (enable, disable): (Vec<&str>, Vec<&str>) =
+            (enable.iter().map(String::as_str).collect(), disable.iter().map(String::as_str).collect());
+        match apiary_core::admission::plugins::Plugins::choose(&enable, &disable) {
+            Ok(plugins) => Some(plugins),
+            Err(errors) => {
+                problems.extend(errors);
+                None
+            }
+        }
+    };
+
     let min_request_timeout = {
         let value = get("min-request-timeout").unwrap_or_default();
         match value.parse::<u64>() {
@@ -1326,6 +1369,7 @@ where
         max_mutating_requests_inflight: max_mutating_requests_inflight.expect("validated"),
         min_request_timeout: min_request_timeout.expect("validated"),
         controllers: controllers.expect("validated"),
+        admission_plugins: admission_plugins.expect("validated"),
         request_timeout: request_timeout.expect("validated"),
         shutdown_delay: shutdown_delay.expect("validated"),
         shutdown_send_retry_after,
@@ -1380,6 +1424,23 @@ mod tests {
         assert_eq!(o.request_timeout, Duration::from_secs(60));
         assert_eq!(o.shutdown_delay, Duration::ZERO);
         assert!(!o.shutdown_send_retry_after);
+    }
+
+    #[test]
+    fn admission_plugins() {
+        use apiary_core::admission::plugins::Plugin;
+        assert!(serve(&[]).admission_plugins.runs(Plugin::NAMESPACE_LIFECYCLE));
+        let o = serve(&["--disable-admission-plugins=NamespaceLifecycle,ResourceQuota", "--enable-admission-plugins=NamespaceExists"]);
+        assert!(!o.admission_plugins.runs(Plugin::NAMESPACE_LIFECYCLE));
+        assert_eq!(o.admission_plugins.names()[0], "NamespaceExists");
+        assert_eq!(
+            problems(&["--enable-admission-plugins=Magic", "--disable-admission-plugins=Magic"]),
+            [
+                "enable-admission-plugins plugin \"Magic\" is unknown",
+                "disable-admission-plugins plugin \"Magic\" is unknown",
+                "[Magic] in enable-admission-plugins and disable-admission-plugins overlapped",
+            ]
+        );
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Admission: the last decisions before a write is stored. Mutating plugins run first
 //! and may change the object; validating plugins then accept or refuse it, as
-//! kube-apiserver's admission chain runs them. No plugin is enabled yet, so every
-//! write is admitted unchanged; the REST handlers call both phases so that plugins
-//! (and webhooks, through `Step::Call`) only need to be added here.
+//! kube-apiserver's admission chain runs them. [`plugins`] says which run; of them
+//! only NamespaceLifecycle acts yet (the namespace checks of create and delete ask
+//! [`AdmissionChain::runs`]); the REST handlers call both phases so that plugins (and
+//! webhooks, through `Step::Call`) only need to be added here.
+
+pub mod plugins;
 
 use crate::authn::UserInfo;
 use crate::status::ApiError;
@@ -34,10 +37,19 @@ pub struct Attributes<'a> {
 /// The enabled plugins, in order.
 #[derive(Clone, Debug, Default)]
 pub struct AdmissionChain {
-    // Plugins join here.
+    plugins: plugins::Plugins,
 }
 
 impl AdmissionChain {
+    pub fn new(plugins: plugins::Plugins) -> AdmissionChain {
+        AdmissionChain { plugins }
+    }
+
+    /// Whether `plugin` is enabled.
+    pub fn runs(&self, plugin: plugins::Plugin) -> bool {
+        self.plugins.runs(plugin)
+    }
+
     /// The mutating phase: may change `object` (the new object; the old one for a
     /// delete).
     pub fn mutate(

@@ -247,7 +247,9 @@ pub trait Strategy: Send + Sync + 'static {
         Ok(())
     }
 
-    /// Whether the object called `name` may be deleted at all.
+    /// Whether the object called `name` may be deleted at all (NamespaceLifecycle
+    /// admission's refusal of the namespaces it protects: not asked when that plugin is
+    /// disabled).
     fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
         Ok(())
     }

@@ -37,12 +37,13 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     if let Err(e) = admitted {
         return scope.fail(e);
     }
+    let lifecycle = scope.shared.admission.runs(crate::admission::plugins::Plugin::NAMESPACE_LIFECYCLE);
     match scope.namespace.clone() {
-        // A namespaced object needs its namespace to exist, and not to be terminating.
-        // Like upstream's namespace lifecycle admission, look in the (watch-cache-fed)
-        // namespaces first and ask storage only when they do not have it: it may be too
-        // new for the cache.
-        Some(ns) => {
+        // A namespaced object needs its namespace to exist, and not to be terminating,
+        // while NamespaceLifecycle admission runs. Like upstream's plugin, look in the
+        // (watch-cache-fed) namespaces first and ask storage only when they do not have
+        // it: it may be too new for the cache.
+        Some(ns) if lifecycle => {
             let key = scope.namespace_key(&ns);
             if let Some(Some(namespace)) = scope.cached(&key) {
                 return in_namespace(scope, obj, &ns, &namespace);
@@ -55,7 +56,7 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
                 other => scope.fail_storage(&ns, other),
             })
         }
-        None => store(scope, obj),
+        Some(_) | None => store(scope, obj),
     }
 }
 

@@ -21,8 +21,10 @@ pub(super) fn delete(scope: Scope) -> Step {
         let e = ApiError::method_not_supported(&r.group, &format!("{}/{}", r.plural, scope.subresource), "delete");
         return scope.fail(e);
     }
-    if let Err(e) = scope.resource().strategy.check_delete(&scope.name) {
-        return scope.fail(e);
+    if scope.shared.admission.runs(crate::admission::plugins::Plugin::NAMESPACE_LIFECYCLE) {
+        if let Err(e) = scope.resource().strategy.check_delete(&scope.name) {
+            return scope.fail(e);
+        }
     }
     let options = match delete_options::of(&scope) {
         Ok(options) => options,
