@@ -18,72 +18,51 @@ impl Plugin {
     }
 }
 
-/// Every plugin, in the order upstream runs them (`AllOrderedPlugins`): webhooks,
-/// policies and quota last.
-pub const ORDERED: &[&str] = &[
-    "AlwaysAdmit",
-    "NamespaceAutoProvision",
-    "NamespaceLifecycle",
-    "NamespaceExists",
-    "LimitPodHardAntiAffinityTopology",
-    "LimitRanger",
-    "ServiceAccount",
-    "NodeRestriction",
-    "TaintNodesByCondition",
-    "AlwaysPullImages",
-    "ImagePolicyWebhook",
-    "PodSecurity",
-    "PodNodeSelector",
-    "Priority",
-    "DefaultTolerationSeconds",
-    "PodTolerationRestriction",
-    "EventRateLimit",
-    "ExtendedResourceToleration",
-    "DefaultStorageClass",
-    "StorageObjectInUseProtection",
-    "OwnerReferencesPermissionEnforcement",
-    "PersistentVolumeClaimResize",
-    "RuntimeClass",
-    "CertificateApproval",
-    "CertificateSigning",
-    "ClusterTrustBundleAttest",
-    "CertificateSubjectRestriction",
-    "DefaultIngressClass",
-    "DenyServiceExternalIPs",
-    "PodTopologyLabels",
-    "MutatingAdmissionPolicy",
-    "MutatingAdmissionWebhook",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionWebhook",
-    "ResourceQuota",
-    "AlwaysDeny",
+/// Every plugin, in the order upstream runs them (`AllOrderedPlugins`: webhooks,
+/// policies and quota last), and whether it is on unless disabled (upstream's
+/// complement of `DefaultOffAdmissionPlugins`).
+pub const PLUGINS: &[(&str, bool)] = &[
+    ("AlwaysAdmit", false),
+    ("NamespaceAutoProvision", false),
+    ("NamespaceLifecycle", true),
+    ("NamespaceExists", false),
+    ("LimitPodHardAntiAffinityTopology", false),
+    ("LimitRanger", true),
+    ("ServiceAccount", true),
+    ("NodeRestriction", false),
+    ("TaintNodesByCondition", true),
+    ("AlwaysPullImages", false),
+    ("ImagePolicyWebhook", false),
+    ("PodSecurity", true),
+    ("PodNodeSelector", false),
+    ("Priority", true),
+    ("DefaultTolerationSeconds", true),
+    ("PodTolerationRestriction", false),
+    ("EventRateLimit", false),
+    ("ExtendedResourceToleration", false),
+    ("DefaultStorageClass", true),
+    ("StorageObjectInUseProtection", true),
+    ("OwnerReferencesPermissionEnforcement", false),
+    ("PersistentVolumeClaimResize", true),
+    ("RuntimeClass", true),
+    ("CertificateApproval", true),
+    ("CertificateSigning", true),
+    ("ClusterTrustBundleAttest", true),
+    ("CertificateSubjectRestriction", true),
+    ("DefaultIngressClass", true),
+    ("DenyServiceExternalIPs", false),
+    ("PodTopologyLabels", true),
+    ("MutatingAdmissionPolicy", true),
+    ("MutatingAdmissionWebhook", true),
+    ("ValidatingAdmissionPolicy", true),
+    ("ValidatingAdmissionWebhook", true),
+    ("ResourceQuota", true),
+    ("AlwaysDeny", false),
 ];
 
-/// The plugins on unless disabled (upstream's complement of `DefaultOffAdmissionPlugins`).
-pub const DEFAULT_ON: &[&str] = &[
-    "NamespaceLifecycle",
-    "LimitRanger",
-    "ServiceAccount",
-    "TaintNodesByCondition",
-    "PodSecurity",
-    "Priority",
-    "DefaultTolerationSeconds",
-    "DefaultStorageClass",
-    "StorageObjectInUseProtection",
-    "PersistentVolumeClaimResize",
-    "RuntimeClass",
-    "CertificateApproval",
-    "CertificateSigning",
-    "ClusterTrustBundleAttest",
-    "CertificateSubjectRestriction",
-    "DefaultIngressClass",
-    "PodTopologyLabels",
-    "MutatingAdmissionPolicy",
-    "MutatingAdmissionWebhook",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionWebhook",
-    "ResourceQuota",
-];
+fn known(name: &str) -> bool {
+    PLUGINS.iter().any(|(p, _)| *p == name)
+}
 
 /// The plugins that run, in upstream's order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,7 +86,7 @@ impl Plugins {
         let (enable, disable) = (trimmed(enable), trimmed(disable));
         let mut errors = Vec::new();
         for (flag, names) in [("enable", &enable), ("disable", &disable)] {
-            for name in names.iter().filter(|n| !ORDERED.contains(&n.as_str())) {
+            for name in names.iter().filter(|n| !known(n)) {
                 errors.push(format!("{flag}-admission-plugins plugin {name:?} is unknown"));
             }
         }
@@ -123,10 +102,10 @@ impl Plugins {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let enabled = ORDERED
+        let enabled = PLUGINS
             .iter()
-            .copied()
-            .filter(|p| (DEFAULT_ON.contains(p) || enable.iter().any(|e| e == p)) && !disable.iter().any(|d| d == p))
+            .filter(|(p, on)| (*on || enable.iter().any(|e| e == p)) && !disable.iter().any(|d| d == p))
+            .map(|(p, _)| *p)
             .collect();
         Ok(Plugins { enabled })
     }
@@ -150,10 +129,10 @@ mod tests {
     fn defaults_are_upstreams_in_its_order() {
         let plugins = Plugins::default();
         assert!(plugins.runs(Plugin::NAMESPACE_LIFECYCLE));
-        assert_eq!(plugins.names().len(), DEFAULT_ON.len());
+        assert_eq!(plugins.names().len(), 22);
         assert_eq!(plugins.names()[..3], ["NamespaceLifecycle", "LimitRanger", "ServiceAccount"]);
         assert_eq!(plugins.names().last(), Some(&"ResourceQuota"));
-        assert!(DEFAULT_ON.iter().all(|p| ORDERED.contains(p)));
+        assert_eq!(PLUGINS.len(), 36);
     }
 
     #[test]
