@@ -4,6 +4,8 @@
 //! write is admitted unchanged; the REST handlers call both phases so that plugins
 //! (and webhooks, through `Step::Call`) only need to be added here.
 
+pub mod pod_security;
+
 use crate::authn::UserInfo;
 use crate::status::ApiError;
 use serde_json::{Map, Value};
