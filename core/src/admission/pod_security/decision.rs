@@ -77,6 +77,15 @@ pub fn forbidden_detail(violations: &[Violation]) -> String {
         .join(", ")
 }
 
+/// The reasons alone, comma separated: how warnings about existing pods group them.
+pub fn forbidden_reasons(violations: &[Violation]) -> String {
+    violations
+        .iter()
+        .map(|v| if v.reason.is_empty() { "unknown forbidden reason" } else { v.reason.as_str() })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What the plugin is told about one write.
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'a> {
@@ -213,31 +222,4 @@ pub fn significant_pod_update(pod: &Value, old: &Value) -> bool {
             Some(o) => image(o) != image(c),
         }
     })
-}
-
-/// A namespace create or update: its labels must parse (an update may keep labels
-/// that were already wrong in the same way). Evaluating the namespace's existing
-/// pods against a tightened enforce level is the caller's (it needs the pods).
-pub fn check_namespace_labels(
-    config: &Configuration,
-    operation: Operation,
-    name: &str,
-    labels: &Map<String, Value>,
-    old_labels: Option<&Map<String, Value>>,
-) -> Result<(), ApiError> {
-    let (_, errors) = Policy::from_labels(labels, config.defaults);
-    if errors.is_empty() {
-        return Ok(());
-    }
-    let unchanged = match (operation, old_labels) {
-        (Operation::Update, Some(old)) => {
-            let (_, old_errors) = Policy::from_labels(old, config.defaults);
-            !old_errors.is_empty() && old_errors == errors
-        }
-        _ => false,
-    };
-    match operation {
-        Operation::Create | Operation::Update if !unchanged => Err(ApiError::invalid("", "Namespace", name, errors)),
-        _ => Ok(()),
-    }
 }

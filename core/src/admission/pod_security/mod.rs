@@ -7,6 +7,7 @@
 mod checks;
 mod decision;
 mod level;
+mod namespace;
 mod pod;
 mod policy;
 mod registry;
@@ -15,8 +16,9 @@ mod registry;
 mod tests;
 
 pub use checks::Violation;
-pub use decision::{admit, check_namespace_labels, forbidden_detail, has_pod_spec, pod_spec_of, significant_pod_update, Decision, Request};
+pub use decision::{admit, forbidden_detail, forbidden_reasons, has_pod_spec, pod_spec_of, significant_pod_update, Decision, Request};
 pub use level::{Level, LevelVersion, Version};
+pub use namespace::{admit_namespace, existing_pod_warnings, NamespaceDecision, MAX_PODS_TO_CHECK};
 pub use pod::Pod;
 pub use policy::{Configuration, Exemptions, Policy};
 pub use registry::{checks_for, NEWEST_CHECK_VERSION};

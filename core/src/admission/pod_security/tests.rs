@@ -3,7 +3,8 @@
 //! parsing, and the plugin's decision and messages.
 
 use super::checks::{self as c, CheckFn, Violation};
-use super::decision::{admit, check_namespace_labels, forbidden_detail, Request};
+use super::decision::{admit, forbidden_detail, Request};
+use super::namespace::{admit_namespace, existing_pod_warnings, NamespaceDecision};
 use super::level::{Level, LevelVersion, Version};
 use super::pod::Pod;
 use super::policy::{Configuration, Exemptions, Policy};
@@ -945,9 +946,96 @@ fn pod_security_namespace_labels() {
     // Namespaces: bad labels are refused, unless an update keeps the same bad labels.
     let config = Configuration::default();
     let bad = labels(&[("pod-security.kubernetes.io/enforce", "foo")]);
-    let err = check_namespace_labels(&config, Operation::Create, "ns", &bad, None).unwrap_err();
-    assert_eq!(err.code, 422);
-    assert!(check_namespace_labels(&config, Operation::Update, "ns", &bad, Some(&bad)).is_ok());
-    assert!(check_namespace_labels(&config, Operation::Update, "ns", &bad, Some(&Map::new())).is_err());
-    assert!(check_namespace_labels(&config, Operation::Create, "ns", &labels(&[("pod-security.kubernetes.io/warn", "baseline")]), None).is_ok());
+    let decide = |operation, labels: &Map<String, Value>, old: Option<&Map<String, Value>>| {
+        admit_namespace(&config, operation, "", "ns", "ns", labels, old)
+    };
+    match decide(Operation::Create, &bad, None) {
+        NamespaceDecision::Refused(err) => {
+            assert_eq!(err.code, 422);
+            assert_eq!(
+                err.message,
+                r#"Namespace "ns" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "foo": must be one of privileged, baseline, restricted"#
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(decide(Operation::Update, &bad, Some(&bad)), NamespaceDecision::Allowed { .. }));
+    assert!(matches!(decide(Operation::Update, &bad, Some(&Map::new())), NamespaceDecision::Refused(_)));
+    let warn_only = labels(&[("pod-security.kubernetes.io/warn", "baseline")]);
+    assert!(matches!(decide(Operation::Create, &warn_only, None), NamespaceDecision::Allowed { warnings } if warnings.is_empty()));
+}
+
+#[test]
+fn pod_security_namespace_tightening() {
+    let config = Configuration {
+        exemptions: Exemptions { namespaces: vec!["kube-system".into()], runtime_classes: vec!["kata".into()], ..Exemptions::default() },
+        ..Configuration::default()
+    };
+    let baseline = labels(&[("pod-security.kubernetes.io/enforce", "baseline")]);
+    let restricted = labels(&[("pod-security.kubernetes.io/enforce", "restricted")]);
+    let update = |labels: &Map<String, Value>, old: &Map<String, Value>, ns: &str| {
+        admit_namespace(&config, Operation::Update, "", ns, ns, labels, Some(old))
+    };
+    // Tightening asks for the existing pods; loosening or keeping does not.
+    assert!(matches!(
+        update(&restricted, &baseline, "ns"),
+        NamespaceDecision::CheckExistingPods(lv) if lv == LevelVersion::new(Level::Restricted, Version::Latest)
+    ));
+    assert!(matches!(update(&baseline, &restricted, "ns"), NamespaceDecision::Allowed { warnings } if warnings.is_empty()));
+    assert!(matches!(update(&restricted, &restricted, "ns"), NamespaceDecision::Allowed { .. }));
+    // An exempt namespace is told its policy is ignored: the modes its labels set
+    // (warn follows enforce here, but no label sets it).
+    match update(&restricted, &Map::new(), "kube-system") {
+        NamespaceDecision::Allowed { warnings } => assert_eq!(
+            warnings,
+            vec![r#"namespace "kube-system" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored"#]
+        ),
+        other => panic!("{other:?}"),
+    }
+
+    let pod = |name: &str, privileged: bool, owner: Option<&str>, runtime_class: Option<&str>| {
+        let mut pod = json!({
+            "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "securityContext": {"privileged": privileged}}]}
+        });
+        if let Some(uid) = owner {
+            pod["metadata"]["ownerReferences"] = json!([{"uid": uid, "controller": true, "kind": "ReplicaSet", "name": "rs"}]);
+        }
+        if let Some(class) = runtime_class {
+            pod["spec"]["runtimeClassName"] = json!(class);
+        }
+        pod
+    };
+    let pods = vec![
+        pod("web-b", true, Some("rs1"), None),
+        pod("web-a", true, Some("rs1"), None),
+        pod("web-c", true, Some("rs1"), None),
+        pod("fine", false, None, None),
+        pod("kata", true, None, Some("kata")),
+        pod("lone", true, Some("rs2"), None),
+        pod("zed", false, None, Some("other")),
+    ];
+    let enforce = LevelVersion::new(Level::Baseline, Version::Latest);
+    assert_eq!(
+        existing_pod_warnings(&config, "ns", enforce, &pods, 3000),
+        vec![
+            r#"existing pods in namespace "ns" violate the new PodSecurity enforce level "baseline:latest""#.to_owned(),
+            "lone (and 3 other pods): privileged".to_owned(),
+        ]
+    );
+    // The first replica of each controller is checked before the other replicas.
+    assert_eq!(
+        existing_pod_warnings(&config, "ns", enforce, &pods, 3),
+        vec![
+            "new PodSecurity enforce level only checked against the first 3 of 6 existing pods".to_owned(),
+            r#"existing pods in namespace "ns" violate the new PodSecurity enforce level "baseline:latest""#.to_owned(),
+            "lone (and 1 other pod): privileged".to_owned(),
+        ]
+    );
+    let restricted_lv = LevelVersion::new(Level::Restricted, Version::Latest);
+    let warnings = existing_pod_warnings(&config, "ns", restricted_lv, &pods[3..4], 3000);
+    assert_eq!(
+        warnings[1],
+        "fine: allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile"
+    );
 }

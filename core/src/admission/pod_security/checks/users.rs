@@ -19,11 +19,8 @@ pub(crate) fn run_as_non_root(pod: &Pod<'_>) -> Option<Violation> {
     for container in pod.containers() {
         // A non-bool value (refused by validation) counts as set, and as not false.
         match field(container.security_context(), "runAsNonRoot") {
-            Some(value) => {
-                if value.as_bool() == Some(false) {
-                    explicit.push(container.name());
-                }
-            }
+            Some(value) if value.as_bool() == Some(false) => explicit.push(container.name()),
+            Some(_) => {}
             None if !pod_non_root => implicit.push(container.name()),
             None => {}
         }
