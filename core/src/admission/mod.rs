@@ -4,6 +4,8 @@
 //! write is admitted unchanged; the REST handlers call both phases so that plugins
 //! (and webhooks, through `Step::Call`) only need to be added here.
 
+/// PodSecurity's evaluation (levels, checks, messages), written but not yet a plugin
+/// of the chain.
 pub mod pod_security;
 
 use crate::authn::UserInfo;
