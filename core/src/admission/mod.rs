@@ -7,6 +7,10 @@
 
 pub mod plugins;
 
+/// PodSecurity's evaluation (levels, checks, messages), written but not yet a plugin
+/// of the chain.
+pub mod pod_security;
+
 use crate::authn::UserInfo;
 use crate::status::ApiError;
 use serde_json::{Map, Value};
