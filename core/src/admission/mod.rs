@@ -4,6 +4,12 @@
 //! write is admitted unchanged; the REST handlers call both phases so that plugins
 //! (and webhooks, through `Step::Call`) only need to be added here.
 
+pub mod limit_ranger;
+mod pod_resources;
+pub mod resource_quota;
+
+pub use pod_resources::ResourceList;
+
 use crate::authn::UserInfo;
 use crate::status::ApiError;
 use serde_json::{Map, Value};
