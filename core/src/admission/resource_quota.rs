@@ -436,6 +436,10 @@ pub fn check(quotas: &[Value], request: &QuotaRequest<'_>) -> Result<Vec<QuotaCh
     let mut charges = Vec::new();
     for (index, name, hard, used) in governing {
         let requested: ResourceList = delta.iter().filter(|(k, _)| hard.contains_key(*k)).map(|(k, q)| (k.clone(), *q)).collect();
+        if requested.is_empty() {
+            // Nothing this quota limits changes, so there is nothing to write.
+            continue;
+        }
         let mut new_used = used.clone();
         add_into(&mut new_used, &requested);
         let exceeded: BTreeSet<&String> = requested
