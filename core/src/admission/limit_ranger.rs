@@ -25,12 +25,12 @@ pub fn applies_to(group: &str, resource: &str, subresource: &str, operation: Ope
     if !group.is_empty() {
         return false;
     }
-    match (resource, subresource, operation) {
-        ("pods", "resize", Operation::Update) => true,
-        ("pods", "", Operation::Create) => true,
-        ("persistentvolumeclaims", "", Operation::Create | Operation::Update) => true,
-        _ => false,
-    }
+    matches!(
+        (resource, subresource, operation),
+        ("pods", "resize", Operation::Update)
+            | ("pods", "", Operation::Create)
+            | ("persistentvolumeclaims", "", Operation::Create | Operation::Update)
+    )
 }
 
 /// The whole plugin for one request: defaults from every LimitRange in turn, then each

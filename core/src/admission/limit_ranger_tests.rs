@@ -58,7 +58,7 @@ fn container_max_refuses_a_larger_limit_or_request_and_a_missing_limit() {
     let lr = range(json!([{"type": "Container", "max": {"cpu": "1"}}]));
     let mut p = pod(json!([container("x", json!({"cpu": "500m"}), json!({"cpu": "2"}))]));
     assert_eq!(
-        refusal(&[lr.clone()], &mut p, "pods"),
+        refusal(std::slice::from_ref(&lr), &mut p, "pods"),
         "pods \"p\" is forbidden: maximum cpu usage per Container is 1, but limit is 2"
     );
     let p = pod(json!([container("x", json!({"cpu": "1500m"}), json!({"cpu": "1"}))]));
@@ -149,8 +149,8 @@ fn defaults_apply_before_checks_and_may_satisfy_them() {
     // Pod updates are not LimitRanger's to check (containers cannot change).
     let strict = range(json!([{"type": "Container", "max": {"cpu": "1"}}]));
     let mut big = pod(json!([container("x", json!({}), json!({"cpu": "5"}))]));
-    assert!(admit(&[strict.clone()], "pods", "", Operation::Update, &mut big, None).is_ok());
-    assert!(admit(&[strict.clone()], "pods", "status", Operation::Create, &mut big, None).is_ok());
+    assert!(admit(std::slice::from_ref(&strict), "pods", "", Operation::Update, &mut big, None).is_ok());
+    assert!(admit(std::slice::from_ref(&strict), "pods", "status", Operation::Create, &mut big, None).is_ok());
     // A generateName stands in for a name not yet made.
     let mut unnamed = json!({"metadata": {"generateName": "web-"}, "spec": {"containers": [{"name": "x", "resources": {"limits": {"cpu": "5"}}}]}});
     assert_eq!(
@@ -164,7 +164,7 @@ fn claims_are_checked_on_their_storage_request() {
     let lr = range(json!([{"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "max": {"storage": "10Gi"}}]));
     let claim = |request: Value| json!({"metadata": {"name": "c"}, "spec": {"resources": {"requests": request}}});
     assert_eq!(
-        refusal(&[lr.clone()], &mut claim(json!({"storage": "500Mi"})), "persistentvolumeclaims"),
+        refusal(std::slice::from_ref(&lr), &mut claim(json!({"storage": "500Mi"})), "persistentvolumeclaims"),
         "persistentvolumeclaims \"c\" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi"
     );
     assert_eq!(

@@ -275,7 +275,7 @@ pub fn scope_matches(requirement: &ScopeRequirement, group: &str, resource: &str
     let deadline = object.pointer("/spec/activeDeadlineSeconds").and_then(Value::as_i64);
     match requirement.scope.as_str() {
         "Terminating" => deadline.is_some_and(|d| d >= 0),
-        "NotTerminating" => !deadline.is_some_and(|d| d >= 0),
+        "NotTerminating" => deadline.is_none_or(|d| d < 0),
         "BestEffort" => is_best_effort(object),
         "NotBestEffort" => !is_best_effort(object),
         "PriorityClass" => {

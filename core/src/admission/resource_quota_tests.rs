@@ -158,8 +158,8 @@ fn scopes_decide_which_pods_a_quota_governs() {
     scoped["spec"]["scopes"] = json!(["BestEffort"]);
     assert!(quota_matches(&scoped, "", "pods", &best_effort));
     assert!(!quota_matches(&scoped, "", "pods", &burstable));
-    assert!(check(&[scoped.clone()], &create("", "pods", &burstable)).unwrap().is_empty());
-    assert!(check(&[scoped.clone()], &create("", "pods", &best_effort)).is_err());
+    assert!(check(std::slice::from_ref(&scoped), &create("", "pods", &burstable)).unwrap().is_empty());
+    assert!(check(std::slice::from_ref(&scoped), &create("", "pods", &best_effort)).is_err());
     // Scoped quotas govern no other kind.
     let mut counting = quota(json!({"configmaps": "0"}), json!({"configmaps": "0"}));
     counting["spec"]["scopes"] = json!(["NotTerminating"]);
@@ -242,7 +242,7 @@ fn claims_count_storage_in_whole_units_and_per_class() {
         json!({"gold.storageclass.storage.k8s.io/requests.storage": "9Gi"}));
     let big = json!({"metadata": {"name": "c"}, "spec": {"storageClassName": "gold", "resources": {"requests": {"storage": "2Gi"}}}});
     assert_eq!(
-        check(&[q.clone()], &create("", "persistentvolumeclaims", &big)).unwrap_err(),
+        check(std::slice::from_ref(&q), &create("", "persistentvolumeclaims", &big)).unwrap_err(),
         "exceeded quota: quota, requested: gold.storageclass.storage.k8s.io/requests.storage=2Gi, \
          used: gold.storageclass.storage.k8s.io/requests.storage=9Gi, limited: gold.storageclass.storage.k8s.io/requests.storage=10Gi"
     );
