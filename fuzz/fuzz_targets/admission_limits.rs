@@ -6,7 +6,7 @@
 //! within it past it), and a release never leaves usage below zero.
 //!
 //! Input: a byte picking the resource (pods, pods/resize, services, claims, configmaps,
-//! deployments.apps) and the operation, then up to four JSON documents split by zero
+//! deployments.apps) the operation and whether a clock is given, then up to four JSON documents split by zero
 //! bytes: the LimitRange (or array of them), the ResourceQuota, the object, the stored
 //! object of an update.
 
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let (group, resource, subresource) = RESOURCES[usize::from(pick & 0x7f) % RESOURCES.len()];
+    let (group, resource, subresource) = RESOURCES[usize::from(pick & 0x3f) % RESOURCES.len()];
     let operation = if pick & 0x80 == 0 { Operation::Create } else { Operation::Update };
     let mut docs = rest.split(|b| *b == 0).map(|d| serde_json::from_slice::<Value>(d).unwrap_or(Value::Null));
     let ranges = match docs.next().unwrap_or(Value::Null) {
@@ -59,7 +59,9 @@ fuzz_target!(|data: &[u8]| {
     }
 
     // ResourceQuota over what LimitRanger let through.
-    let request = QuotaRequest { group, resource, operation, object: &first, old_object: old.as_ref() };
+    // A clock at the recordings' time or none.
+    let now = (pick & 0x40 != 0).then_some(1_764_000_000);
+    let request = QuotaRequest { group, resource, operation, object: &first, old_object: old.as_ref(), now };
     let checked = resource_quota::check(std::slice::from_ref(&quota), &request);
     assert_eq!(checked, resource_quota::check(std::slice::from_ref(&quota), &request));
     let hard = resource_quota::hard(&quota);
@@ -92,12 +94,12 @@ fuzz_target!(|data: &[u8]| {
             assert!(status.message.ends_with(&message));
         }
     }
-    let released = resource_quota::release(&quota, group, resource, &first);
+    let released = resource_quota::release(&quota, group, resource, &first, now);
     for (name, q) in resource_quota::used(&released) {
         if used.get(&name).is_some_and(|b| !b.is_negative()) {
             assert!(!q.is_negative(), "{name} below zero");
         }
     }
-    let _ = resource_quota::usage(group, resource, &first);
+    let _ = resource_quota::usage(group, resource, &first, now);
     let _ = resource_quota::scopes_match(&quota, group, resource, &first);
 });

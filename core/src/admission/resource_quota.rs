@@ -88,15 +88,16 @@ pub fn applies_to(group: &str, resource: &str, subresource: &str, operation: Ope
     }
 }
 
-/// What the object counts for against quota.
-pub fn usage(group: &str, resource: &str, object: &Value) -> ResourceList {
+/// What the object counts for against quota, `now` (seconds since the epoch) telling
+/// whether a pod being deleted is past its grace period.
+pub fn usage(group: &str, resource: &str, object: &Value, now: Option<u64>) -> ResourceList {
     let one = Quantity::from_units(1);
     let mut usage = ResourceList::new();
     usage.insert(object_count_name(group, resource), one);
     match evaluator(group, resource) {
         Evaluator::Pods => {
             // A pod that has finished holds no compute resources and is not one of `pods`.
-            if counts_compute(object) {
+            if counts_compute(object, now) {
                 let requests = pod_total(object, "requests", true);
                 let limits = pod_total(object, "limits", true);
                 add_into(&mut usage, &compute_usage(&requests, &limits));
@@ -157,9 +158,19 @@ fn storage_class(claim: &Value) -> &str {
         .unwrap_or("")
 }
 
-/// Whether a pod still counts its compute resources: not once it has succeeded or failed.
-fn counts_compute(pod: &Value) -> bool {
-    !matches!(pod.pointer("/status/phase").and_then(Value::as_str), Some("Succeeded" | "Failed"))
+/// Whether a pod still counts its compute resources: not once it has succeeded or
+/// failed, nor once its deletion's grace period is over (a pod stuck terminating on a
+/// lost node must not keep its owner from starting new ones).
+fn counts_compute(pod: &Value, now: Option<u64>) -> bool {
+    if matches!(pod.pointer("/status/phase").and_then(Value::as_str), Some("Succeeded" | "Failed")) {
+        return false;
+    }
+    let deleted = pod.pointer("/metadata/deletionTimestamp").and_then(Value::as_str).and_then(crate::time::parse_rfc3339);
+    let grace = pod.pointer("/metadata/deletionGracePeriodSeconds").and_then(Value::as_i64);
+    match (now, deleted, grace) {
+        (Some(now), Some(deleted), Some(grace)) => i128::from(now) <= i128::from(deleted) + i128::from(grace),
+        _ => true,
+    }
 }
 
 /// The quota names requests and limits are counted under.
@@ -370,6 +381,9 @@ pub struct QuotaRequest<'a> {
     pub object: &'a Value,
     /// The stored object, for an update.
     pub old_object: Option<&'a Value>,
+    /// The time, in seconds since the epoch (without it, a pod past its deletion grace
+    /// period still counts).
+    pub now: Option<u64>,
 }
 
 /// A quota that must change because a write was admitted: its index among the quotas
@@ -383,13 +397,13 @@ pub struct QuotaCharge {
 /// What the write adds: its usage, less what the stored object already used when an
 /// update (never below zero), without the zeros.
 pub fn delta(request: &QuotaRequest<'_>) -> ResourceList {
-    let mut delta = usage(request.group, request.resource, request.object);
+    let mut delta = usage(request.group, request.resource, request.object, request.now);
     if request.operation == Operation::Update {
         // An update with no stored version behind it (an update that creates) pays in full.
         if let Some(old) = request.old_object.filter(|o| {
             o.pointer("/metadata/resourceVersion").and_then(Value::as_str).is_some_and(|rv| !rv.is_empty())
         }) {
-            let before = usage(request.group, request.resource, old);
+            let before = usage(request.group, request.resource, old, request.now);
             for (name, q) in delta.iter_mut() {
                 if let Some(b) = before.get(name) {
                     *q = q.checked_sub(b).filter(|d| !d.is_negative()).unwrap_or(Quantity::ZERO);
@@ -480,10 +494,10 @@ pub fn apply_charge(quota: &Value, charge: &QuotaCharge) -> Value {
 
 /// A quota's usage once the object is deleted: what it counted for taken off every
 /// hard-limited resource, never below zero.
-pub fn release(quota: &Value, group: &str, resource: &str, object: &Value) -> Value {
+pub fn release(quota: &Value, group: &str, resource: &str, object: &Value, now: Option<u64>) -> Value {
     let mut used = used(quota);
     let hard = hard(quota);
-    for (name, q) in usage(group, resource, object) {
+    for (name, q) in usage(group, resource, object, now) {
         if !hard.contains_key(&name) {
             continue;
         }

@@ -8,7 +8,7 @@ fn quota(hard: Value, used: Value) -> Value {
 }
 
 fn create<'a>(group: &'a str, resource: &'a str, object: &'a Value) -> QuotaRequest<'a> {
-    QuotaRequest { group, resource, operation: Operation::Create, object, old_object: None }
+    QuotaRequest { group, resource, operation: Operation::Create, object, old_object: None, now: None }
 }
 
 fn list(pairs: &[(&str, &str)]) -> ResourceList {
@@ -52,18 +52,18 @@ fn an_admitted_create_charges_every_governing_quota() {
     let charged = apply_charge(&room, &charges[0]);
     assert_eq!(charged["status"]["used"], json!({"configmaps": "2", "count/configmaps": "2", "secrets": "1"}));
     // Deleting it gives the usage back, never below zero.
-    let released = release(&charged, "", "configmaps", &cm);
+    let released = release(&charged, "", "configmaps", &cm, None);
     assert_eq!(released["status"]["used"], json!({"configmaps": "1", "count/configmaps": "1", "secrets": "1"}));
     let empty = quota(json!({"configmaps": "3"}), json!({"configmaps": "0"}));
-    assert_eq!(release(&empty, "", "configmaps", &cm)["status"]["used"], json!({"configmaps": "0"}));
+    assert_eq!(release(&empty, "", "configmaps", &cm, None)["status"]["used"], json!({"configmaps": "0"}));
 }
 
 #[test]
 fn object_counts_name_group_and_resource() {
     let d = json!({"metadata": {"name": "d"}});
-    assert_eq!(usage("apps", "deployments", &d), list(&[("count/deployments.apps", "1")]));
-    assert_eq!(usage("", "secrets", &d), list(&[("count/secrets", "1"), ("secrets", "1")]));
-    assert_eq!(usage("", "serviceaccounts", &d), list(&[("count/serviceaccounts", "1")]));
+    assert_eq!(usage("apps", "deployments", &d, None), list(&[("count/deployments.apps", "1")]));
+    assert_eq!(usage("", "secrets", &d, None), list(&[("count/secrets", "1"), ("secrets", "1")]));
+    assert_eq!(usage("", "serviceaccounts", &d, None), list(&[("count/serviceaccounts", "1")]));
     let q = quota(json!({"count/deployments.apps": "1"}), json!({"count/deployments.apps": "1"}));
     assert_eq!(
         check(&[q], &create("apps", "deployments", &d)).unwrap_err(),
@@ -85,7 +85,7 @@ fn a_pod_counts_its_requests_and_limits_with_init_containers_and_overhead() {
         container("b", json!({"cpu": "200m", "memory": "1Gi", "hugepages-2Mi": "4Mi"}), json!({"cpu": "400m"})),
     ]));
     p["spec"]["initContainers"] = json!([container("init", json!({"cpu": "1"}), json!({}))]);
-    let u = usage("", "pods", &p);
+    let u = usage("", "pods", &p, None);
     assert_eq!(u, list(&[
         ("count/pods", "1"),
         ("pods", "1"),
@@ -104,13 +104,20 @@ fn a_pod_counts_its_requests_and_limits_with_init_containers_and_overhead() {
     // Overhead is added to requests, and to a limit only where one is set.
     p["spec"]["overhead"] = json!({"cpu": "50m", "memory": "100Mi"});
     p["spec"]["containers"][0]["resources"]["limits"] = json!({"cpu": "200m"});
-    let u = usage("", "pods", &p);
+    let u = usage("", "pods", &p, None);
     assert_eq!(u["requests.cpu"].canonical(), "1050m");
     assert_eq!(u["limits.cpu"].canonical(), "650m");
     assert!(!u.contains_key("limits.memory"));
+    // A pod past its deletion grace period holds nothing but its object count.
+    p["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+    p["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+    let deleted = crate::time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+    assert!(usage("", "pods", &p, Some(deleted + 30)).contains_key("pods"));
+    assert_eq!(usage("", "pods", &p, Some(deleted + 31)), list(&[("count/pods", "1")]));
+    assert!(usage("", "pods", &p, None).contains_key("pods"));
     // A finished pod keeps only its object count.
     p["status"] = json!({"phase": "Succeeded"});
-    assert_eq!(usage("", "pods", &p), list(&[("count/pods", "1")]));
+    assert_eq!(usage("", "pods", &p, None), list(&[("count/pods", "1")]));
 }
 
 #[test]
@@ -202,9 +209,9 @@ fn scopes_decide_which_pods_a_quota_governs() {
 #[test]
 fn services_count_node_ports_and_load_balancers() {
     let svc = |kind: &str| json!({"metadata": {"name": "s"}, "spec": {"type": kind, "ports": [{"port": 80}, {"port": 443}]}});
-    assert_eq!(usage("", "services", &svc("ClusterIP")), list(&[
+    assert_eq!(usage("", "services", &svc("ClusterIP"), None), list(&[
         ("count/services", "1"), ("services", "1"), ("services.loadbalancers", "0"), ("services.nodeports", "0")]));
-    assert_eq!(usage("", "services", &svc("LoadBalancer")), list(&[
+    assert_eq!(usage("", "services", &svc("LoadBalancer"), None), list(&[
         ("count/services", "1"), ("services", "1"), ("services.loadbalancers", "1"), ("services.nodeports", "2")]));
     let q = quota(json!({"services.nodeports": "1"}), json!({"services.nodeports": "0"}));
     let node_port = svc("NodePort");
@@ -217,7 +224,7 @@ fn services_count_node_ports_and_load_balancers() {
     let mut old = svc("ClusterIP");
     old["metadata"]["resourceVersion"] = json!("7");
     let new = svc("LoadBalancer");
-    let update = QuotaRequest { group: "", resource: "services", operation: Operation::Update, object: &new, old_object: Some(&old) };
+    let update = QuotaRequest { group: "", resource: "services", operation: Operation::Update, object: &new, old_object: Some(&old), now: None };
     assert_eq!(delta(&update), list(&[("services.loadbalancers", "1"), ("services.nodeports", "2")]));
     let charges = check(&[q], &update).unwrap();
     assert_eq!(charges[0].used, list(&[("services", "1"), ("services.loadbalancers", "1")]));
@@ -225,13 +232,13 @@ fn services_count_node_ports_and_load_balancers() {
     let mut lb = svc("LoadBalancer");
     lb["spec"]["allocateLoadBalancerNodePorts"] = json!(false);
     lb["spec"]["ports"][0]["nodePort"] = json!(30000);
-    assert_eq!(usage("", "services", &lb)["services.nodeports"].canonical(), "1");
+    assert_eq!(usage("", "services", &lb, None)["services.nodeports"].canonical(), "1");
 }
 
 #[test]
 fn claims_count_storage_in_whole_units_and_per_class() {
     let claim = json!({"metadata": {"name": "c"}, "spec": {"storageClassName": "gold", "resources": {"requests": {"storage": "1500m"}}}});
-    assert_eq!(usage("", "persistentvolumeclaims", &claim), list(&[
+    assert_eq!(usage("", "persistentvolumeclaims", &claim, None), list(&[
         ("count/persistentvolumeclaims", "1"),
         ("persistentvolumeclaims", "1"),
         ("gold.storageclass.storage.k8s.io/persistentvolumeclaims", "1"),
@@ -252,5 +259,5 @@ fn claims_count_storage_in_whole_units_and_per_class() {
     // The beta annotation names the class first.
     let annotated = json!({"metadata": {"annotations": {"volume.beta.kubernetes.io/storage-class": "bronze"}},
         "spec": {"storageClassName": "gold"}});
-    assert!(usage("", "persistentvolumeclaims", &annotated).contains_key("bronze.storageclass.storage.k8s.io/persistentvolumeclaims"));
+    assert!(usage("", "persistentvolumeclaims", &annotated, None).contains_key("bronze.storageclass.storage.k8s.io/persistentvolumeclaims"));
 }
