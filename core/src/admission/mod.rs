@@ -2,7 +2,9 @@
 //! and may change the object; validating plugins then accept or refuse it, as
 //! kube-apiserver's admission chain runs them. No plugin is enabled yet, so every
 //! write is admitted unchanged; the REST handlers call both phases so that plugins
-//! (and webhooks, through `Step::Call`) only need to be added here.
+//! (and webhooks, through `Step::Call`) only need to be added here. The decisions of
+//! the LimitRanger and ResourceQuota plugins are ready in `limit_ranger` and
+//! `resource_quota`, pure functions over the namespace's objects the caller reads.
 
 pub mod limit_ranger;
 mod pod_resources;
