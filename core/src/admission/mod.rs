@@ -3,13 +3,21 @@
 //! kube-apiserver's admission chain runs them. [`plugins`] says which run; of them
 //! only NamespaceLifecycle acts yet (the namespace checks of create and delete ask
 //! [`AdmissionChain::runs`]); the REST handlers call both phases so that plugins (and
-//! webhooks, through `Step::Call`) only need to be added here.
+//! webhooks, through `Step::Call`) only need to be added here. The decisions of the
+//! PodSecurity, LimitRanger and ResourceQuota plugins are written, as pure functions
+//! over the objects the caller reads, and are not yet in the chain.
 
 pub mod plugins;
 
 /// PodSecurity's evaluation (levels, checks, messages), written but not yet a plugin
 /// of the chain.
 pub mod pod_security;
+
+pub mod limit_ranger;
+mod pod_resources;
+pub mod resource_quota;
+
+pub use pod_resources::ResourceList;
 
 use crate::authn::UserInfo;
 use crate::status::ApiError;

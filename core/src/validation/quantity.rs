@@ -23,6 +23,8 @@ pub struct Quantity {
 }
 
 impl Quantity {
+    pub const ZERO: Quantity = Quantity { nanos: 0, format: Format::DecimalSi };
+
     /// Read a quantity written as a string or a JSON number; `None` when it is not one
     /// (or too large to hold here).
     pub fn from_json(v: &serde_json::Value) -> Option<Quantity> {
@@ -96,6 +98,38 @@ impl Quantity {
     /// Whether this quantity, as bytes, is a multiple of `unit` bytes.
     pub fn is_multiple_of(&self, unit: &Quantity) -> bool {
         unit.nanos != 0 && self.nanos % unit.nanos == 0
+    }
+
+    /// A whole count, as upstream's `NewQuantity(n, DecimalSI)` (object counts in quota).
+    pub fn from_units(n: i64) -> Quantity {
+        Quantity { nanos: i128::from(n) * NANOS_PER_UNIT, format: Format::DecimalSi }
+    }
+
+    /// Thousandths, as upstream's `NewMilliQuantity(n, DecimalSI)`.
+    pub fn from_milli(n: i128) -> Quantity {
+        Quantity { nanos: n.saturating_mul(1_000_000), format: Format::DecimalSi }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.nanos == 0
+    }
+
+    /// The sum, printed in this quantity's format (or the other's when this one is
+    /// zero), as upstream's `Quantity.Add` keeps it; `None` past what is held here.
+    pub fn checked_add(&self, other: &Quantity) -> Option<Quantity> {
+        let format = if self.nanos == 0 { other.format } else { self.format };
+        Some(Quantity { nanos: self.nanos.checked_add(other.nanos)?, format })
+    }
+
+    /// The difference, in this quantity's format (upstream's `Quantity.Sub`).
+    pub fn checked_sub(&self, other: &Quantity) -> Option<Quantity> {
+        let format = if self.nanos == 0 { other.format } else { self.format };
+        Some(Quantity { nanos: self.nanos.checked_sub(other.nanos)?, format })
+    }
+
+    /// Rounded up to a whole number (upstream's `RoundUp(0)`, as storage is charged).
+    pub fn rounded_up(&self) -> Quantity {
+        Quantity { nanos: self.units() * NANOS_PER_UNIT, format: self.format }
     }
 
     /// The canonical text upstream prints (`1500m` for `1.5`, `2Mi` stays `2Mi`).
