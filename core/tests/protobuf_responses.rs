@@ -295,7 +295,7 @@ fn get_whole(h: &apiary_core::harness::Harness<apiary_memory::MemoryStore>, path
 }
 
 #[test]
-fn list_items_made_for_protobuf_are_kept_until_their_object_changes() {
+fn protobuf_messages_made_for_lists_and_gets_are_kept_until_their_object_changes() {
     let h = apiary_core::harness::Harness::new(apiary_core::Config::default(), apiary_memory::MemoryStore::new());
     const CMS: &str = "/api/v1/namespaces/default/configmaps";
     for name in ["a", "b", "c"] {
@@ -315,6 +315,10 @@ fn list_items_made_for_protobuf_are_kept_until_their_object_changes() {
     for path in [format!("{CMS}?resourceVersion=0"), format!("{CMS}?resourceVersion=0"), format!("{CMS}?limit=2"), CMS.to_owned()] {
         assert_eq!(both(&path)["items"].as_array().unwrap().len(), if path.contains("limit") { 2 } else { 3 });
     }
+    // A GET makes (or takes) the same kept message, in its envelope.
+    for _ in 0..2 {
+        assert_eq!(both(&format!("{CMS}/b"))["data"]["k"], "b");
+    }
     // A change to one object is what the next list shows, and a deleted one is gone.
     let patch = h.json_call("PATCH", &format!("{CMS}/b"), "application/merge-patch+json", Some(&json!({"data": {"k": "B"}})));
     assert_eq!(patch.status, 200);
@@ -323,4 +327,7 @@ fn list_items_made_for_protobuf_are_kept_until_their_object_changes() {
     let list = both(&format!("{CMS}?resourceVersion=0"));
     let data: Vec<&Value> = list["items"].as_array().unwrap().iter().map(|i| &i["data"]["k"]).collect();
     assert_eq!(data, [&json!("a"), &json!("B")]);
+    assert_eq!(both(&format!("{CMS}/b"))["data"]["k"], "B");
+    let gone = get_whole(&h, &format!("{CMS}/c"), PROTOBUF);
+    assert_eq!(gone.status, 404);
 }

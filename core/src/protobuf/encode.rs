@@ -101,8 +101,9 @@ pub fn encode_list(api_version: &str, list_kind: &str, metadata: &Value, items: 
     Ok(envelope(api_version, list_kind, &raw))
 }
 
-/// `k8s\0` and a `runtime.Unknown` {typeMeta, raw, contentEncoding "", contentType ""}.
-fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+/// `k8s\0` and a `runtime.Unknown` {typeMeta, raw, contentEncoding "", contentType ""}
+/// around an object's message ([`encode_item`]).
+pub fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
     let mut type_meta = Vec::with_capacity(api_version.len() + kind.len() + 4);
     put_bytes(&mut type_meta, 1, api_version.as_bytes());
     put_bytes(&mut type_meta, 2, kind.as_bytes());

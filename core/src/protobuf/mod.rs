@@ -39,7 +39,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-pub use encode::{encode, encode_item, encode_list, watch_frame, EncodeError};
+pub use encode::{encode, encode_item, encode_list, envelope, watch_frame, EncodeError};
 use wire::{Reader, LEN};
 
 /// The media type of Kubernetes' protobuf encoding.

@@ -16,6 +16,19 @@ pub(super) fn get(scope: Scope) -> Step {
         Err(e) => return scope.fail(e),
     };
     scope.with_current_checked(read_at, |scope, kv| {
+        if scope.protobuf_from_stored_bytes() {
+            if let Some(Some(item)) = scope.protobuf_items(std::slice::from_ref(&kv)).pop() {
+                let r = scope.resource();
+                let body = crate::protobuf::envelope(&r.api_version(), &r.kind, &item);
+                return Step::Respond(
+                    http::Response::builder()
+                        .status(200)
+                        .header(http::header::CONTENT_TYPE, scope.output.content_type())
+                        .body(bytes::Bytes::from(body))
+                        .expect("valid response"),
+                );
+            }
+        }
         match scope.read(&kv) {
             Ok(obj) => match scope.output.shape {
                 Shape::Table(version) => {

@@ -133,11 +133,7 @@ pub(super) fn list(scope: Scope) -> Step {
         start_after,
         items: Vec::new(),
         spliced: scope.output == crate::negotiation::Output::JSON && selection_is_everything && scope.splices(),
-        spliced_protobuf: scope.output.format == crate::negotiation::Format::Protobuf
-            && scope.output.shape == Shape::Object
-            && selection_is_everything
-            && scope.splices()
-            && scope.resource().has_protobuf(),
+        spliced_protobuf: selection_is_everything && scope.protobuf_from_stored_bytes(),
         untyped_items: !scope.resource().strategy.typed_list_items(),
     };
     match from_cache(scope, listing) {
@@ -337,34 +333,13 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
 }
 
 /// The protobuf list items of `objects` when the listing serves them from stored
-/// bytes: those the resource's watch cache kept, the rest made now and kept there.
-/// `None` for an object that must take the parsing path.
+/// bytes ([`Scope::protobuf_items`]); `None` for an object that must take the parsing
+/// path.
 fn protobuf_items(scope: &Scope, listing: &Listing, objects: &[KeyValue]) -> Vec<Option<Bytes>> {
     if !listing.spliced_protobuf {
         return vec![None; objects.len()];
     }
-    let cache = scope.shared.watch_cache_of(scope.resource());
-    let r = scope.resource();
-    let (api_version, kind) = (r.api_version(), r.kind.clone());
-    let mut items = match &cache {
-        Some(cache) => cache.protobuf_items(objects, &api_version),
-        None => vec![None; objects.len()],
-    };
-    let mut made = Vec::new();
-    for (kv, item) in objects.iter().zip(items.iter_mut()).filter(|(_, item)| item.is_none()) {
-        let encoded = crate::stored_json::serve(&kv.value, kv.mod_revision, false)
-            .and_then(|json| serde_json::from_slice::<Value>(&json).ok())
-            .and_then(|object| crate::protobuf::encode_item(&api_version, &kind, &object).ok())
-            .map(Bytes::from);
-        if let Some(encoded) = &encoded {
-            made.push((kv, encoded.clone()));
-        }
-        *item = encoded;
-    }
-    if let Some(cache) = cache.filter(|_| !made.is_empty()) {
-        cache.keep_protobuf_items(made, &api_version);
-    }
-    items
+    scope.protobuf_items(objects)
 }
 
 impl Item {

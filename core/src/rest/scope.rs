@@ -195,6 +195,43 @@ impl Scope {
         !resource.strategy.transforms_reads() && resource.schema.serves_stored_as_is()
     }
 
+    /// Whether this request's protobuf answer can be made from stored bytes alone: plain
+    /// objects of a built-in kind, served as stored.
+    pub fn protobuf_from_stored_bytes(&self) -> bool {
+        self.output.format == negotiation::Format::Protobuf
+            && self.output.shape == negotiation::Shape::Object
+            && self.splices()
+            && self.resource().has_protobuf()
+    }
+
+    /// The protobuf messages of `objects` (as list items: no envelope), made from their
+    /// stored JSON: those the resource's watch cache kept, the rest made now and kept
+    /// there until their object changes. `None` for one that cannot be made so.
+    pub fn protobuf_items(&self, objects: &[KeyValue]) -> Vec<Option<Bytes>> {
+        let cache = self.shared.watch_cache_of(self.resource());
+        let r = self.resource();
+        let (api_version, kind) = (r.api_version(), r.kind.clone());
+        let mut items = match &cache {
+            Some(cache) => cache.protobuf_items(objects, &api_version),
+            None => vec![None; objects.len()],
+        };
+        let mut made = Vec::new();
+        for (kv, item) in objects.iter().zip(items.iter_mut()).filter(|(_, item)| item.is_none()) {
+            let encoded = crate::stored_json::serve(&kv.value, kv.mod_revision, false)
+                .and_then(|json| serde_json::from_slice::<serde_json::Value>(&json).ok())
+                .and_then(|object| crate::protobuf::encode_item(&api_version, &kind, &object).ok())
+                .map(Bytes::from);
+            if let Some(encoded) = &encoded {
+                made.push((kv, encoded.clone()));
+            }
+            *item = encoded;
+        }
+        if let Some(cache) = cache.filter(|_| !made.is_empty()) {
+            cache.keep_protobuf_items(made, &api_version);
+        }
+        items
+    }
+
     /// Answer `code` with the object this request has just written: for plain JSON its
     /// stored bytes with the resourceVersion spliced in (no parse and re-encode; they
     /// are what the resource's schema made them already) unless the resource serves
