@@ -6,17 +6,6 @@
 
 use apiary_conformance::harness::{fixture, ok, Apiary};
 
-/// Objects beside the web Deployment (fixtures/deployment-web.yaml).
-const MORE_OBJECTS: &str = "apiVersion: v1
-kind: Pod
-metadata: {name: worker}
-spec:
-  nodeName: node-a
-  readinessGates: [{conditionType: example.com/ready}]
-  containers:
-  - {name: main, image: 'busybox:1.36'}
-";
-
 /// The lines of a `kubectl get` table, each split into its words.
 fn rows(out: &str) -> Vec<Vec<&str>> {
     out.lines().map(|line| line.split_whitespace().collect()).collect()
@@ -30,8 +19,8 @@ fn is_age(cell: &str) -> bool {
 fn kubectl_get_wide_shows_upstreams_columns() {
     let apiary = Apiary::start();
     let file = apiary.data_dir.join("objects.yaml");
-    let web = std::fs::read_to_string(fixture("deployment-web.yaml")).unwrap();
-    std::fs::write(&file, format!("{web}---\n{MORE_OBJECTS}")).unwrap();
+    let read = |name: &str| std::fs::read_to_string(fixture(name)).unwrap();
+    std::fs::write(&file, format!("{}---\n{}", read("deployment-web.yaml"), read("pod-worker.yaml"))).unwrap();
     ok(&apiary.kubectl("1.33", &["apply", "-f", file.to_str().unwrap()]));
 
     for version in ["1.33", "1.27"] {

@@ -144,22 +144,13 @@ fn header(printed: &[Vec<String>]) -> Vec<String> {
     headers[0].clone()
 }
 
-const WORKER: &str = "apiVersion: v1
-kind: Pod
-metadata: {name: worker}
-spec:
-  nodeName: node-a
-  readinessGates: [{conditionType: example.com/ready}]
-  containers:
-  - {name: main, image: 'busybox:1.36'}
-";
 
 /// `kubectl get pods -w`, plain and `-o wide`: the header once, then a row in
 /// upstream's columns for the pod listed, and for each pod added, changed and deleted.
 fn pods_watch(version: &str) {
     let apiary = Apiary::start();
     let k = |args: &[&str]| apiary.kubectl(version, args);
-    ok(&apiary.kubectl_with_input(version, &["apply", "-f", "-"], WORKER));
+    ok(&apiary.kubectl(version, &["apply", "-f", &fixture("pod-worker.yaml")]));
 
     let mut plain = Watcher::start(&apiary, version, &["get", "pods", "-w"]);
     let mut wide = Watcher::start(&apiary, version, &["get", "pods", "-w", "-o", "wide"]);

@@ -10,9 +10,19 @@ pub(crate) mod table;
 
 /// The message of `kind` in `api_version` (`DeleteOptions` in any group version).
 pub(crate) fn message_for(api_version: &str, kind: &str) -> Option<u16> {
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    message_in(group, version, kind)
+}
+
+/// [`message_for`] by group and version, without joining them (asked per request).
+pub(crate) fn message_in(group: &str, version: &str, kind: &str) -> Option<u16> {
+    let same = |av: &str| match av.split_once('/') {
+        Some((g, v)) => g == group && v == version,
+        None => av == "*" || (group.is_empty() && av == version),
+    };
     table::KINDS
         .iter()
-        .find(|(av, k, _)| *k == kind && (*av == api_version || *av == "*"))
+        .find(|(av, k, _)| *k == kind && same(av))
         .map(|&(_, _, index)| index)
 }
 

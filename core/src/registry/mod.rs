@@ -115,7 +115,7 @@ impl Resource {
     /// Whether objects of this resource have a Kubernetes protobuf form: every
     /// built-in kind has one, custom resources none.
     pub fn has_protobuf(&self) -> bool {
-        crate::go_types::message_for(&self.api_version(), &self.kind).is_some()
+        crate::go_types::message_in(&self.group, &self.version, &self.kind).is_some()
     }
 
     /// The kind of a list of these objects: `ConfigMapList`.

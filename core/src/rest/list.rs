@@ -189,9 +189,9 @@ fn from_cache(scope: Scope, mut listing: Listing) -> Result<Step, Box<(Scope, Li
     let Some((items, revision)) = snapshot else {
         return Err(Box::new((scope, listing)));
     };
-    let made = protobuf_items(&scope, &listing, &items);
-    for (kv, made) in items.iter().zip(made) {
-        if let Err(e) = keep(&scope, &mut listing, kv, made) {
+    let mut made = protobuf_items(&scope, &listing, &items).into_iter();
+    for kv in &items {
+        if let Err(e) = keep(&scope, &mut listing, kv, made.next().flatten()) {
             return Ok(scope.fail(e));
         }
     }
@@ -333,11 +333,10 @@ fn respond(scope: Scope, listing: Listing, revision: Revision, more: bool, remai
 }
 
 /// The protobuf list items of `objects` when the listing serves them from stored
-/// bytes ([`Scope::protobuf_items`]); `None` for an object that must take the parsing
-/// path.
+/// bytes ([`Scope::protobuf_items`]); none (each object takes another path) otherwise.
 fn protobuf_items(scope: &Scope, listing: &Listing, objects: &[KeyValue]) -> Vec<Option<Bytes>> {
     if !listing.spliced_protobuf {
-        return vec![None; objects.len()];
+        return Vec::new();
     }
     scope.protobuf_items(objects)
 }

@@ -111,12 +111,19 @@ pub(crate) fn handle(info: &RequestInfo, scope: Scope) -> Step {
 
 /// The media types go-restful's route for this request produces: a collection's GET
 /// (list and watch) streams too.
-fn produces(info: &RequestInfo) -> Vec<&'static str> {
-    let mut types = negotiation::SUPPORTED.to_vec();
+fn produces(info: &RequestInfo) -> &'static [&'static str] {
+    const WITH_STREAMS: &[&str] = &[
+        "application/json",
+        "application/yaml",
+        crate::protobuf::MEDIA_TYPE,
+        "application/json;stream=watch",
+        "application/vnd.kubernetes.protobuf;stream=watch",
+    ];
     if matches!(info.verb.as_str(), "list" | "watch") && info.name.is_empty() {
-        types.extend(["application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch"]);
+        WITH_STREAMS
+    } else {
+        negotiation::SUPPORTED
     }
-    types
 }
 
 /// Whether go-restful, which routes built-in resources before any handler runs, finds
@@ -128,7 +135,7 @@ fn routes_produce(resource: &Resource, info: &RequestInfo, accept: Option<&str>)
             resource.strategy.subresource(&info.subresource),
             Some(Handler::PodLog | Handler::Connect(_) | Handler::Proxy(_))
         );
-    any_type || negotiation::route_produces(accept, &produces(info))
+    any_type || negotiation::route_produces(accept, produces(info))
 }
 
 /// Serve a request routed to `resource`: the request's namespace and subresource
@@ -151,7 +158,7 @@ pub(crate) fn serve(
     let accept = header(http::header::ACCEPT);
     let builtin = resource.has_protobuf();
     if builtin && !routes_produce(&resource, info, accept) {
-        let e = ApiError::not_acceptable_by_route(&produces(info));
+        let e = ApiError::not_acceptable_by_route(produces(info));
         return Step::Respond(response::raw_json_error(&e));
     }
     let mut output = match negotiation::negotiate_output(accept, query.flag("pretty"), negotiation::Offer::RESOURCE) {
