@@ -1,5 +1,5 @@
 //! What the server writes of itself after it starts, as kube-apiserver's post-start
-//! hooks do: the default namespaces, then the bootstrap RBAC policy (upstream's
+//! hooks do: the default namespaces, the system priority classes, then the bootstrap RBAC policy (upstream's
 //! `rbac/bootstrap-roles`), each object created when missing and reconciled when
 //! present; then the `kubernetes` Service in `default` (its cluster IP the first of
 //! `--service-cluster-ip-range`, claimed as any Service's) and its Endpoints and
@@ -95,6 +95,15 @@ impl Bootstrap {
                 read_first: false,
             })
             .collect();
+        // The system priority classes (upstream's scheduling hook), which the Priority
+        // admission plugin resolves.
+        items.extend(crate::resources::priorityclasses::system_classes().into_iter().map(|object| Item {
+            collection: "/apis/scheduling.k8s.io/v1/priorityclasses".to_owned(),
+            name: object["metadata"]["name"].as_str().unwrap_or_default().to_owned(),
+            object,
+            reconcile: Reconcile::Keep,
+            read_first: false,
+        }));
         let policy: Vec<Value> = serde_json::from_str(RBAC_POLICY).expect("the bootstrap policy is JSON");
         items.extend(policy.into_iter().map(|object| {
             let plural = match object["kind"].as_str() {
@@ -270,7 +279,8 @@ mod tests {
     #[test]
     fn an_existing_role_is_read_then_updated_and_failures_come_back() {
         let mut b = Bootstrap::new();
-        for _ in NAMESPACES {
+        // The namespaces and the system priority classes are kept as they are.
+        for _ in 0..NAMESPACES.len() + 2 {
             let r = b.next_request().unwrap();
             assert_eq!(r.method(), http::Method::POST);
             b.answered(&answer(409, "{}")).unwrap();

@@ -37,6 +37,8 @@ pub struct Config {
     /// The admission plugins that run (`--enable-admission-plugins`,
     /// `--disable-admission-plugins`).
     pub admission_plugins: crate::admission::plugins::Plugins,
+    /// What the admission plugins are configured with.
+    pub admission_settings: crate::admission::Settings,
     /// Where Services' cluster IPs and node ports come from
     /// (`--service-cluster-ip-range`, `--service-node-port-range`).
     pub service_network: crate::service_network::ServiceNetwork,
@@ -67,6 +69,7 @@ impl Default for Config {
             aggregated_apis: Vec::new(),
             controllers: crate::controllers::enabled::Enabled::default(),
             admission_plugins: crate::admission::plugins::Plugins::default(),
+            admission_settings: crate::admission::Settings::default(),
             service_network: crate::service_network::ServiceNetwork::default(),
         }
     }

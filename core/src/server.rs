@@ -40,7 +40,11 @@ impl Server {
                     health: HealthChecks::with_readiness(config.storage_check.as_deref()),
                     lifecycle,
                     limiter,
-                    admission: AdmissionChain::new(config.admission_plugins.clone()),
+                    admission: AdmissionChain::new(
+                        config.admission_plugins.clone(),
+                        &config.storage_prefix,
+                        config.admission_settings.clone(),
+                    ),
                     authorizers: crate::authorization::Authorizers::new(&config.authorizer),
                     latest: Default::default(),
                     crd_resources: Default::default(),

@@ -285,6 +285,14 @@ fn token_requests_are_checked_with_upstreams_messages() {
         "apiVersion": "v1", "kind": "Pod", "metadata": { "name": "web" },
         "spec": { "serviceAccountName": "other", "containers": [{ "name": "c", "image": "nginx" }] },
     });
+    // The ServiceAccount admission plugin wants the pod's account to exist.
+    let forbidden = admin(&h, "POST", "/api/v1/namespaces/default/pods", pod.clone());
+    assert_eq!(
+        (forbidden.status, forbidden.json()["message"].clone()),
+        (403, json!("pods \"web\" is forbidden: error looking up service account default/other: serviceaccount \"other\" not found"))
+    );
+    let other = json!({ "apiVersion": "v1", "kind": "ServiceAccount", "metadata": { "name": "other" } });
+    assert_eq!(admin(&h, "POST", "/api/v1/namespaces/default/serviceaccounts", other).status, 201);
     assert_eq!(admin(&h, "POST", "/api/v1/namespaces/default/pods", pod).status, 201);
     assert_eq!(
         fails("robot", bound("Pod", "web", "")),

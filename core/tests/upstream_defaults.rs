@@ -3,11 +3,11 @@
 //! the shared recordings: the input POSTed with `?dryRun=All` and the object upstream
 //! answered) is replayed through the whole server, and our answer must be upstream's.
 //!
-//! Pod-bearing kinds are compared with their `defaults only` recording (a server with
-//! mutating admission off), every other kind with `with default admission`. What the
-//! comparison forgives is listed here, each with its reason: the recorder's
-//! placeholders, the fields admission plugins Apiary does not run yet add, the zero
-//! values Go's typed encoding writes, and the kinds that are not ours to compare.
+//! Every kind is compared with its `with default admission` recording (the admission
+//! plugins a default kube-apiserver runs, as Apiary's defaults run them), and pods
+//! also with `namespace has a LimitRange`. What the comparison forgives is listed
+//! here, each with its reason: the recorder's placeholders, the zero values Go's typed
+//! encoding writes, and the kinds that are not ours to compare.
 
 use apiary_core::harness::{parse_responses, Harness, Reply};
 use apiary_core::Config;
@@ -37,22 +37,12 @@ const SKIPPED: &[(&str, &str)] = &[
 ];
 
 /// Single cases not compared, and why.
-const SKIPPED_CASES: &[(&str, &str, &str)] = &[
-    // The recorder needed the ServiceAccount admission plugin for this one (422 without it).
-    ("core_v1_pods", "volumes-common-kinds", "upstream refused it only for want of the ServiceAccount admission plugin, which issue 20 adds"),
-];
+const SKIPPED_CASES: &[(&str, &str, &str)] = &[];
 
-/// Values upstream's admission plugins add, which Apiary does not run yet (issue 20):
-/// file, path of a list, element removed from upstream's answer, plugin.
-const ADMITTED: &[(&str, &[&str], &str, &str)] = &[
-    ("core_v1_persistentvolumeclaims", &["metadata", "finalizers"], r#""kubernetes.io/pvc-protection""#, "StorageObjectInUseProtection"),
-    ("core_v1_persistentvolumes", &["metadata", "finalizers"], r#""kubernetes.io/pv-protection""#, "StorageObjectInUseProtection"),
-    (
-        "core_v1_nodes",
-        &["spec", "taints"],
-        r#"{"effect": "NoSchedule", "key": "node.kubernetes.io/not-ready"}"#,
-        "TaintNodesByCondition",
-    ),
+/// The variants compared, and the namespace each was recorded in.
+const VARIANTS: &[(&str, &str)] = &[
+    ("with default admission", "refa-defaults"),
+    ("with default admission, namespace has a LimitRange", "refa-defaults-lr"),
 ];
 
 /// Differences that remain, each `file/case path` with its reason; none is a default.
@@ -111,10 +101,17 @@ fn harness() -> Harness<MemoryStore> {
     let h = Harness::new(Config::default(), MemoryStore::new());
     // The recorder's user, whom a CertificateSigningRequest names.
     h.act_as(Some("kube-admin"), &["system:masters"]);
-    for ns in ["refa-defaults"] {
+    for ns in ["refa-defaults", "refa-defaults-lr"] {
         let created = send(&h, "POST", "/api/v1/namespaces", Some(&json!({"metadata": {"name": ns}})));
         assert_eq!(created.status, 201, "{}", String::from_utf8_lossy(&created.body));
     }
+    // The recorder's LimitRange (the upstream README names it).
+    let range = json!({
+        "metadata": {"name": "limits"},
+        "spec": {"limits": [{"type": "Container", "default": {"cpu": "200m", "memory": "64Mi"}, "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "2"}}]},
+    });
+    let created = send(&h, "POST", "/api/v1/namespaces/refa-defaults-lr/limitranges", Some(&range));
+    assert_eq!(created.status, 201, "{}", String::from_utf8_lossy(&created.body));
     h
 }
 
@@ -169,11 +166,23 @@ fn normalized(mut answer: Value, input: &Value) -> Value {
             }
         }
     }
+    // The ServiceAccount plugin's token volume, named with 5 random characters.
+    random_suffixes(&mut answer, "kube-api-access-");
     // A server-set time (a PersistentVolume's phase transition).
     if let Some(t) = answer.pointer_mut("/status/lastPhaseTransitionTime") {
         *t = json!("<timestamp>");
     }
     answer
+}
+
+/// Every string `<prefix>` and 5 more characters becomes `<prefix><random5>`.
+fn random_suffixes(v: &mut Value, prefix: &str) {
+    match v {
+        Value::String(s) if s.starts_with(prefix) && s.len() == prefix.len() + 5 => *s = format!("{prefix}<random5>"),
+        Value::Array(items) => items.iter_mut().for_each(|i| random_suffixes(i, prefix)),
+        Value::Object(map) => map.values_mut().for_each(|i| random_suffixes(i, prefix)),
+        _ => {}
+    }
 }
 
 fn replace_string(v: &mut Value, from: &str, to: &str) {
@@ -200,27 +209,6 @@ fn without_list_self_entries(v: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(without_list_self_entries),
         _ => {}
     }
-}
-
-/// Upstream's answer without what admission plugins Apiary lacks added.
-fn without_admission(file: &str, mut theirs: Value) -> Value {
-    for (f, path, element, _plugin) in ADMITTED {
-        if *f != file {
-            continue;
-        }
-        let element: Value = serde_json::from_str(element).unwrap();
-        let (last, parents) = path.split_last().unwrap();
-        let Some(parent) = parents.iter().try_fold(&mut theirs, |v, k| v.get_mut(*k)).and_then(Value::as_object_mut) else {
-            continue;
-        };
-        if let Some(Value::Array(items)) = parent.get_mut(*last) {
-            items.retain(|i| *i != element);
-            if items.is_empty() {
-                parent.remove(*last);
-            }
-        }
-    }
-    theirs
 }
 
 /// What a comparison forgives.
@@ -298,13 +286,16 @@ fn every_recorded_default_is_ours() {
         if SKIPPED.iter().any(|(f, _)| *f == file) {
             continue;
         }
-        let pod_bearing = records.iter().any(|r| r["variant"] == "defaults only");
-        let variant = if pod_bearing { "defaults only" } else { "with default admission" };
-        for record in records.iter().filter(|r| r["variant"] == variant) {
-            let case = record["name"].as_str().unwrap();
-            if SKIPPED_CASES.iter().any(|(f, c, _)| *f == file && *c == case) {
+        for record in records.iter().filter(|r| VARIANTS.iter().any(|(v, _)| r["variant"] == *v)) {
+            let name = record["name"].as_str().unwrap();
+            if SKIPPED_CASES.iter().any(|(f, c, _)| *f == file && *c == name) {
                 continue;
             }
+            // The LimitRange variant's cases are told apart by their namespace.
+            let case = match record["variant"] == VARIANTS[0].0 {
+                true => name.to_owned(),
+                false => format!("{name}@{}", VARIANTS[1].1),
+            };
             let (method, path) = record["request"].as_str().unwrap().split_once(' ').unwrap();
             let answer = send(&h, method, path, Some(&record["input"]));
             let expected_status = record["httpStatus"].as_u64().unwrap() as u16;
@@ -318,7 +309,7 @@ fn every_recorded_default_is_ours() {
             if let Some(managed) = ours.pointer_mut("/metadata/managedFields") {
                 without_list_self_entries(managed);
             }
-            let theirs = without_admission(&file, record["output"].clone());
+            let theirs = record["output"].clone();
             let diffs = answer_differences(ours, theirs);
             found.extend(diffs.into_iter().map(|(p, d)| (format!("{file}/{case} {p}"), d)));
         }

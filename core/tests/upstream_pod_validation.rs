@@ -27,8 +27,6 @@ const FILES: &[&str] = &[
 /// Records answered otherwise today, and why.
 const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     ("core_v1_pods", "sidecar-restartpolicy-on-regular-container", "the recording server (1.35 code) drops the fields; v1.33 refuses them, as we do (upstream README)"),
-    ("core_v1_pods", "serviceaccount-does-not-exist", "needs the ServiceAccount admission plugin"),
-    ("core_v1_pods", "priorityclass-does-not-exist", "needs the Priority admission plugin"),
     ("core_v1_pods", "update-restartpolicy-forbidden", "upstream appends a diff of its internal Go PodSpec, not reproduced"),
     ("core_v1_pods", "update-container-resources-forbidden", "upstream appends a diff of its internal Go PodSpec, not reproduced"),
     ("core_v1_pods", "update-container-env-forbidden", "upstream appends a diff of its internal Go PodSpec, not reproduced"),

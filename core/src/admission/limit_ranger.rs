@@ -33,9 +33,7 @@ pub fn applies_to(group: &str, resource: &str, subresource: &str, operation: Ope
     )
 }
 
-/// The whole plugin for one request: defaults from every LimitRange in turn, then each
-/// LimitRange's checks; the first LimitRange refusing makes the request forbidden.
-/// An object whose stored version is being deleted is left alone.
+/// The whole plugin for one request: [`fill_defaults`], then [`check`].
 pub fn admit(
     limit_ranges: &[Value],
     resource: &str,
@@ -44,16 +42,46 @@ pub fn admit(
     object: &mut Value,
     old_object: Option<&Value>,
 ) -> Result<(), ApiError> {
-    if !applies_to("", resource, subresource, operation) {
-        return Ok(());
+    fill_defaults(limit_ranges, resource, subresource, operation, object, old_object);
+    check(limit_ranges, resource, subresource, operation, object, old_object)
+}
+
+/// Whether the plugin leaves this write alone: not its kind, or an object whose
+/// stored version is being deleted.
+fn skips(resource: &str, subresource: &str, operation: Operation, old_object: Option<&Value>) -> bool {
+    !applies_to("", resource, subresource, operation)
+        || old_object.is_some_and(|old| old.pointer("/metadata/deletionTimestamp").is_some_and(|t| !t.is_null()))
+}
+
+/// The mutating half: a pod's containers get the defaults of every LimitRange in turn.
+pub fn fill_defaults(
+    limit_ranges: &[Value],
+    resource: &str,
+    subresource: &str,
+    operation: Operation,
+    object: &mut Value,
+    old_object: Option<&Value>,
+) {
+    if skips(resource, subresource, operation, old_object) || resource != "pods" {
+        return;
     }
-    if old_object.is_some_and(|old| old.pointer("/metadata/deletionTimestamp").is_some_and(|t| !t.is_null())) {
-        return Ok(());
+    for range in limit_ranges {
+        apply_defaults(range, object);
     }
-    if resource == "pods" {
-        for range in limit_ranges {
-            apply_defaults(range, object);
-        }
+}
+
+/// The validating half: each LimitRange's checks; the first LimitRange refusing makes
+/// the request forbidden.
+pub fn check(
+    limit_ranges: &[Value],
+    resource: &str,
+    subresource: &str,
+    operation: Operation,
+    object: &Value,
+    old_object: Option<&Value>,
+) -> Result<(), ApiError> {
+    if skips(resource, subresource, operation, old_object) {
+        return Ok(());
     }
     for range in limit_ranges {
         let refused = match resource {
@@ -303,6 +331,74 @@ fn ratio_constraint(kind: &str, name: &str, enforced: &Quantity, requests: &Reso
         (shown, enforced.units() as f64)
     };
     (observed > allowed).then(|| format!("{name} max limit to request ratio per {kind} is {e}, but provided ratio is {shown:.6}"))
+}
+
+/// The plugin in the chain: the namespace's LimitRanges read, then both halves.
+#[derive(Debug)]
+pub(super) struct LimitRanger;
+
+impl LimitRanger {
+    fn ranges(chain: &super::AdmissionChain, request: &super::Request, fetched: &super::Fetched) -> Vec<Value> {
+        let prefix = chain.prefix("", "limitranges", request.namespace.as_deref());
+        fetched.objects(&prefix).iter().map(|r| Value::Object(r.object.clone())).collect()
+    }
+}
+
+impl super::Plugin for LimitRanger {
+    fn handles(&self, request: &super::Request) -> bool {
+        applies_to(&request.group, &request.resource, &request.subresource, request.operation)
+    }
+
+    fn mutates(&self) -> bool {
+        true
+    }
+
+    fn validates(&self) -> bool {
+        true
+    }
+
+    fn reads(&self, chain: &super::AdmissionChain, request: &super::Request, _object: &crate::rest::object::Object) -> Vec<super::Read> {
+        vec![super::Read::Objects { prefix: chain.prefix("", "limitranges", request.namespace.as_deref()) }]
+    }
+
+    fn mutate(
+        &self,
+        chain: &super::AdmissionChain,
+        request: &super::Request,
+        object: &mut crate::rest::object::Object,
+        fetched: &super::Fetched,
+        _notes: &mut super::Notes,
+    ) -> Result<(), ApiError> {
+        let ranges = Self::ranges(chain, request, fetched);
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        let old = request.old_object.clone().map(Value::Object);
+        let mut value = Value::Object(std::mem::take(object));
+        fill_defaults(&ranges, &request.resource, &request.subresource, request.operation, &mut value, old.as_ref());
+        if let Value::Object(map) = value {
+            *object = map;
+        }
+        Ok(())
+    }
+
+    fn validate(
+        &self,
+        chain: &super::AdmissionChain,
+        request: &super::Request,
+        object: &crate::rest::object::Object,
+        fetched: &super::Fetched,
+        _notes: &mut super::Notes,
+    ) -> Result<Vec<super::Write>, ApiError> {
+        let ranges = Self::ranges(chain, request, fetched);
+        if ranges.is_empty() {
+            return Ok(Vec::new());
+        }
+        let old = request.old_object.clone().map(Value::Object);
+        let value = Value::Object(object.clone());
+        check(&ranges, &request.resource, &request.subresource, request.operation, &value, old.as_ref())?;
+        Ok(Vec::new())
+    }
 }
 
 #[cfg(test)]

@@ -1,27 +1,37 @@
 //! Admission: the last decisions before a write is stored. Mutating plugins run first
 //! and may change the object; validating plugins then accept or refuse it, as
-//! kube-apiserver's admission chain runs them. [`plugins`] says which run; of them
-//! only NamespaceLifecycle acts yet (the namespace checks of create and delete ask
-//! [`AdmissionChain::runs`]); the REST handlers call both phases so that plugins (and
-//! webhooks, through `Step::Call`) only need to be added here. The decisions of the
-//! PodSecurity, LimitRanger and ResourceQuota plugins are written, as pure functions
-//! over the objects the caller reads, and are not yet in the chain.
+//! kube-apiserver's admission chain runs them. [`plugins`] says which run and in what
+//! order; each built-in plugin is a [`Plugin`] in its own file; a phase over one write
+//! is a [`Review`], a state machine the REST handlers drive (reads and writes of
+//! storage leave it as steps).
 
 pub mod plugins;
 
-/// PodSecurity's evaluation (levels, checks, messages), written but not yet a plugin
-/// of the chain.
+mod plugin;
+mod reads;
+mod request;
+mod review;
+
+/// PodSecurity's evaluation (levels, checks, messages) and its plugin.
 pub mod pod_security;
 
 pub mod limit_ranger;
+mod namespace_lifecycle;
 mod pod_resources;
+mod pod_tolerations;
+mod priority;
 pub mod resource_quota;
+mod service_account;
+mod storage_protection;
+mod taint_nodes;
 
+pub use plugin::{Notes, Plugin, Write};
 pub use pod_resources::ResourceList;
+pub use reads::{Answer, Fetched, Lookup, NoCaches, Read, Stored};
+pub use request::Request;
+pub use review::{Next, Phase, Review};
 
-use crate::authn::UserInfo;
-use crate::status::ApiError;
-use serde_json::{Map, Value};
+use crate::storage;
 
 /// The operation being admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,29 +42,65 @@ pub enum Operation {
     Connect,
 }
 
-/// What admission is told about a write: upstream's `admission.Attributes`.
-#[derive(Clone, Copy, Debug)]
-pub struct Attributes<'a> {
-    pub operation: Operation,
-    pub group: &'a str,
-    pub version: &'a str,
-    pub resource: &'a str,
-    pub subresource: &'a str,
-    pub namespace: Option<&'a str>,
-    pub name: &'a str,
-    pub user: Option<&'a UserInfo>,
-    pub dry_run: bool,
+impl Operation {
+    /// As upstream spells it (`CREATE`), in AdmissionReviews and rules.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Create => "CREATE",
+            Operation::Update => "UPDATE",
+            Operation::Delete => "DELETE",
+            Operation::Connect => "CONNECT",
+        }
+    }
 }
 
-/// The enabled plugins, in order.
-#[derive(Clone, Debug, Default)]
+/// What the plugins are configured with (`--admission-control-config-file` and the
+/// plugins' own flags).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub pod_security: pod_security::Configuration,
+    /// `--default-not-ready-toleration-seconds` and
+    /// `--default-unreachable-toleration-seconds`.
+    pub not_ready_toleration_seconds: i64,
+    pub unreachable_toleration_seconds: i64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            pod_security: pod_security::Configuration::default(),
+            not_ready_toleration_seconds: 300,
+            unreachable_toleration_seconds: 300,
+        }
+    }
+}
+
+/// The enabled plugins, in order, and what they are configured with.
+#[derive(Clone, Debug)]
 pub struct AdmissionChain {
     plugins: plugins::Plugins,
+    mutating: Vec<&'static dyn Plugin>,
+    validating: Vec<&'static dyn Plugin>,
+    storage_prefix: String,
+    pub settings: Settings,
+}
+
+impl Default for AdmissionChain {
+    fn default() -> AdmissionChain {
+        AdmissionChain::new(plugins::Plugins::default(), "/registry", Settings::default())
+    }
 }
 
 impl AdmissionChain {
-    pub fn new(plugins: plugins::Plugins) -> AdmissionChain {
-        AdmissionChain { plugins }
+    pub fn new(plugins: plugins::Plugins, storage_prefix: &str, settings: Settings) -> AdmissionChain {
+        let built: Vec<&'static dyn Plugin> = plugins.names().iter().filter_map(|n| plugins::built_in(n)).collect();
+        AdmissionChain {
+            mutating: built.iter().copied().filter(|p| p.mutates()).collect(),
+            validating: built.iter().copied().filter(|p| p.validates()).collect(),
+            plugins,
+            storage_prefix: storage_prefix.to_owned(),
+            settings,
+        }
     }
 
     /// Whether `plugin` is enabled.
@@ -62,22 +108,31 @@ impl AdmissionChain {
         self.plugins.runs(plugin)
     }
 
-    /// The mutating phase: may change `object` (the new object; the old one for a
-    /// delete).
-    pub fn mutate(
-        &self,
-        _attributes: Attributes<'_>,
-        _object: &mut Map<String, Value>,
-    ) -> Result<(), ApiError> {
-        Ok(())
+    /// The plugins of `phase`, in order.
+    pub(crate) fn phase_plugins(&self, phase: Phase) -> &[&'static dyn Plugin] {
+        match phase {
+            Phase::Mutating => &self.mutating,
+            Phase::Validating => &self.validating,
+        }
     }
 
-    /// The validating phase: accepts or refuses the object as mutation left it.
-    pub fn validate(
-        &self,
-        _attributes: Attributes<'_>,
-        _object: &Map<String, Value>,
-    ) -> Result<(), ApiError> {
-        Ok(())
+    /// Where an object is stored.
+    pub fn key(&self, group: &str, resource: &str, namespace: Option<&str>, name: &str) -> String {
+        storage::object_key(&self.storage_prefix, group, resource, namespace, name)
+    }
+
+    /// Where a resource's objects (in one namespace when given) are stored.
+    pub fn prefix(&self, group: &str, resource: &str, namespace: Option<&str>) -> String {
+        storage::resource_prefix(&self.storage_prefix, group, resource, namespace)
+    }
+
+    /// The read of namespace `name`.
+    pub(crate) fn namespace_read(&self, name: &str) -> Read {
+        Read::Object { key: self.key("", "namespaces", None, name) }
+    }
+
+    /// The namespace `name`, when read.
+    pub(crate) fn namespace<'a>(&self, fetched: &'a Fetched, name: &str) -> Option<&'a Stored> {
+        fetched.object(&self.key("", "namespaces", None, name))
     }
 }

@@ -2,8 +2,9 @@
 //! chosen as `--enable-admission-plugins` and `--disable-admission-plugins` choose them
 //! (upstream's default-on set, plus what is enabled, less what is disabled).
 //!
-//! Apiary carries out NamespaceLifecycle today; the others are accepted by name so
-//! that a kube-apiserver command line starts Apiary, and do nothing yet.
+//! [`built_in`] gives the plugins Apiary carries out; the others are accepted by name
+//! so that a kube-apiserver command line starts Apiary, and do nothing (the README
+//! lists which).
 
 /// A plugin kube-apiserver v1.33 knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +60,22 @@ pub const PLUGINS: &[(&str, bool)] = &[
     ("ResourceQuota", true),
     ("AlwaysDeny", false),
 ];
+
+/// The plugin called `name`, when Apiary carries it out.
+pub(crate) fn built_in(name: &str) -> Option<&'static dyn super::Plugin> {
+    Some(match name {
+        "NamespaceLifecycle" => &super::namespace_lifecycle::NamespaceLifecycle,
+        "LimitRanger" => &super::limit_ranger::LimitRanger,
+        "ServiceAccount" => &super::service_account::ServiceAccount,
+        "TaintNodesByCondition" => &super::taint_nodes::TaintNodesByCondition,
+        "PodSecurity" => &super::pod_security::PodSecurity,
+        "Priority" => &super::priority::Priority,
+        "DefaultTolerationSeconds" => &super::pod_tolerations::DefaultTolerationSeconds,
+        "StorageObjectInUseProtection" => &super::storage_protection::StorageObjectInUseProtection,
+        "ResourceQuota" => &super::resource_quota::ResourceQuotaPlugin,
+        _ => return None,
+    })
+}
 
 fn known(name: &str) -> bool {
     PLUGINS.iter().any(|(p, _)| *p == name)

@@ -519,6 +519,61 @@ fn set_used(quota: &mut Value, used: &ResourceList) {
     status.as_object_mut().expect("made an object above").insert("used".into(), write_list(used));
 }
 
+/// The plugin in the chain: the namespace's quotas read, the write checked against
+/// them, and each quota it is charged to written (a compare-and-swap: when another
+/// write raced, the chain reads the quotas again and checks again).
+#[derive(Debug)]
+pub(super) struct ResourceQuotaPlugin;
+
+impl super::Plugin for ResourceQuotaPlugin {
+    fn handles(&self, request: &super::Request) -> bool {
+        request.namespace.as_deref().is_some_and(|ns| !ns.is_empty())
+            && applies_to(&request.group, &request.resource, &request.subresource, request.operation)
+    }
+
+    fn validates(&self) -> bool {
+        true
+    }
+
+    fn reads(&self, chain: &super::AdmissionChain, request: &super::Request, _object: &crate::rest::object::Object) -> Vec<super::Read> {
+        vec![super::Read::Objects { prefix: chain.prefix("", "resourcequotas", request.namespace.as_deref()) }]
+    }
+
+    fn validate(
+        &self,
+        chain: &super::AdmissionChain,
+        request: &super::Request,
+        object: &crate::rest::object::Object,
+        fetched: &super::Fetched,
+        _notes: &mut super::Notes,
+    ) -> Result<Vec<super::Write>, ApiError> {
+        let stored = fetched.objects(&chain.prefix("", "resourcequotas", request.namespace.as_deref()));
+        if stored.is_empty() {
+            return Ok(Vec::new());
+        }
+        let quotas: Vec<Value> = stored.iter().map(|q| Value::Object(q.object.clone())).collect();
+        let object = Value::Object(object.clone());
+        let old = request.old_object.clone().map(Value::Object);
+        let quota_request = QuotaRequest {
+            group: &request.group,
+            resource: &request.resource,
+            operation: request.operation,
+            object: &object,
+            old_object: old.as_ref(),
+            now: Some(request.now_seconds()),
+        };
+        let charges = check(&quotas, &quota_request).map_err(|m| forbidden(&request.group, &request.resource, &object, &m))?;
+        Ok(charges
+            .iter()
+            .filter_map(|charge| {
+                let quota = &stored[charge.index];
+                let Value::Object(value) = apply_charge(&quotas[charge.index], charge) else { return None };
+                Some(super::Write { key: quota.key.clone(), value, expected_revision: quota.revision })
+            })
+            .collect())
+    }
+}
+
 #[cfg(test)]
 #[path = "resource_quota_tests.rs"]
 mod tests;

@@ -247,13 +247,6 @@ pub trait Strategy: Send + Sync + 'static {
         Ok(())
     }
 
-    /// Whether the object called `name` may be deleted at all (NamespaceLifecycle
-    /// admission's refusal of the namespaces it protects: not asked when that plugin is
-    /// disabled).
-    fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
-        Ok(())
-    }
-
     /// Mark an object a DELETE asks to remove (before it is written as being deleted):
     /// a kind that cleans up before it goes adds its finalizer here.
     fn mark_deleting(&self, _obj: &mut Object, _now: &str) {}
@@ -488,8 +481,6 @@ pub trait CreateRequest {
     fn authenticate_token(&self, token: &str, audiences: Option<&[String]>) -> Option<TokenUser>;
     /// `--api-audiences`.
     fn api_audiences(&self) -> Vec<String>;
-    /// Validating admission of the object to answer with.
-    fn admit(&self, object: &Object) -> Result<(), ApiError>;
 }
 
 /// The subresources of a kind that has `status` and `scale`.

@@ -13,7 +13,6 @@ use super::{keep_status, Handler, Strategy};
 use crate::rest::finalizers::{self, Deletion, OnDelete};
 use crate::rest::object::{meta_mut, meta_str, Object};
 use crate::selection::table::{FieldLabels, Rejection, SelectableFields, NAME};
-use crate::status::ApiError;
 use crate::validation::FieldError;
 use serde_json::{json, Value};
 
@@ -22,7 +21,7 @@ pub const GROUP: &str = "";
 pub const RESOURCE: &str = "namespaces";
 
 /// Namespaces the server keeps for itself.
-const IMMORTAL: &[&str] = &["default", "kube-system", "kube-public"];
+pub const IMMORTAL: &[&str] = &["default", "kube-system", "kube-public"];
 
 /// The label every namespace carries with its own name.
 const NAME_LABEL: &str = "kubernetes.io/metadata.name";
@@ -84,13 +83,6 @@ impl Strategy for Namespaces {
 
     fn selectable_fields(&self) -> FieldLabels<'_> {
         FieldLabels::Builtin(&SELECTABLE_FIELDS)
-    }
-
-    fn check_delete(&self, name: &str) -> Result<(), ApiError> {
-        if IMMORTAL.contains(&name) {
-            return Err(ApiError::forbidden(GROUP, RESOURCE, name, "this namespace may not be deleted"));
-        }
-        Ok(())
     }
 
     /// Upstream's namespace storage: the first DELETE marks the namespace Terminating

@@ -17,6 +17,30 @@ const HIGHEST_USER_DEFINABLE: i64 = 1_000_000_000;
 const SYSTEM_PREFIX: &str = "system-";
 /// The system's classes: name and value (neither is a global default).
 const SYSTEM_CLASSES: [(&str, i64); 2] = [("system-node-critical", 2_000_001_000), ("system-cluster-critical", 2_000_000_000)];
+/// What each system class is for, as upstream describes it.
+const SYSTEM_DESCRIPTIONS: [&str; 2] = [
+    "Used for system critical pods that must not be moved from their current node.",
+    "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+];
+
+/// The system classes, as upstream's scheduling bootstrap hook writes them at start.
+pub fn system_classes() -> Vec<serde_json::Value> {
+    SYSTEM_CLASSES
+        .iter()
+        .zip(SYSTEM_DESCRIPTIONS)
+        .map(|((name, value), description)| {
+            serde_json::json!({
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+                "preemptionPolicy": "PreemptLowerPriority",
+                "description": description,
+            })
+        })
+        .collect()
+}
+
 const POLICIES: [&str; 2] = ["PreemptLowerPriority", "Never"];
 
 impl Strategy for PriorityClasses {

@@ -289,9 +289,6 @@ mod answers {
         fn api_audiences(&self) -> Vec<String> {
             Vec::new()
         }
-        fn admit(&self, _object: &Object) -> Result<(), ApiError> {
-            Ok(())
-        }
     }
 
     fn answer(strategy: &dyn Strategy, authorizer: Mode, review: Value) -> Value {

@@ -2,11 +2,11 @@
 
 use super::object::{self, meta_mut, meta_str, Object};
 use super::scope::Scope;
-use crate::admission::Operation;
+use super::admit::Admitted;
+use crate::admission::{Operation, Phase};
 use crate::effect::Step;
-use crate::resources::namespaces;
-use crate::status::{ApiError, Cause};
-use crate::storage::{KeyValue, StorageOp, StorageOutput};
+use crate::status::ApiError;
+use crate::storage::{StorageOp, StorageOutput};
 use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
 
@@ -29,58 +29,37 @@ pub(super) fn create_decoded(scope: Scope, mut obj: Object) -> Step {
     // upstream orders them.
     scope.resource().strategy.default(&mut obj);
     scope.record_update(None, &mut obj);
-    let admitted = scope
-        .admit_mutating(Operation::Create, &mut obj)
-        .and_then(|()| scope.resource().strategy.check_grants(&scope.grants(), &obj, None))
-        .and_then(|()| prepare(&scope, &mut obj))
-        .and_then(|()| scope.admit_validating(Operation::Create, &obj));
-    if let Err(e) = admitted {
-        return scope.fail(e);
-    }
-    let lifecycle = scope.shared.admission.runs(crate::admission::plugins::Plugin::NAMESPACE_LIFECYCLE);
-    match scope.namespace.clone() {
-        // A namespaced object needs its namespace to exist, and not to be terminating,
-        // while NamespaceLifecycle admission runs. Like upstream's plugin, look in the
-        // (watch-cache-fed) namespaces first and ask storage only when they do not have
-        // it: it may be too new for the cache.
-        Some(ns) if lifecycle => {
-            let key = scope.namespace_key(&ns);
-            if let Some(Some(namespace)) = scope.cached(&key) {
-                return in_namespace(scope, obj, &ns, &namespace);
-            }
-            scope.then(StorageOp::Get { key }, move |scope, done| match done {
-                Ok(StorageOutput::Got { kv: Some(namespace), .. }) => in_namespace(scope, obj, &ns, &namespace),
-                Ok(StorageOutput::Got { kv: None, .. }) => {
-                    scope.fail(ApiError::not_found(namespaces::GROUP, namespaces::RESOURCE, &ns))
-                }
-                other => scope.fail_storage(&ns, other),
-            })
+    let request = scope.admission_request(Operation::Create, meta_str(&obj, "name"), None);
+    scope.admit(Phase::Mutating, request, obj, Box::new(Mutated))
+}
+
+/// Mutating admission is done: the kind's strategy, then validating admission.
+#[derive(Debug)]
+struct Mutated;
+
+impl Admitted for Mutated {
+    fn admitted(self: Box<Self>, scope: Scope, mut obj: Object) -> Step {
+        let prepared = scope
+            .resource()
+            .strategy
+            .check_grants(&scope.grants(), &obj, None)
+            .and_then(|()| prepare(&scope, &mut obj));
+        if let Err(e) = prepared {
+            return scope.fail(e);
         }
-        Some(_) | None => store(scope, obj),
+        let request = scope.admission_request(Operation::Create, meta_str(&obj, "name"), None);
+        scope.admit(Phase::Validating, request, obj, Box::new(Validated))
     }
 }
 
-/// Store `obj` in namespace `ns` (stored as `namespace`), unless it is being terminated:
-/// then upstream's 403.
-fn in_namespace(scope: Scope, obj: Object, ns: &str, namespace: &KeyValue) -> Step {
-    let terminating = object::from_storage(namespace)
-        .map(|n| n.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str) == Some("Terminating"))
-        .unwrap_or(false);
-    if !terminating {
-        return store(scope, obj);
+/// Admitted: store it.
+#[derive(Debug)]
+struct Validated;
+
+impl Admitted for Validated {
+    fn admitted(self: Box<Self>, scope: Scope, obj: Object) -> Step {
+        store(scope, obj)
     }
-    let r = scope.resource();
-    let name = meta_str(&obj, "name");
-    let why = format!("unable to create new content in namespace {ns} because it is being terminated");
-    let mut e = ApiError::forbidden(&r.group, &r.plural, name, &why);
-    if let Some(details) = e.details.as_mut() {
-        details.causes.push(Cause {
-            kind: "NamespaceTerminating".into(),
-            message: format!("namespace {ns} is being terminated"),
-            field: "metadata.namespace".into(),
-        });
-    }
-    scope.fail(e)
 }
 
 /// Stamp what the server owns on a new object and validate its metadata.

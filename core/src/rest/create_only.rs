@@ -6,7 +6,9 @@
 
 use super::object::Object;
 use super::scope::Scope;
-use crate::admission::Operation;
+use super::admit::Admitted;
+use super::object::meta_str;
+use crate::admission::{Operation, Phase};
 use crate::authn::{TokenUser, UserInfo};
 use crate::authorization::{Attributes, Decision, Rules};
 use crate::effect::Step;
@@ -35,18 +37,40 @@ pub(super) fn handle(info: &RequestInfo, scope: Scope) -> Step {
 }
 
 /// Place, record and admit the object as a create does, then let the kind answer.
+/// Upstream's review storage runs validating admission once its own checks pass;
+/// here both phases run before the kind answers, so an object both invalid and
+/// refused by admission gets admission's refusal.
 fn answer(scope: Scope, mut obj: Object) -> Step {
-    let prepared = super::create::place_in_namespace(&scope, &mut obj).and_then(|()| {
-        scope.record_update(None, &mut obj);
-        scope.admit_mutating(Operation::Create, &mut obj)
-    });
-    if let Err(e) = prepared {
+    if let Err(e) = super::create::place_in_namespace(&scope, &mut obj) {
         return scope.fail(e);
     }
-    let strategy = scope.resource().strategy.clone();
-    match strategy.answer_create(&scope, obj) {
-        Ok(answer) => scope.respond(201, &Value::Object(answer)),
-        Err(e) => scope.fail(e),
+    scope.record_update(None, &mut obj);
+    let request = scope.admission_request(Operation::Create, meta_str(&obj, "name"), None);
+    scope.admit(Phase::Mutating, request, obj, Box::new(Mutated))
+}
+
+/// Mutating admission is done: validating admission next.
+#[derive(Debug)]
+struct Mutated;
+
+impl Admitted for Mutated {
+    fn admitted(self: Box<Self>, scope: Scope, obj: Object) -> Step {
+        let request = scope.admission_request(Operation::Create, meta_str(&obj, "name"), None);
+        scope.admit(Phase::Validating, request, obj, Box::new(Validated))
+    }
+}
+
+/// Admitted: the kind answers.
+#[derive(Debug)]
+struct Validated;
+
+impl Admitted for Validated {
+    fn admitted(self: Box<Self>, scope: Scope, obj: Object) -> Step {
+        let strategy = scope.resource().strategy.clone();
+        match strategy.answer_create(&scope, obj) {
+            Ok(answer) => scope.respond(201, &Value::Object(answer)),
+            Err(e) => scope.fail(e),
+        }
     }
 }
 
@@ -74,9 +98,5 @@ impl CreateRequest for Scope {
 
     fn api_audiences(&self) -> Vec<String> {
         self.shared.config.authenticators.api_audiences().to_vec()
-    }
-
-    fn admit(&self, object: &Object) -> Result<(), ApiError> {
-        self.admit_validating(Operation::Create, object)
     }
 }

@@ -9,7 +9,8 @@ use super::delete_options::{self, DeleteOptions};
 use super::finalizers::{Deletion, OnDelete};
 use super::object::{meta_str, Object};
 use super::scope::Scope;
-use crate::admission::Operation;
+use super::admit::Admitted;
+use crate::admission::{Operation, Phase};
 use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{KeyValue, StorageError, StorageOp, StorageOutput};
@@ -20,11 +21,6 @@ pub(super) fn delete(scope: Scope) -> Step {
         let r = scope.resource();
         let e = ApiError::method_not_supported(&r.group, &format!("{}/{}", r.plural, scope.subresource), "delete");
         return scope.fail(e);
-    }
-    if scope.shared.admission.runs(crate::admission::plugins::Plugin::NAMESPACE_LIFECYCLE) {
-        if let Err(e) = scope.resource().strategy.check_delete(&scope.name) {
-            return scope.fail(e);
-        }
     }
     let options = match delete_options::of(&scope) {
         Ok(options) => options,
@@ -53,9 +49,41 @@ fn delete_current(scope: Scope, current: KeyValue, options: DeleteOptions) -> St
     if let Some(why) = failed {
         return scope.fail(ApiError::conflict(&r.group, &r.plural, &scope.name, &why));
     }
-    if let Err(e) = scope.admit_validating(Operation::Delete, &obj) {
-        return scope.fail(e);
+    // Both phases of admission see the stored object, as upstream's delete runs them.
+    let request = scope.admission_request(Operation::Delete, &scope.name, Some(obj.clone()));
+    scope.admit(Phase::Mutating, request, obj, Box::new(Preconditioned { current, options }))
+}
+
+/// A delete whose preconditions hold, in admission.
+#[derive(Debug)]
+struct Preconditioned {
+    current: KeyValue,
+    options: DeleteOptions,
+}
+
+impl Admitted for Preconditioned {
+    fn admitted(self: Box<Self>, scope: Scope, obj: Object) -> Step {
+        let request = scope.admission_request(Operation::Delete, &scope.name, Some(obj.clone()));
+        let Preconditioned { current, options } = *self;
+        scope.admit(Phase::Validating, request, obj, Box::new(Deleting { current, options }))
     }
+}
+
+/// A delete admitted: the object goes, or is marked as going.
+#[derive(Debug)]
+struct Deleting {
+    current: KeyValue,
+    options: DeleteOptions,
+}
+
+impl Admitted for Deleting {
+    fn admitted(self: Box<Self>, scope: Scope, obj: Object) -> Step {
+        let Deleting { current, options } = *self;
+        delete_admitted(scope, current, obj, options)
+    }
+}
+
+fn delete_admitted(scope: Scope, current: KeyValue, obj: Object, options: DeleteOptions) -> Step {
     let answer = match on_delete(&scope, &obj, &options) {
         OnDelete::Wait(marked) => return mark_deleting(scope, current, marked, options),
         OnDelete::Now(answer) => answer,

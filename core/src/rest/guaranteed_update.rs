@@ -6,8 +6,10 @@
 //! binding a pod, and both writes of an eviction (the budget, then the pod) run this
 //! one loop; each says only what its change is and what its outcome answers.
 
+use super::admit::Admitted;
 use super::object::Object;
 use super::scope::Scope;
+use crate::admission::{Operation, Phase};
 use crate::effect::Step;
 use crate::status::ApiError;
 use crate::storage::{Completion, KeyValue, StorageError, StorageOp, StorageOutput};
@@ -40,6 +42,9 @@ pub(super) struct GuaranteedUpdate<C> {
     attempt: u32,
     /// How many lost races are tried again before the update gives up.
     retries: u32,
+    /// The change is a client's write of the object (update, patch, apply): admission
+    /// and the kind's update strategy run on it ([`super::update::after_mutation`]).
+    admitted: bool,
 }
 
 impl<C> std::fmt::Debug for GuaranteedUpdate<C> {
@@ -48,6 +53,7 @@ impl<C> std::fmt::Debug for GuaranteedUpdate<C> {
             .field("dry_run", &self.dry_run)
             .field("attempt", &self.attempt)
             .field("retries", &self.retries)
+            .field("admitted", &self.admitted)
             .finish_non_exhaustive()
     }
 }
@@ -64,7 +70,14 @@ where
             dry_run: false,
             attempt: 0,
             retries: DEFAULT_RETRIES,
+            admitted: false,
         }
+    }
+
+    /// Run admission and the kind's update strategy on each change made.
+    pub(super) fn admitted(mut self) -> Self {
+        self.admitted = true;
+        self
     }
 
     /// Try again up to `retries` times after losing a race.
@@ -88,8 +101,8 @@ where
         scope.with_current(move |scope, current| self.run(scope, current, finish))
     }
 
-    /// Run from `current`, a value already read: make the change, claim what it needs
-    /// (a Service's new cluster IPs and node ports), then write.
+    /// Run from `current`, a value already read: make the change, admit it when asked
+    /// to, claim what it needs, then write.
     pub(super) fn run(
         mut self,
         scope: Scope,
@@ -104,6 +117,24 @@ where
             Ok(changed) => changed,
             Err(e) => return finish(scope, Outcome::Refused(e)),
         };
+        if self.admitted {
+            let request = scope.admission_request(Operation::Update, &scope.name, Some(old.clone()));
+            let then = Mutated { update: self, current, old, finish };
+            return scope.admit(Phase::Mutating, request, changed, Box::new(then));
+        }
+        self.claim(scope, current, old, changed, finish)
+    }
+
+    /// Claim what the change needs (a Service's new cluster IPs and node ports), then
+    /// write.
+    fn claim(
+        self,
+        scope: Scope,
+        current: KeyValue,
+        old: Object,
+        changed: Object,
+        finish: impl FnOnce(Scope, Outcome) -> Step + Send + 'static,
+    ) -> Step {
         let mut ctx = scope.claim_context();
         ctx.dry_run = self.dry_run;
         let claim = scope.resource().strategy.claim(&ctx, changed, Some(&old));
@@ -179,5 +210,72 @@ where
             }
             other => finish(scope, Outcome::Failed(other)),
         })
+    }
+}
+
+/// A change in mutating admission.
+struct Mutated<C, F> {
+    update: GuaranteedUpdate<C>,
+    current: KeyValue,
+    old: Object,
+    finish: F,
+}
+
+/// A change the kind's strategy made, in validating admission.
+struct Validated<C, F> {
+    update: GuaranteedUpdate<C>,
+    current: KeyValue,
+    old: Object,
+    finish: F,
+}
+
+impl<C, F> std::fmt::Debug for Mutated<C, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mutated").field("update", &self.update).field("revision", &self.current.mod_revision).finish_non_exhaustive()
+    }
+}
+
+impl<C, F> std::fmt::Debug for Validated<C, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Validated").field("update", &self.update).field("revision", &self.current.mod_revision).finish_non_exhaustive()
+    }
+}
+
+impl<C, F> Admitted for Mutated<C, F>
+where
+    C: FnMut(&Scope, &Object, &KeyValue) -> Result<Object, ApiError> + Send + 'static,
+    F: FnOnce(Scope, Outcome) -> Step + Send + 'static,
+{
+    fn admitted(self: Box<Self>, scope: Scope, changed: Object) -> Step {
+        let Mutated { update, current, old, finish } = *self;
+        match super::update::after_mutation(&scope, &old, changed) {
+            Ok(changed) => {
+                let request = scope.admission_request(Operation::Update, &scope.name, Some(old.clone()));
+                let then = Validated { update, current, old, finish };
+                scope.admit(Phase::Validating, request, changed, Box::new(then))
+            }
+            Err(e) => finish(scope, Outcome::Refused(e)),
+        }
+    }
+
+    fn refused(self: Box<Self>, scope: Scope, error: ApiError) -> Step {
+        (self.finish)(scope, Outcome::Refused(error))
+    }
+}
+
+impl<C, F> Admitted for Validated<C, F>
+where
+    C: FnMut(&Scope, &Object, &KeyValue) -> Result<Object, ApiError> + Send + 'static,
+    F: FnOnce(Scope, Outcome) -> Step + Send + 'static,
+{
+    fn admitted(self: Box<Self>, scope: Scope, mut changed: Object) -> Step {
+        let Validated { update, current, old, finish } = *self;
+        // The writer owns what it sent, not what admission or the strategy added.
+        scope.record_update(Some(&old), &mut changed);
+        update.claim(scope, current, old, changed, finish)
+    }
+
+    fn refused(self: Box<Self>, scope: Scope, error: ApiError) -> Step {
+        (self.finish)(scope, Outcome::Refused(error))
     }
 }

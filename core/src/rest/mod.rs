@@ -19,6 +19,7 @@ mod dry_run;
 mod eviction;
 pub(crate) mod finalizers;
 mod get;
+mod admit;
 mod guaranteed_update;
 mod list;
 mod managed;
@@ -215,6 +216,14 @@ pub(crate) fn serve(
         user_agent: header(http::header::USER_AGENT).map(str::to_owned),
         body,
         user,
+        warnings: Arc::default(),
     };
-    handle(info, scope)
+    let warnings = scope.warnings.clone();
+    let writes = matches!(info.verb.as_str(), "create" | "update" | "patch" | "delete" | "deletecollection");
+    let step = handle(info, scope);
+    if writes {
+        response::warned_by(step, warnings)
+    } else {
+        step
+    }
 }

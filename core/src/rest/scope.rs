@@ -4,7 +4,6 @@
 use super::object;
 use super::read_at;
 use super::response::{encoded, error_response};
-use crate::admission::{self, Operation};
 use crate::authn::UserInfo;
 use crate::effect::{Inputs, Step};
 use crate::negotiation::{self, Output};
@@ -39,34 +38,23 @@ pub(crate) struct Scope {
     pub body: Bytes,
     /// Who the request acts as (after impersonation): what admission is told.
     pub user: UserInfo,
+    /// Warnings found as the request goes (admission's), sent with its answer.
+    pub warnings: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Scope {
-    /// What admission is told about this request's `operation`.
-    fn admission_attributes(&self, operation: Operation) -> admission::Attributes<'_> {
-        let r = self.resource();
-        admission::Attributes {
-            operation,
-            group: &r.group,
-            version: &r.version,
-            resource: &r.plural,
-            subresource: &self.subresource,
-            namespace: self.namespace.as_deref(),
-            name: &self.name,
-            user: Some(&self.user),
-            dry_run: self.dry_run(),
+    /// Keep warnings (admission's) for the response.
+    pub fn keep_warnings(&self, warnings: &[String]) {
+        if warnings.is_empty() {
+            return;
         }
-    }
-
-    /// The mutating admission phase for a write of `object`.
-    pub fn admit_mutating(&self, operation: Operation, object: &mut object::Object) -> Result<(), ApiError> {
-        self.shared.admission.mutate(self.admission_attributes(operation), object)
-    }
-
-    /// The validating admission phase for a write of `object` (the old object of a
-    /// delete).
-    pub fn admit_validating(&self, operation: Operation, object: &object::Object) -> Result<(), ApiError> {
-        self.shared.admission.validate(self.admission_attributes(operation), object)
+        if let Ok(mut kept) = self.warnings.lock() {
+            for w in warnings {
+                if !kept.contains(w) {
+                    kept.push(w.clone());
+                }
+            }
+        }
     }
 
     /// What a write that grants permissions is checked with.
@@ -90,12 +78,6 @@ impl Scope {
 
     pub fn prefix(&self) -> String {
         self.resource().storage_prefix(&self.shared.config.storage_prefix, self.namespace.as_deref())
-    }
-
-    /// The key of a namespace object.
-    pub fn namespace_key(&self, namespace: &str) -> String {
-        use crate::resources::namespaces::{GROUP, RESOURCE};
-        storage::object_key(&self.shared.config.storage_prefix, GROUP, RESOURCE, None, namespace)
     }
 
     /// Who serves this request's subresource, as the resource's strategy says; `None`

@@ -8,7 +8,6 @@
 use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{meta_mut, meta_str, Object};
 use super::scope::Scope;
-use crate::admission::Operation;
 use crate::effect::Step;
 use crate::resources::{Handler, SpecPart};
 use crate::status::ApiError;
@@ -82,6 +81,7 @@ pub(super) fn guaranteed_update(scope: Scope, change: Change) -> Step {
     let dry_run = scope.dry_run();
     GuaranteedUpdate::new(move |scope: &Scope, old: &Object, current: &KeyValue| change(scope, old, current))
         .dry_run(dry_run)
+        .admitted()
         .read(scope, answer)
 }
 
@@ -111,17 +111,23 @@ fn check_uid(scope: &Scope, given: &str, old: &Object) -> Result<(), ApiError> {
     Err(ApiError::conflict(&r.group, &r.plural, &scope.name, &why))
 }
 
-/// The object stored when `new` replaces `old`: all of it, or its status on `/status`.
-pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Object, ApiError> {
-    // Compared with the stored object as upstream compares typed objects.
+/// The object proposed when `new` replaces `old`, before admission: compared as typed
+/// objects are, and defaulted as upstream defaults what it decodes. The guaranteed
+/// update then runs mutating admission, [`after_mutation`], validating admission,
+/// and records the writer's managed fields.
+pub(super) fn replace(scope: &Scope, _old: &Object, mut new: Object) -> Result<Object, ApiError> {
     crate::typed_json::normalize(&mut new);
-    let r = scope.resource();
     if scope.writes_whole_object() {
-        // Defaulted as upstream defaults what it decodes, before admission sees it.
-        r.strategy.default(&mut new);
+        scope.resource().strategy.default(&mut new);
     }
-    scope.admit_mutating(Operation::Update, &mut new)?;
-    let mut new = match scope.subresource_handler() {
+    Ok(new)
+}
+
+/// What the kind's strategy makes of `new` once mutating admission is done: all of
+/// it, or its status on `/status`.
+pub(super) fn after_mutation(scope: &Scope, old: &Object, new: Object) -> Result<Object, ApiError> {
+    let r = scope.resource();
+    let new = match scope.subresource_handler() {
         Some(Handler::Status) => status_update(scope, old, &new)?,
         Some(Handler::Approval) => {
             let approved = r.strategy.prepare_for_approval_update(&new, old.clone());
@@ -144,8 +150,6 @@ pub(super) fn replace(scope: &Scope, old: &Object, mut new: Object) -> Result<Ob
             main_update(scope, old, new)?
         }
     };
-    scope.admit_validating(Operation::Update, &new)?;
-    scope.record_update(Some(old), &mut new);
     Ok(new)
 }
 

@@ -1,14 +1,15 @@
 //! Pod Security Standards as k8s.io/pod-security-admission v1.33 evaluates them:
 //! namespace labels read into a policy of levels and versions, the baseline and
 //! restricted checks at each version, and the decision and messages of the
-//! PodSecurity admission plugin. Pure functions over JSON; the plugin's wiring into
-//! the admission chain (namespace lookup, warnings, audit) is the caller's.
+//! PodSecurity admission plugin, pure functions over JSON, and the plugin in the
+//! admission chain ([`PodSecurity`]).
 
 mod checks;
 mod decision;
 mod level;
 mod namespace;
 mod pod;
+mod plugin;
 mod policy;
 mod registry;
 
@@ -20,6 +21,7 @@ pub use decision::{admit, forbidden_detail, forbidden_reasons, has_pod_spec, pod
 pub use level::{Level, LevelVersion, Version};
 pub use namespace::{admit_namespace, existing_pod_warnings, NamespaceDecision, MAX_PODS_TO_CHECK};
 pub use pod::Pod;
+pub(crate) use plugin::PodSecurity;
 pub use policy::{Configuration, Exemptions, Policy};
 pub use registry::{checks_for, NEWEST_CHECK_VERSION};
 

@@ -1,0 +1,82 @@
+//! What one built-in admission plugin is to the chain: the reads it needs for a
+//! request, then its mutation or validation over what was read. Each plugin lives in
+//! its own file and is reached through [`super::plugins::built_in`].
+
+use super::reads::{Fetched, Read};
+use super::request::Request;
+use super::AdmissionChain;
+use crate::rest::object::Object;
+use crate::status::ApiError;
+use crate::storage::Revision;
+use std::collections::BTreeMap;
+
+/// What plugins leave beside their verdict: warnings for the client, annotations for
+/// the audit event, and writes to make before the object is stored (quota usage).
+#[derive(Clone, Debug, Default)]
+pub struct Notes {
+    pub warnings: Vec<String>,
+    pub audit_annotations: BTreeMap<String, String>,
+}
+
+impl Notes {
+    /// A warning, once however often it is given (upstream's recorder drops repeats).
+    pub fn warn(&mut self, warning: impl Into<String>) {
+        let warning = warning.into();
+        if !self.warnings.contains(&warning) {
+            self.warnings.push(warning);
+        }
+    }
+}
+
+/// A compare-and-swap a validating plugin needs made before the object is stored.
+#[derive(Clone, Debug)]
+pub struct Write {
+    pub key: String,
+    pub value: Object,
+    pub expected_revision: Revision,
+}
+
+/// One built-in plugin.
+pub trait Plugin: Send + Sync + std::fmt::Debug {
+    /// Whether it looks at this request at all.
+    fn handles(&self, request: &Request) -> bool;
+
+    /// Whether it has a mutating phase.
+    fn mutates(&self) -> bool {
+        false
+    }
+
+    /// Whether it has a validating phase.
+    fn validates(&self) -> bool {
+        false
+    }
+
+    /// What must be read before it decides on `object`.
+    fn reads(&self, _chain: &AdmissionChain, _request: &Request, _object: &Object) -> Vec<Read> {
+        Vec::new()
+    }
+
+    /// The mutating phase.
+    fn mutate(
+        &self,
+        _chain: &AdmissionChain,
+        _request: &Request,
+        _object: &mut Object,
+        _fetched: &Fetched,
+        _notes: &mut Notes,
+    ) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    /// The validating phase: accepts (with the writes to make first) or refuses.
+    fn validate(
+        &self,
+        _chain: &AdmissionChain,
+        _request: &Request,
+        _object: &Object,
+        _fetched: &Fetched,
+        _notes: &mut Notes,
+    ) -> Result<Vec<Write>, ApiError> {
+        Ok(Vec::new())
+    }
+}

@@ -1,0 +1,194 @@
+//! One admission phase over one write, as a state machine: each enabled plugin in
+//! turn gathers what it reads (from the caches, else by asking the caller to read
+//! storage), decides, and for a validating plugin has its writes made (each a
+//! compare-and-swap; a lost race reads again from storage and decides again).
+//! The caller drives it with [`Review::step`] until it is [`Next::Done`] or
+//! [`Next::Refused`].
+
+use super::plugin::{Notes, Plugin, Write};
+use super::reads::{Answer, Fetched, Lookup, Read};
+use super::request::Request;
+use super::AdmissionChain;
+use crate::rest::object::Object;
+use crate::status::ApiError;
+use crate::storage::{Completion, StorageError, StorageOp, StorageOutput};
+use std::collections::VecDeque;
+
+/// How many lost races a plugin's writes are tried again after.
+const WRITE_RETRIES: u32 = 16;
+
+/// Which phase a review runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Mutating,
+    Validating,
+}
+
+/// Where the current plugin stands.
+#[derive(Debug)]
+enum Stage {
+    /// Not yet asked what it reads.
+    Start,
+    /// Reading what it asked for; those not yet answered.
+    Reading { wanted: Vec<Read> },
+    /// Its writes, the first one in flight when the caller holds the review.
+    Writing { writes: VecDeque<Write> },
+}
+
+/// A phase of admission in progress.
+#[derive(Debug)]
+pub struct Review {
+    phase: Phase,
+    /// The current plugin: its index among the phase's plugins.
+    plugin: usize,
+    stage: Stage,
+    /// Read from storage, not the caches: a write of this plugin lost a race.
+    fresh: bool,
+    lost_races: u32,
+    fetched: Fetched,
+    pub request: Request,
+    pub object: Object,
+    pub notes: Notes,
+}
+
+/// What a review needs next.
+#[derive(Debug)]
+pub enum Next {
+    /// Every plugin admitted the object (as the mutating ones left it).
+    Done(Review),
+    Refused(ApiError, Notes),
+    /// Run this storage read or write, then [`Review::resume`].
+    Storage(StorageOp, Review),
+}
+
+impl Review {
+    /// A review of `object` (the stored object for a delete) in `phase`.
+    pub fn new(phase: Phase, request: Request, object: Object, notes: Notes) -> Review {
+        Review {
+            phase,
+            plugin: 0,
+            stage: Stage::Start,
+            fresh: false,
+            lost_races: 0,
+            fetched: Fetched::default(),
+            request,
+            object,
+            notes,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Go as far as possible without storage.
+    pub fn step(mut self, chain: &AdmissionChain, lookup: &dyn Lookup) -> Next {
+        loop {
+            let Some(plugin) = chain.phase_plugins(self.phase).get(self.plugin).copied() else {
+                return Next::Done(self);
+            };
+            match std::mem::replace(&mut self.stage, Stage::Start) {
+                Stage::Start => {
+                    if !plugin.handles(&self.request) {
+                        self.plugin += 1;
+                        continue;
+                    }
+                    let wanted = plugin.reads(chain, &self.request, &self.object);
+                    self.stage = Stage::Reading { wanted };
+                }
+                Stage::Reading { mut wanted } => {
+                    while let Some(read) = wanted.first().cloned() {
+                        if self.fetched.has(&read) {
+                            wanted.remove(0);
+                            continue;
+                        }
+                        let cached = if self.fresh { None } else { lookup.cached(&read) };
+                        match cached {
+                            Some(answer) => {
+                                self.fetched.put(read, answer);
+                                wanted.remove(0);
+                            }
+                            None => {
+                                let op = match &read {
+                                    Read::Object { key } => StorageOp::Get { key: key.clone() },
+                                    Read::Objects { prefix } => StorageOp::list_latest(prefix.clone()),
+                                };
+                                self.stage = Stage::Reading { wanted };
+                                return Next::Storage(op, self);
+                            }
+                        }
+                    }
+                    match self.decide(chain, plugin) {
+                        Ok(writes) if writes.is_empty() || self.request.dry_run => self.next_plugin(),
+                        Ok(writes) => self.stage = Stage::Writing { writes: writes.into() },
+                        Err(e) => return Next::Refused(e, self.notes),
+                    }
+                }
+                Stage::Writing { writes } => {
+                    let Some(write) = writes.front() else {
+                        self.next_plugin();
+                        continue;
+                    };
+                    let op = StorageOp::Update {
+                        key: write.key.clone(),
+                        value: bytes::Bytes::from(serde_json::to_vec(&write.value).expect("JSON values serialize")),
+                        expected_revision: write.expected_revision,
+                    };
+                    self.stage = Stage::Writing { writes };
+                    return Next::Storage(op, self);
+                }
+            }
+        }
+    }
+
+    /// Continue with the outcome of the storage operation the last step asked for.
+    pub fn resume(mut self, done: Completion) -> Result<Review, ApiError> {
+        match std::mem::replace(&mut self.stage, Stage::Start) {
+            Stage::Reading { mut wanted } => {
+                let read = wanted.remove(0);
+                let answer = match done {
+                    Ok(StorageOutput::Got { kv, .. }) => Answer::from_kvs(&read, kv.as_slice()),
+                    Ok(StorageOutput::Listed(page)) => Answer::from_kvs(&read, &page.items),
+                    Ok(other) => return Err(ApiError::internal(format!("unexpected storage answer {other:?}"))),
+                    Err(e) => return Err(ApiError::internal(e)),
+                };
+                self.fetched.put(read, answer);
+                self.stage = Stage::Reading { wanted };
+            }
+            Stage::Writing { mut writes } => match done {
+                Ok(_) => {
+                    writes.pop_front();
+                    self.stage = Stage::Writing { writes };
+                }
+                Err(StorageError::Conflict { .. }) if self.lost_races < WRITE_RETRIES => {
+                    // Someone else changed what this plugin wrote: decide again on
+                    // what storage holds now.
+                    self.lost_races += 1;
+                    self.fresh = true;
+                    self.fetched.clear();
+                    self.stage = Stage::Start;
+                }
+                Err(e) => return Err(ApiError::internal(e)),
+            },
+            Stage::Start => {}
+        }
+        Ok(self)
+    }
+
+    /// Run the current plugin over what it read.
+    fn decide(&mut self, chain: &AdmissionChain, plugin: &dyn Plugin) -> Result<Vec<Write>, ApiError> {
+        match self.phase {
+            Phase::Mutating => plugin
+                .mutate(chain, &self.request, &mut self.object, &self.fetched, &mut self.notes)
+                .map(|()| Vec::new()),
+            Phase::Validating => plugin.validate(chain, &self.request, &self.object, &self.fetched, &mut self.notes),
+        }
+    }
+
+    fn next_plugin(&mut self) {
+        self.plugin += 1;
+        self.stage = Stage::Start;
+        self.fresh = false;
+        self.fetched.clear();
+    }
+}
