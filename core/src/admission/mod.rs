@@ -26,7 +26,7 @@ mod storage_protection;
 mod taint_nodes;
 
 pub use plugin::{Notes, Plugin, Write};
-pub use pod_resources::ResourceList;
+pub use pod_resources::{read_list, write_list, ResourceList};
 pub use reads::{Answer, Fetched, Lookup, NoCaches, Read, Stored};
 pub use request::Request;
 pub use review::{Next, Phase, Review};

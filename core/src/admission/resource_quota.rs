@@ -519,6 +519,59 @@ fn set_used(quota: &mut Value, used: &ResourceList) {
     status.as_object_mut().expect("made an object above").insert("used".into(), write_list(used));
 }
 
+/// The group and resource whose objects a quota's resource `name` counts
+/// (`count/deployments.apps`: apps deployments; `requests.cpu`: pods).
+pub fn counted_resource(name: &str) -> (String, String) {
+    if let Some(counted) = name.strip_prefix("count/") {
+        return match counted.split_once('.') {
+            Some((resource, group)) => (group.to_owned(), resource.to_owned()),
+            None => (String::new(), counted.to_owned()),
+        };
+    }
+    let core = |r: &str| (String::new(), r.to_owned());
+    match name {
+        "services" | "services.nodeports" | "services.loadbalancers" => core("services"),
+        "persistentvolumeclaims" | "requests.storage" => core("persistentvolumeclaims"),
+        _ if name.contains(STORAGE_CLASS_SUFFIX) => core("persistentvolumeclaims"),
+        "configmaps" | "secrets" | "replicationcontrollers" | "resourcequotas" => core(name),
+        _ => core("pods"),
+    }
+}
+
+/// What a namespace's objects use of a quota's hard-limited resources, as the
+/// quota controller recalculates it: `objects_of(group, resource)` gives the
+/// namespace's objects of a resource (`None` when they cannot be known yet).
+pub fn recalculate(quota: &Value, objects_of: impl Fn(&str, &str) -> Option<Vec<Value>>, now: Option<u64>) -> Option<ResourceList> {
+    let hard = read_list(quota.pointer("/spec/hard"));
+    let mut used: ResourceList = hard.keys().map(|k| (k.clone(), Quantity::ZERO)).collect();
+    let mut resources: Vec<(String, String)> = hard.keys().map(|k| counted_resource(k)).collect();
+    resources.sort();
+    resources.dedup();
+    for (group, resource) in resources {
+        for object in objects_of(&group, &resource)? {
+            if !scopes_match(quota, &group, &resource, &object) || terminal_pod(&group, &resource, &object) {
+                continue;
+            }
+            for (name, q) in usage(&group, &resource, &object, now) {
+                if counted_resource(&name) != (group.clone(), resource.clone()) {
+                    continue;
+                }
+                if let Some(have) = used.get_mut(&name) {
+                    *have = have.checked_add(&q).unwrap_or(*have);
+                }
+            }
+        }
+    }
+    Some(used)
+}
+
+/// A pod that has finished uses nothing.
+fn terminal_pod(group: &str, resource: &str, object: &Value) -> bool {
+    group.is_empty()
+        && resource == "pods"
+        && matches!(object.pointer("/status/phase").and_then(Value::as_str), Some("Succeeded" | "Failed"))
+}
+
 /// The plugin in the chain: the namespace's quotas read, the write checked against
 /// them, and each quota it is charged to written (a compare-and-swap: when another
 /// write raced, the chain reads the quotas again and checks again).

@@ -8,15 +8,17 @@ pub enum Controller {
     ClusterRoleAggregation,
     GarbageCollector,
     Namespace,
+    ResourceQuota,
     RootCaPublisher,
     ServiceAccount,
 }
 
 impl Controller {
-    pub const ALL: [Controller; 5] = [
+    pub const ALL: [Controller; 6] = [
         Controller::ClusterRoleAggregation,
         Controller::GarbageCollector,
         Controller::Namespace,
+        Controller::ResourceQuota,
         Controller::RootCaPublisher,
         Controller::ServiceAccount,
     ];
@@ -28,6 +30,7 @@ impl Controller {
             Controller::ClusterRoleAggregation => ["clusterrole-aggregation-controller", "clusterrole-aggregation"],
             Controller::GarbageCollector => ["garbage-collector-controller", "garbagecollector"],
             Controller::Namespace => ["namespace-controller", "namespace"],
+            Controller::ResourceQuota => ["resourcequota-controller", "resourcequota"],
             Controller::RootCaPublisher => ["root-ca-certificate-publisher-controller", "root-ca-cert-publisher"],
             Controller::ServiceAccount => ["serviceaccount-controller", "serviceaccount"],
         }

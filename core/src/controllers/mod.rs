@@ -12,6 +12,7 @@ pub mod enabled;
 pub mod garbage_collector;
 pub(crate) mod namespace_defaults;
 pub(crate) mod namespaces;
+mod resource_quota;
 
 use enabled::Controller;
 
@@ -28,9 +29,10 @@ const AGGREGATION_MANAGER: &str = "clusterrole-aggregation-controller";
 /// Which cache changes the controllers have seen: they need a look when they move.
 /// In order: ClusterRoles, CRDs, the caches of the objects of CRDs being deleted,
 /// namespaces (and, while one is terminating, every cache), the revisions of the
-/// objects each namespace gets by default, and (for the garbage collector) every cache.
+/// objects each namespace gets by default, (for the garbage collector) every cache,
+/// and (for the quota controller, while there are quotas) every cache.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Seen([u64; 6]);
+pub struct Seen([u64; 7]);
 
 /// The controllers' view of the server.
 pub(crate) fn changes(shared: &Shared) -> Seen {
@@ -61,7 +63,22 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
         namespace_changes,
         defaults,
         everything,
+        quota_changes(shared, all_caches),
     ])
+}
+
+/// What the quota controller reads: the quotas, and every cache while there are any.
+fn quota_changes(shared: &Shared, all_caches: impl Fn() -> u64) -> u64 {
+    if !shared.config.controllers.runs(Controller::ResourceQuota) {
+        return 0;
+    }
+    let Some(quotas) = cache(shared, "", "resourcequotas") else { return 0 };
+    let any = quotas.snapshot("", 0).is_some_and(|(items, _)| !items.is_empty());
+    if any {
+        quotas.changes().wrapping_add(all_caches())
+    } else {
+        quotas.changes()
+    }
 }
 
 /// The revisions of every namespace's default ServiceAccount and root CA ConfigMap,
@@ -135,6 +152,36 @@ pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::R
     }
     if enabled.runs(Controller::GarbageCollector) {
         writes.extend(garbage_collector::pass(shared, at));
+    }
+    if enabled.runs(Controller::ResourceQuota) && moved(6) {
+        writes.extend(resource_quotas(shared, at));
+    }
+    writes
+}
+
+/// The quota controller: each quota's status brought up to date with what its
+/// namespace's objects use.
+fn resource_quotas(shared: &Shared, now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
+    let Some(quotas) = objects(cache(shared, "", "resourcequotas")) else { return Vec::new() };
+    let now = now.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).ok();
+    let root = &shared.config.storage_prefix;
+    let mut writes = Vec::new();
+    for quota in &quotas {
+        let text = |p: &str| quota.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let (ns, name) = (text("/metadata/namespace"), text("/metadata/name"));
+        let objects_of = |group: &str, resource: &str| {
+            let prefix = crate::storage::resource_prefix(root, group, resource, Some(ns));
+            // A resource not served counts nothing; one whose cache is not fed yet
+            // cannot be counted.
+            match cache(shared, group, resource) {
+                None => Some(Vec::new()),
+                Some(c) => c.snapshot(&prefix, 0).map(|(items, _)| items.iter().filter_map(|kv| serde_json::from_slice(&kv.value).ok()).collect()),
+            }
+        };
+        if let Some(patch) = resource_quota::status_patch(quota, objects_of, now) {
+            let path = format!("/api/v1/namespaces/{ns}/resourcequotas/{name}/status");
+            writes.push(controller_request(&path, "application/merge-patch+json", patch));
+        }
     }
     writes
 }

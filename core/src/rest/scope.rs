@@ -13,7 +13,7 @@ use crate::resources::Handler;
 use crate::schema;
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::storage::{self, Completion, KeyValue, StorageError, StorageOp, StorageOutput};
+use crate::storage::{Completion, KeyValue, StorageError, StorageOp, StorageOutput};
 use bytes::Bytes;
 use serde_json::Value;
 use std::sync::Arc;
