@@ -204,3 +204,24 @@ fn the_namespaces_the_server_needs_are_kept_and_missing_ones_refuse_writes() {
     let invalid = call(&h, "POST", "/api/v1/namespaces/nowhere/configmaps", Some(&json!({"metadata": {"name": "Not Valid"}})));
     assert_eq!((invalid.status, invalid.json()["message"].clone()), (404, json!(r#"namespaces "nowhere" not found"#)));
 }
+
+#[test]
+fn pod_security_audit_annotations_reach_the_audit_event() {
+    let policy = apiary_core::audit::Policy::parse(b"apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n").unwrap();
+    let config = Config { audit_policy: Some(std::sync::Arc::new(policy)), ..Config::default() };
+    let h = Harness::new(config, MemoryStore::new());
+    namespace(&h, "audited", json!({"pod-security.kubernetes.io/audit": "restricted"}));
+    h.take_audit_lines();
+    created(&h, "/api/v1/namespaces/audited/pods", pod("p", json!({})));
+    let lines = h.take_audit_lines();
+    let complete: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["stage"] == "ResponseComplete" && e["verb"] == "create")
+        .collect();
+    assert_eq!(complete.len(), 1, "{lines:?}");
+    let annotations = &complete[0]["annotations"];
+    assert_eq!(annotations["authorization.k8s.io/decision"], "allow");
+    let audit = annotations["pod-security.kubernetes.io/audit-violations"].as_str().unwrap_or_default();
+    assert!(audit.starts_with(r#"would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false"#), "{annotations}");
+}

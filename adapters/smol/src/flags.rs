@@ -78,6 +78,9 @@ pub struct Options {
     /// `--enable-admission-plugins`, `--disable-admission-plugins`: the admission
     /// plugins that run.
     pub admission_plugins: apiary_core::admission::plugins::Plugins,
+    /// `--admission-control-config-file`, `--default-*-toleration-seconds`: what the
+    /// admission plugins are configured with.
+    pub admission_settings: apiary_core::admission::Settings,
     /// `--min-request-timeout`: the shortest time, in seconds, a watch without
     /// `timeoutSeconds` runs (it runs a random time between this and twice this).
     pub min_request_timeout: u64,
@@ -447,8 +450,38 @@ const FLAGS: &[Flag] = &[
                 CertificateSubjectRestriction, DefaultIngressClass, PodTopologyLabels, \
                 MutatingAdmissionPolicy, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, \
                 ValidatingAdmissionWebhook, ResourceQuota), by kube-apiserver v1.33's names; \
-                the order does not matter. Of these Apiary carries out NamespaceLifecycle; \
+                the order does not matter. Of these Apiary carries out NamespaceLifecycle, \
+                LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, \
+                DefaultTolerationSeconds, StorageObjectInUseProtection and ResourceQuota; \
                 the others are accepted and do nothing yet.",
+    },
+    Flag {
+        name: "admission-control-config-file",
+        short: None,
+        section: Section::Generic,
+        kind: "string",
+        default: None,
+        usage: "File with admission control configuration (an AdmissionConfiguration of \
+                apiserver.config.k8s.io/v1). Apiary reads PodSecurity's \
+                PodSecurityConfiguration: default levels and exemptions.",
+    },
+    Flag {
+        name: "default-not-ready-toleration-seconds",
+        short: None,
+        section: Section::Generic,
+        kind: "int",
+        default: Some("300"),
+        usage: "Indicates the tolerationSeconds of the toleration for notReady:NoExecute \
+                that is added by default to every pod that does not already have such a toleration.",
+    },
+    Flag {
+        name: "default-unreachable-toleration-seconds",
+        short: None,
+        section: Section::Generic,
+        kind: "int",
+        default: Some("300"),
+        usage: "Indicates the tolerationSeconds of the toleration for unreachable:NoExecute \
+                that is added by default to every pod that does not already have such a toleration.",
     },
     Flag {
         name: "disable-admission-plugins",
@@ -468,8 +501,8 @@ const FLAGS: &[Flag] = &[
         usage: "The built-in controllers not to run, comma separated, by \
                 kube-controller-manager's names (or their aliases): \
                 clusterrole-aggregation-controller, garbage-collector-controller, \
-                namespace-controller, root-ca-certificate-publisher-controller, \
-                serviceaccount-controller. Switch off those a real kube-controller-manager \
+                namespace-controller, resourcequota-controller, \
+                root-ca-certificate-publisher-controller, serviceaccount-controller. Switch off those a real kube-controller-manager \
                 runs against this server; the API itself behaves the same.",
     },
     Flag {
@@ -1237,6 +1270,36 @@ where
         }
     };
 
+    let admission_settings = {
+        let mut settings = apiary_core::admission::Settings::default();
+        for (flag, seconds) in [
+            ("default-not-ready-toleration-seconds", &mut settings.not_ready_toleration_seconds),
+            ("default-unreachable-toleration-seconds", &mut settings.unreachable_toleration_seconds),
+        ] {
+            match get(flag).unwrap_or("300").parse::<i64>() {
+                Ok(n) => *seconds = n,
+                Err(_) => problems.push(format!("invalid value for --{flag}: must be an integer")),
+            }
+        }
+        match get("admission-control-config-file").filter(|p| !p.is_empty()) {
+            None => Some(settings),
+            Some(path) => {
+                let dir = std::path::Path::new(path).parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+                let read_plugin = |p: &str| std::fs::read(dir.join(p)).map_err(|e| e.to_string());
+                let applied = std::fs::read(path)
+                    .map_err(|e| format!("failed to read admission control configuration from {path:?} [{e}]"))
+                    .and_then(|text| apiary_core::admission::config_file::apply(&text, settings, read_plugin));
+                match applied {
+                    Ok(settings) => Some(settings),
+                    Err(e) => {
+                        problems.push(e);
+                        None
+                    }
+                }
+            }
+        }
+    };
+
     let min_request_timeout = {
         let value = get("min-request-timeout").unwrap_or_default();
         match value.parse::<u64>() {
@@ -1370,6 +1433,7 @@ where
         min_request_timeout: min_request_timeout.expect("validated"),
         controllers: controllers.expect("validated"),
         admission_plugins: admission_plugins.expect("validated"),
+        admission_settings: admission_settings.expect("validated"),
         request_timeout: request_timeout.expect("validated"),
         shutdown_delay: shutdown_delay.expect("validated"),
         shutdown_send_retry_after,

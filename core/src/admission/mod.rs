@@ -7,6 +7,7 @@
 
 pub mod plugins;
 
+pub mod config_file;
 mod plugin;
 mod reads;
 mod request;

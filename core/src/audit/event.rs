@@ -114,9 +114,14 @@ struct Event<'a> {
     response_object: Option<Value>,
     request_received_timestamp: String,
     stage_timestamp: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    annotations: Option<Annotations<'a>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    annotations: BTreeMap<&'a str, &'a str>,
 }
+
+/// Annotations a handler adds to its request's audit events (admission plugins'),
+/// carried to the audit record in the response's extensions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuditAnnotations(pub BTreeMap<String, String>);
 
 /// `authentication.k8s.io/v1` `UserInfo`, as an event names a user.
 #[derive(Default, Serialize)]
@@ -140,15 +145,6 @@ impl<'a> User<'a> {
             extra: (!user.extra.is_empty()).then_some(&user.extra),
         }
     }
-}
-
-/// The authorizer's decision, as upstream's authorization filter annotates it.
-#[derive(Serialize)]
-struct Annotations<'a> {
-    #[serde(rename = "authorization.k8s.io/decision")]
-    decision: &'static str,
-    #[serde(rename = "authorization.k8s.io/reason")]
-    reason: &'a str,
 }
 
 /// `metav1.Status` as an event's `responseStatus`: the code, and for a `Status` body
@@ -419,6 +415,7 @@ impl Record {
         now: SystemTime,
         status: Option<ResponseStatus>,
         response_object: Option<Value>,
+        more: Option<&AuditAnnotations>,
     ) -> Option<String> {
         if !self.config.records(stage) {
             return None;
@@ -441,10 +438,14 @@ impl Record {
             response_object,
             request_received_timestamp: micro_time(self.received),
             stage_timestamp: micro_time(now),
-            annotations: self.authorization.as_ref().map(|(decision, reason)| Annotations {
-                decision,
-                reason,
-            }),
+            annotations: {
+                let mut all: BTreeMap<&str, &str> = more.iter().flat_map(|m| m.0.iter()).map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                if let Some((decision, reason)) = &self.authorization {
+                    all.insert("authorization.k8s.io/decision", decision);
+                    all.insert("authorization.k8s.io/reason", reason);
+                }
+                all
+            },
         };
         let mut line = serde_json::to_string(&event).expect("events serialize");
         line.push('\n');
@@ -455,7 +456,7 @@ impl Record {
     /// that failed authentication (upstream logs it once, when answered).
     pub fn request_received(&self, now: SystemTime) -> Option<String> {
         self.user.as_ref()?;
-        self.event(Stage::RequestReceived, now, None, None)
+        self.event(Stage::RequestReceived, now, None, None, None)
     }
 
     /// The ResponseStarted event of a long-running request, when its head is written.
@@ -464,6 +465,7 @@ impl Record {
             Stage::ResponseStarted,
             now,
             Some(ResponseStatus::code(code)),
+            None,
             None,
         )
     }
@@ -483,6 +485,7 @@ impl Record {
                 now,
                 Some(ResponseStatus::code(code)),
                 None,
+            None,
             );
         }
         if !self.config.records(Stage::ResponseComplete) {
@@ -511,7 +514,7 @@ impl Record {
         } else {
             None
         };
-        self.event(Stage::ResponseComplete, now, Some(status), response_object)
+        self.event(Stage::ResponseComplete, now, Some(status), response_object, response.extensions().get::<AuditAnnotations>())
     }
 
     /// The ResponseComplete event of a long-running request that answered `code`.
@@ -520,6 +523,7 @@ impl Record {
             Stage::ResponseComplete,
             now,
             Some(ResponseStatus::code(code)),
+            None,
             None,
         )
     }
@@ -533,6 +537,6 @@ impl Record {
             code: 500,
             ..ResponseStatus::default()
         };
-        self.event(Stage::Panic, now, Some(status), None)
+        self.event(Stage::Panic, now, Some(status), None, None)
     }
 }

@@ -8,5 +8,5 @@ mod policy;
 #[cfg(test)]
 mod tests;
 
-pub use event::{audit_id, Arrival, ObjectRef, Record, AUDIT_ID_HEADER};
+pub use event::{audit_id, Arrival, AuditAnnotations, ObjectRef, Record, AUDIT_ID_HEADER};
 pub use policy::{Attributes, AuditConfig, Level, Policy, Stage};

@@ -59,11 +59,11 @@ fn drive(scope: Scope, review: Review, then: Box<dyn Admitted>) -> Step {
     let next = review.step(&scope.shared.admission, &Caches(&scope.shared));
     match next {
         Next::Done(review) => {
-            scope.keep_warnings(&review.notes.warnings);
+            scope.keep_notes(&review.notes);
             then.admitted(scope, review.object)
         }
         Next::Refused(e, notes) => {
-            scope.keep_warnings(&notes.warnings);
+            scope.keep_notes(&notes);
             then.refused(scope, e)
         }
         Next::Storage(op, review) => Step::storage(op, Reviewing { scope, review, then }),

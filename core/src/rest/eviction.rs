@@ -547,7 +547,7 @@ fn budget_scope(scope: &Scope, pdb_resource: &Arc<Resource>, name: &str) -> Scop
         user_agent: Some(LOOPBACK_USER_AGENT.to_owned()),
         body: Bytes::new(),
         user: crate::authn::UserInfo::system(),
-        warnings: scope.warnings.clone(),
+        notes: scope.notes.clone(),
     }
 }
 

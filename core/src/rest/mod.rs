@@ -216,13 +216,13 @@ pub(crate) fn serve(
         user_agent: header(http::header::USER_AGENT).map(str::to_owned),
         body,
         user,
-        warnings: Arc::default(),
+        notes: Arc::default(),
     };
-    let warnings = scope.warnings.clone();
+    let notes = scope.notes.clone();
     let writes = matches!(info.verb.as_str(), "create" | "update" | "patch" | "delete" | "deletecollection");
     let step = handle(info, scope);
     if writes {
-        response::warned_by(step, warnings)
+        response::noted(step, notes)
     } else {
         step
     }

@@ -40,6 +40,28 @@ pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
     }
 }
 
+/// `step`, and every step it leads to, with what admission noted on its response:
+/// a `Warning` header for each warning, and the audit annotations (in the response's
+/// extensions, for the audit record).
+pub(crate) fn noted(step: Step, notes: Arc<std::sync::Mutex<crate::admission::Notes>>) -> Step {
+    match step {
+        Step::Respond(r) => {
+            let latest = notes.lock().map(|n| n.clone()).unwrap_or_default();
+            let mut r = with_warnings(r, &latest.warnings);
+            if !latest.audit_annotations.is_empty() {
+                r.extensions_mut().insert(crate::audit::AuditAnnotations(latest.audit_annotations));
+            }
+            Step::Respond(r)
+        }
+        Step::Storage(op, pending) => Step::storage(op, move |done| noted(pending.resume(done), notes)),
+        Step::Call(out, pending) => Step::Call(
+            out,
+            crate::effect::PendingCall::new(move |answer| noted(pending.resume(answer), notes)),
+        ),
+        watch @ Step::Watch(..) => watch,
+    }
+}
+
 /// [`warned`] with warnings known only as the request goes (a patch's come from the
 /// patched object, made again on every retry): the last ones set when it answers.
 pub(crate) fn warned_by(step: Step, warnings: Arc<std::sync::Mutex<Vec<String>>>) -> Step {

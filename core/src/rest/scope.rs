@@ -38,22 +38,19 @@ pub(crate) struct Scope {
     pub body: Bytes,
     /// Who the request acts as (after impersonation): what admission is told.
     pub user: UserInfo,
-    /// Warnings found as the request goes (admission's), sent with its answer.
-    pub warnings: Arc<std::sync::Mutex<Vec<String>>>,
+    /// What admission noted as the request went (warnings, audit annotations), sent
+    /// with its answer.
+    pub notes: Arc<std::sync::Mutex<crate::admission::Notes>>,
 }
 
 impl Scope {
-    /// Keep warnings (admission's) for the response.
-    pub fn keep_warnings(&self, warnings: &[String]) {
-        if warnings.is_empty() {
-            return;
-        }
-        if let Ok(mut kept) = self.warnings.lock() {
-            for w in warnings {
-                if !kept.contains(w) {
-                    kept.push(w.clone());
-                }
+    /// Keep what admission noted for the response.
+    pub fn keep_notes(&self, notes: &crate::admission::Notes) {
+        if let Ok(mut kept) = self.notes.lock() {
+            for w in &notes.warnings {
+                kept.warn(w.clone());
             }
+            kept.audit_annotations.extend(notes.audit_annotations.clone());
         }
     }
 

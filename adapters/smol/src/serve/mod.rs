@@ -151,6 +151,7 @@ impl<S: Storage> Apiary<S> {
             min_request_timeout: Duration::from_secs(options.min_request_timeout),
             controllers: options.controllers.clone(),
             admission_plugins: options.admission_plugins.clone(),
+            admission_settings: options.admission_settings.clone(),
             storage_check: storage_check(options),
             audit_policy: options.audit.as_ref().map(|a| a.policy.clone()),
             lifecycle: LifecycleConfig {
