@@ -33,7 +33,9 @@ pub(crate) fn status_patch(
     Some(json!({"status": {"hard": patch_hard, "used": patch_used}}))
 }
 
-/// Equal as resource lists: quantities compared by value (`1` and `1000m` are the same).
+/// Equal as resource lists: quantities compared by value (`1` and `1000m` are the
+/// same), none the same as an empty list.
 fn same(a: &Value, b: &Value) -> bool {
-    read_list(Some(a)) == read_list(Some(b)) && a.as_object().map(Map::len) == b.as_object().map(Map::len)
+    let len = |v: &Value| v.as_object().map_or(0, Map::len);
+    read_list(Some(a)) == read_list(Some(b)) && len(a) == len(b)
 }
