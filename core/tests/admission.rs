@@ -225,3 +225,40 @@ fn pod_security_audit_annotations_reach_the_audit_event() {
     let audit = annotations["pod-security.kubernetes.io/audit-violations"].as_str().unwrap_or_default();
     assert!(audit.starts_with(r#"would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false"#), "{annotations}");
 }
+
+#[test]
+fn default_classes_and_runtime_classes_fill_in_what_is_left_out() {
+    let h = server();
+    namespace(&h, "apps", json!({}));
+    let class = |name: &str| json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": name, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}, "provisioner": "example.com/disk"});
+    created(&h, "/apis/storage.k8s.io/v1/storageclasses", class("standard"));
+    let claim = |name: &str, class: Option<&str>| {
+        let mut spec = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}});
+        if let Some(c) = class {
+            spec["storageClassName"] = json!(c);
+        }
+        json!({"metadata": {"name": name}, "spec": spec})
+    };
+    let stored = created(&h, "/api/v1/namespaces/apps/persistentvolumeclaims", claim("data", None));
+    assert_eq!(stored["spec"]["storageClassName"], "standard");
+    assert_eq!(stored["metadata"]["finalizers"], json!(["kubernetes.io/pvc-protection"]));
+    // An empty class name means none, and stays.
+    let stored = created(&h, "/api/v1/namespaces/apps/persistentvolumeclaims", claim("bare", Some("")));
+    assert_eq!(stored["spec"]["storageClassName"], "");
+
+    created(&h, "/apis/networking.k8s.io/v1/ingressclasses", json!({"metadata": {"name": "nginx", "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}}, "spec": {"controller": "example.com/ingress"}}));
+    let ingress = json!({"metadata": {"name": "web"}, "spec": {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}});
+    let stored = created(&h, "/apis/networking.k8s.io/v1/namespaces/apps/ingresses", ingress);
+    assert_eq!(stored["spec"]["ingressClassName"], "nginx");
+
+    created(&h, "/apis/node.k8s.io/v1/runtimeclasses", json!({"metadata": {"name": "gvisor"}, "handler": "runsc", "overhead": {"podFixed": {"memory": "64Mi"}}, "scheduling": {"nodeSelector": {"sandbox": "yes"}}}));
+    let stored = created(&h, "/api/v1/namespaces/apps/pods", pod("boxed", json!({"runtimeClassName": "gvisor"})));
+    assert_eq!((stored["spec"]["overhead"].clone(), stored["spec"]["nodeSelector"].clone()), (json!({"memory": "64Mi"}), json!({"sandbox": "yes"})));
+    let missing = call(&h, "POST", "/api/v1/namespaces/apps/pods", Some(&pod("lost", json!({"runtimeClassName": "kata"}))));
+    assert_eq!((missing.status, missing.json()["message"].clone()), (403, json!(r#"pods "lost" is forbidden: pod rejected: RuntimeClass "kata" not found"#)));
+    let clash = call(&h, "POST", "/api/v1/namespaces/apps/pods", Some(&pod("clash", json!({"runtimeClassName": "gvisor", "nodeSelector": {"sandbox": "no"}}))));
+    assert_eq!(
+        clash.json()["message"],
+        r#"pods "clash" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no"#
+    );
+}

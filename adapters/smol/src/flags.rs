@@ -452,7 +452,8 @@ const FLAGS: &[Flag] = &[
                 ValidatingAdmissionWebhook, ResourceQuota), by kube-apiserver v1.33's names; \
                 the order does not matter. Of these Apiary carries out NamespaceLifecycle, \
                 LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, \
-                DefaultTolerationSeconds, StorageObjectInUseProtection and ResourceQuota; \
+                DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, \
+                RuntimeClass, DefaultIngressClass and ResourceQuota; \
                 the others are accepted and do nothing yet.",
     },
     Flag {

@@ -16,12 +16,14 @@ mod review;
 /// PodSecurity's evaluation (levels, checks, messages) and its plugin.
 pub mod pod_security;
 
+mod default_classes;
 pub mod limit_ranger;
 mod namespace_lifecycle;
 mod pod_resources;
 mod pod_tolerations;
 mod priority;
 pub mod resource_quota;
+mod runtime_class;
 mod service_account;
 mod storage_protection;
 mod taint_nodes;

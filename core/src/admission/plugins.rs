@@ -73,6 +73,9 @@ pub(crate) fn built_in(name: &str) -> Option<&'static dyn super::Plugin> {
         "DefaultTolerationSeconds" => &super::pod_tolerations::DefaultTolerationSeconds,
         "StorageObjectInUseProtection" => &super::storage_protection::StorageObjectInUseProtection,
         "ResourceQuota" => &super::resource_quota::ResourceQuotaPlugin,
+        "DefaultStorageClass" => &super::default_classes::STORAGE,
+        "DefaultIngressClass" => &super::default_classes::INGRESS,
+        "RuntimeClass" => &super::runtime_class::RuntimeClass,
         _ => return None,
     })
 }
