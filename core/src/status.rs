@@ -29,6 +29,14 @@ pub struct Details {
     pub retry_after_seconds: Option<u32>,
 }
 
+/// The reasons `metav1.StatusReason` defines.
+const REASONS: &[&str] = &[
+    "Unauthorized", "Forbidden", "NotFound", "AlreadyExists", "Conflict", "Gone", "Invalid",
+    "ServerTimeout", "StoreReadError", "Timeout", "TooManyRequests", "BadRequest", "MethodNotAllowed",
+    "NotAcceptable", "RequestEntityTooLarge", "UnsupportedMediaType", "InternalError", "Expired",
+    "ServiceUnavailable",
+];
+
 /// A failed request, carried as a value until it is written as a `Status`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {
@@ -177,6 +185,32 @@ impl ApiError {
             details: about(name, group, kind).map(|d| Box::new(Details { causes, ..*d })),
             ..Self::new(422, "Invalid", format!("{} \"{name}\" is invalid: {listed}", qualified(kind, group)))
         }
+    }
+
+    /// A `Status` another server answered (an admission webhook's refusal), as it
+    /// gave it: code, message, and details; a reason Kubernetes does not define is
+    /// dropped (the type holds only upstream's reasons).
+    pub fn from_status(code: u16, status: &serde_json::Map<String, serde_json::Value>, message: String) -> ApiError {
+        use serde_json::Value;
+        let reason = status.get("reason").and_then(Value::as_str).unwrap_or("");
+        let reason = REASONS.iter().find(|r| **r == reason).copied().unwrap_or("");
+        let details = status.get("details").and_then(Value::as_object).map(|d| {
+            let text = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            let causes = d.get("causes").and_then(Value::as_array).into_iter().flatten();
+            Box::new(Details {
+                name: text("name"),
+                group: text("group"),
+                kind: text("kind"),
+                causes: causes
+                    .map(|c| {
+                        let text = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+                        Cause { kind: text("reason"), message: text("message"), field: text("field") }
+                    })
+                    .collect(),
+                retry_after_seconds: d.get("retryAfterSeconds").and_then(Value::as_u64).map(|s| s as u32),
+            })
+        });
+        ApiError { code, reason, message, details }
     }
 
     pub fn bad_request(message: impl Into<String>) -> ApiError {

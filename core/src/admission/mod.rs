@@ -27,6 +27,7 @@ mod runtime_class;
 mod service_account;
 mod storage_protection;
 mod taint_nodes;
+pub mod webhooks;
 
 pub use plugin::{Notes, Plugin, Write};
 pub use pod_resources::{read_list, write_list, ResourceList};

@@ -56,6 +56,18 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
         Vec::new()
     }
 
+    /// The calls it makes to other servers once it has read (the admission webhooks):
+    /// `None` when it makes none for this request.
+    fn calls(
+        &self,
+        _chain: &AdmissionChain,
+        _request: &Request,
+        _object: &Object,
+        _fetched: &Fetched,
+    ) -> Result<Option<super::webhooks::WebhookCalls>, ApiError> {
+        Ok(None)
+    }
+
     /// The mutating phase.
     fn mutate(
         &self,

@@ -50,18 +50,24 @@ impl Answer {
 }
 
 /// Reads answered without storage: the watch caches. `None` when no fed cache can
-/// tell.
-pub trait Lookup {
+/// tell. Webhooks' Services are resolved to endpoints through them too.
+pub trait Lookup: crate::webhook::client_config::Endpoints {
     fn cached(&self, read: &Read) -> Option<Answer>;
 }
 
-/// No caches: every read goes to storage.
+/// No caches: every read goes to storage, and no Service resolves.
 #[derive(Debug)]
 pub struct NoCaches;
 
 impl Lookup for NoCaches {
     fn cached(&self, _read: &Read) -> Option<Answer> {
         None
+    }
+}
+
+impl crate::webhook::client_config::Endpoints for NoCaches {
+    fn resolve(&self, _namespace: &str, name: &str, _port: i64) -> Result<String, String> {
+        Err(format!("no endpoints available for service {name:?}"))
     }
 }
 

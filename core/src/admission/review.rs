@@ -8,7 +8,9 @@
 use super::plugin::{Notes, Plugin, Write};
 use super::reads::{Answer, Fetched, Lookup, Read};
 use super::request::Request;
+use super::webhooks::WebhookCalls;
 use super::AdmissionChain;
+use crate::effect::{CallOutcome, Outbound};
 use crate::rest::object::Object;
 use crate::status::ApiError;
 use crate::storage::{Completion, StorageError, StorageOp, StorageOutput};
@@ -31,6 +33,8 @@ enum Stage {
     Start,
     /// Reading what it asked for; those not yet answered.
     Reading { wanted: Vec<Read> },
+    /// Calling webhooks; one call in flight when the caller holds the review.
+    Calling { calls: WebhookCalls },
     /// Its writes, the first one in flight when the caller holds the review.
     Writing { writes: VecDeque<Write> },
 }
@@ -59,6 +63,8 @@ pub enum Next {
     Refused(ApiError, Notes),
     /// Run this storage read or write, then [`Review::resume`].
     Storage(StorageOp, Review),
+    /// Send this request, then [`Review::resume_call`].
+    Call(Outbound, Review),
 }
 
 impl Review {
@@ -118,12 +124,31 @@ impl Review {
                             }
                         }
                     }
+                    match plugin.calls(chain, &self.request, &self.object, &self.fetched) {
+                        Ok(Some(calls)) => {
+                            self.stage = Stage::Calling { calls };
+                            continue;
+                        }
+                        Ok(None) => {}
+                        Err(e) => return Next::Refused(e, self.notes),
+                    }
                     match self.decide(chain, plugin) {
                         Ok(writes) if writes.is_empty() || self.request.dry_run => self.next_plugin(),
                         Ok(writes) => self.stage = Stage::Writing { writes: writes.into() },
                         Err(e) => return Next::Refused(e, self.notes),
                     }
                 }
+                Stage::Calling { mut calls } => match calls.next(&self.request, &self.object, lookup, &mut self.notes) {
+                    Ok(Some(outbound)) => {
+                        self.stage = Stage::Calling { calls };
+                        return Next::Call(outbound, self);
+                    }
+                    Ok(None) => match self.decide(chain, plugin) {
+                        Ok(_) => self.next_plugin(),
+                        Err(e) => return Next::Refused(e, self.notes),
+                    },
+                    Err(e) => return Next::Refused(e, self.notes),
+                },
                 Stage::Writing { writes } => {
                     let Some(write) = writes.front() else {
                         self.next_plugin();
@@ -170,7 +195,18 @@ impl Review {
                 }
                 Err(e) => return Err(ApiError::internal(e)),
             },
+            calling @ Stage::Calling { .. } => self.stage = calling,
             Stage::Start => {}
+        }
+        Ok(self)
+    }
+
+    /// Continue with the answer to the call the last step asked for.
+    pub fn resume_call(mut self, outcome: CallOutcome) -> Result<Review, (ApiError, Notes)> {
+        if let Stage::Calling { calls } = &mut self.stage {
+            if let Err(e) = calls.answered(outcome, &self.request, &mut self.object, &mut self.notes) {
+                return Err((e, self.notes));
+            }
         }
         Ok(self)
     }

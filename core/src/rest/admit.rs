@@ -6,7 +6,8 @@
 use super::object::Object;
 use super::scope::Scope;
 use crate::admission::{Answer, Lookup, Next, Notes, Operation, Phase, Read, Request, Review, Stored};
-use crate::effect::{Continuation, Step};
+use crate::effect::{Continuation, PendingCall, Step};
+use crate::webhook::client_config::Endpoints;
 use crate::shared::Shared;
 use crate::status::ApiError;
 use crate::storage::Completion;
@@ -67,6 +68,16 @@ fn drive(scope: Scope, review: Review, then: Box<dyn Admitted>) -> Step {
             then.refused(scope, e)
         }
         Next::Storage(op, review) => Step::storage(op, Reviewing { scope, review, then }),
+        Next::Call(outbound, review) => Step::Call(
+            outbound,
+            PendingCall::new(move |outcome| match review.resume_call(outcome) {
+                Ok(review) => drive(scope, review, then),
+                Err((e, notes)) => {
+                    scope.keep_notes(&notes);
+                    then.refused(scope, e)
+                }
+            }),
+        ),
     }
 }
 
@@ -89,6 +100,13 @@ impl Continuation for Reviewing {
 
 /// Reads answered by the watch caches, when the resource's cache is fed.
 struct Caches<'a>(&'a Shared);
+
+impl Endpoints for Caches<'_> {
+    fn resolve(&self, namespace: &str, name: &str, port: i64) -> Result<String, String> {
+        let endpoints = super::conversion::CachedEndpoints { served: &self.0.served, root: &self.0.config.storage_prefix };
+        endpoints.resolve(namespace, name, port)
+    }
+}
 
 impl Lookup for Caches<'_> {
     fn cached(&self, read: &Read) -> Option<Answer> {

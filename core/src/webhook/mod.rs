@@ -5,6 +5,7 @@
 //! through the chain's outbound-call effect, its answers kept for a while.
 
 pub mod cache;
+pub mod client_config;
 pub mod kubeconfig;
 
 use crate::effect::{ClientTls, Outbound};
