@@ -14,6 +14,8 @@ pub mod plugins;
 pub mod pod_security;
 
 pub mod limit_ranger;
+pub mod matching;
+pub mod policy;
 mod pod_resources;
 pub mod resource_quota;
 
