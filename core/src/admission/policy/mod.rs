@@ -71,13 +71,16 @@ impl Expression {
         let program = match compile_declared(text, &env.declarations()) {
             Err(CompileError::Issues(issues)) => Err(format!("compilation failed: {issues}")),
             Err(CompileError::Instantiation(e)) => Err(format!("program instantiation failed: {e}")),
-            Ok((_, output)) if !expected.is_empty() && !expected.contains(&output) => Err(match expected {
-                [one] => format!("must evaluate to {one} but got {output}"),
-                many => {
-                    let names: Vec<String> = many.iter().map(Type::to_string).collect();
-                    format!("must evaluate to one of [{}] but got {output}", names.join(" "))
-                }
-            }),
+            Ok((_, output)) if !expected.is_empty() && !expected.contains(&output) => {
+                let output = type_name(&output);
+                Err(match expected {
+                    [one] => format!("must evaluate to {} but got {output}", type_name(one)),
+                    many => {
+                        let names: Vec<String> = many.iter().map(type_name).collect();
+                        format!("must evaluate to one of [{}] but got {output}", names.join(" "))
+                    }
+                })
+            }
             Ok((program, _)) => Ok(program),
         };
         let reads = match (&program, &env.variables) {
@@ -110,6 +113,14 @@ impl Expression {
             Ok(p) => p.checked.type_of(p.expr.id).clone(),
             Err(_) => Type::Dyn,
         }
+    }
+}
+
+/// A type as cel-go's `Type.String()` names it (the checker's errors say `null`).
+fn type_name(t: &Type) -> String {
+    match t {
+        Type::Null => "null_type".to_owned(),
+        other => other.to_string(),
     }
 }
 
