@@ -141,6 +141,23 @@ impl EquivalentResources for NoEquivalents {
     }
 }
 
+/// Equivalent resources listed by hand: each set holds resources served as one,
+/// each with its kind.
+#[derive(Clone, Debug, Default)]
+pub struct EquivalenceTable(pub Vec<Vec<(GroupVersionResource, GroupVersionKind)>>);
+
+impl EquivalentResources for EquivalenceTable {
+    fn equivalents(&self, resource: &GroupVersionResource, _: &str) -> Vec<GroupVersionResource> {
+        match self.0.iter().find(|set| set.iter().any(|(r, _)| r == resource)) {
+            Some(set) => set.iter().map(|(r, _)| r.clone()).collect(),
+            None => vec![resource.clone()],
+        }
+    }
+    fn kind_for(&self, resource: &GroupVersionResource, _: &str) -> Option<GroupVersionKind> {
+        self.0.iter().flatten().find(|(r, _)| r == resource).map(|(_, k)| k.clone())
+    }
+}
+
 /// What matched: the resource and kind the request is presented as.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matched {
@@ -326,32 +343,11 @@ pub fn webhook_matches(
     let Some((ns_err, obj_err)) = selectors(webhook, request, namespace) else {
         return Ok(None);
     };
-    let rules: Vec<&Value> = webhook.get("rules").and_then(Value::as_array).into_iter().flatten().collect();
-    let requested = request.resource();
-    let mut matched = rules
-        .iter()
-        .any(|r| rule_matches(r, request, &requested))
-        .then(|| as_requested(request));
-    if matched.is_none() && equivalent_policy(webhook) {
-        let subresource = request.attributes.subresource;
-        let candidates = equivalents.equivalents(&requested, subresource);
-        'rules: for rule in &rules {
-            for equivalent in candidates.iter().filter(|e| **e != requested) {
-                if rule_matches(rule, request, equivalent) {
-                    let kind = equivalents
-                        .kind_for(equivalent, subresource)
-                        .filter(|k| !k.is_empty())
-                        .ok_or_else(|| MatchError::UnknownKind(equivalent.clone()))?;
-                    matched = Some(Matched {
-                        resource: equivalent.clone(),
-                        kind,
-                    });
-                    break 'rules;
-                }
-            }
-        }
-    }
-    let Some(matched) = matched else { return Ok(None) };
+    // A webhook's rules have no names: they match as named rules without any.
+    let rules = rule_list(webhook, "rules");
+    let Some(matched) = named_rules_match(&rules, equivalent_policy(webhook), request, equivalents)? else {
+        return Ok(None);
+    };
     match ns_err.or(obj_err) {
         Some(e) => Err(e),
         None => Ok(Some(matched)),

@@ -137,21 +137,12 @@ fn object_selector_reads_new_or_old_labels() {
 }
 
 /// apps/v1 deployments are served as extensions/v1beta1 too.
-struct Deployments;
-impl EquivalentResources for Deployments {
-    fn equivalents(&self, r: &GroupVersionResource, _: &str) -> Vec<GroupVersionResource> {
-        if r.resource == "deployments" {
-            vec![
-                GroupVersionResource::new("apps", "v1", "deployments"),
-                GroupVersionResource::new("extensions", "v1beta1", "deployments"),
-            ]
-        } else {
-            vec![r.clone()]
-        }
-    }
-    fn kind_for(&self, r: &GroupVersionResource, _: &str) -> Option<GroupVersionKind> {
-        (r.group == "extensions").then(|| GroupVersionKind::new("extensions", "v1beta1", "Deployment"))
-    }
+fn deployments() -> EquivalenceTable {
+    let gvr = GroupVersionResource::new;
+    EquivalenceTable(vec![vec![
+        (gvr("apps", "v1", "deployments"), GroupVersionKind::new("apps", "v1", "Deployment")),
+        (gvr("extensions", "v1beta1", "deployments"), GroupVersionKind::new("extensions", "v1beta1", "Deployment")),
+    ]])
 }
 
 fn deployment_request() -> Request<'static> {
@@ -170,28 +161,27 @@ fn webhooks_match_equivalent_resources_under_equivalent_policy() {
         json!({"name": "h", "matchPolicy": policy, "namespaceSelector": {}, "objectSelector": {},
             "rules": [{"operations": ["*"], "apiGroups": ["extensions"], "apiVersions": ["v1beta1"], "resources": ["deployments"], "scope": "*"}]})
     };
-    assert_eq!(webhook_matches(&hook("Exact"), &req, Some(&ns), &Deployments), Ok(None));
-    let m = webhook_matches(&hook("Equivalent"), &req, Some(&ns), &Deployments).unwrap().unwrap();
+    assert_eq!(webhook_matches(&hook("Exact"), &req, Some(&ns), &deployments()), Ok(None));
+    let m = webhook_matches(&hook("Equivalent"), &req, Some(&ns), &deployments()).unwrap().unwrap();
     assert_eq!(m.resource, GroupVersionResource::new("extensions", "v1beta1", "deployments"));
     assert_eq!(m.kind, GroupVersionKind::new("extensions", "v1beta1", "Deployment"));
     // The request's own resource wins when a rule names it.
     let exact = json!({"matchPolicy": "Equivalent", "rules": [{"operations": ["CREATE"], "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]}]});
-    let m = webhook_matches(&exact, &req, Some(&ns), &Deployments).unwrap().unwrap();
+    let m = webhook_matches(&exact, &req, Some(&ns), &deployments()).unwrap().unwrap();
     assert_eq!(m.kind, GroupVersionKind::new("apps", "v1", "Deployment"));
     // An equivalent whose kind is unknown is an error.
     let unknown = json!({"matchPolicy": "Equivalent", "rules": [{"operations": ["*"], "apiGroups": ["extensions"], "apiVersions": ["*"], "resources": ["*"]}]});
-    let err = webhook_matches(&unknown, &req, Some(&ns), &NoKinds).unwrap_err();
+    let err = webhook_matches(&unknown, &req, Some(&ns), &no_kinds()).unwrap_err();
     assert_eq!(err.to_string(), "unable to convert to extensions/v1beta1, Resource=deployments: unknown kind");
 }
 
-struct NoKinds;
-impl EquivalentResources for NoKinds {
-    fn equivalents(&self, r: &GroupVersionResource, s: &str) -> Vec<GroupVersionResource> {
-        Deployments.equivalents(r, s)
+/// Deployments in two groups, the kind of neither known.
+fn no_kinds() -> EquivalenceTable {
+    let mut table = deployments();
+    for (_, kind) in table.0.iter_mut().flatten() {
+        *kind = GroupVersionKind::default();
     }
-    fn kind_for(&self, _: &GroupVersionResource, _: &str) -> Option<GroupVersionKind> {
-        None
-    }
+    table
 }
 
 // generic/webhook_test.go: a selector error is only reported for a webhook whose rules match
@@ -219,7 +209,7 @@ fn policy_match_resources() {
         json!({"namespaceSelector": {}, "objectSelector": {}, "matchPolicy": "Equivalent",
             "resourceRules": rules, "excludeResourceRules": excluded})
     };
-    let m = |s: Value| policy_matches(&s, &req, Some(&ns), &Deployments).map(|m| m.map(|m| m.resource.group));
+    let m = |s: Value| policy_matches(&s, &req, Some(&ns), &deployments()).map(|m| m.map(|m| m.resource.group));
     // No resource rules: everything.
     assert_eq!(m(spec(json!([]), json!([]))), Ok(Some("apps".into())));
     assert_eq!(m(spec(json!([rule(json!([]))]), json!([]))), Ok(Some("apps".into())));
