@@ -183,23 +183,26 @@ struct Scope<'a> {
     base: Vec<(&'static str, Value<'a>)>,
     variables: &'a [NamedExpression],
     evaluated: Vec<Option<Value<'a>>>,
+    /// Whether `variables` is declared (a policy's expressions, not a webhook's).
+    declared: bool,
     /// The cost of variables evaluated and not yet charged to a budget.
     pending: u64,
 }
 
 impl<'a> Scope<'a> {
-    fn new(base: Vec<(&'static str, Value<'a>)>, variables: &'a [NamedExpression]) -> Scope<'a> {
+    fn new(base: Vec<(&'static str, Value<'a>)>, variables: &'a [NamedExpression], declared: bool) -> Scope<'a> {
         Scope {
             base,
             variables,
+            declared,
             evaluated: vec![None; variables.len()],
             pending: 0,
         }
     }
 
-    fn activation(&self, declared: bool) -> Activation<'a> {
+    fn activation(&self) -> Activation<'a> {
         let mut named = self.base.clone();
-        if declared {
+        if self.declared {
             let entries = self
                 .variables
                 .iter()
@@ -225,7 +228,7 @@ impl<'a> Scope<'a> {
                 for &dep in variable.expression.reads.iter().filter(|&&d| d < i) {
                     self.variable(dep);
                 }
-                let activation = self.activation(true);
+                let activation = self.activation();
                 let outcome = program.eval(&activation, PER_CALL_LIMIT);
                 self.pending = self.pending.saturating_add(outcome.cost);
                 match outcome.value {
@@ -246,7 +249,7 @@ impl<'a> Scope<'a> {
         for &i in &e.reads {
             self.variable(i);
         }
-        let activation = self.activation(!self.variables.is_empty() || !e.reads.is_empty());
+        let activation = self.activation();
         let outcome = program.eval(&activation, PER_CALL_LIMIT);
         let pending = std::mem::take(&mut self.pending);
         *budget = budget.checked_sub(pending).ok_or(OutOfBudget)?;
@@ -330,7 +333,7 @@ pub fn match_conditions(
         ("request", dynamic(&request_json)),
         ("namespaceObject", Value::Null),
     ];
-    let mut scope = Scope::new(base, &[]);
+    let mut scope = Scope::new(base, &[], false);
     run_match_conditions(conditions, failure_policy, &mut scope)
 }
 
@@ -384,7 +387,7 @@ fn failure_message(validation: &super::CompiledValidation, message: Option<&Eval
 /// upstream's `validator.Validate` for one param.
 fn validate<'a>(policy: &'a CompiledPolicy, base: Vec<(&'static str, Value<'a>)>) -> ValidateResult {
     let fp = policy.failure_policy;
-    let mut scope = Scope::new(base, &policy.variables);
+    let mut scope = Scope::new(base, &policy.variables, true);
     match run_match_conditions(&policy.match_conditions, fp, &mut scope) {
         MatchConditionsOutcome::Match => {}
         MatchConditionsOutcome::NoMatch { .. } => return ValidateResult::default(),
