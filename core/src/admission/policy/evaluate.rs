@@ -550,6 +550,38 @@ fn param_json(policy: &CompiledPolicy, param: &Object) -> Option<Object> {
     Some(p)
 }
 
+/// A matched policy that cannot be evaluated at all (upstream's
+/// `ConfigurationError` of a policy): its `paramKind` does not parse or is not
+/// served. A refusal without a binding under `Fail`; nothing under `Ignore`. The
+/// chain asks once per matched policy, before its bindings.
+pub fn configuration_error(policy: &CompiledPolicy, params: &dyn ParamLookup) -> Option<Denial> {
+    let kind = policy.param_kind.as_ref()?;
+    let (group, version) = match kind.api_version.split('/').collect::<Vec<_>>()[..] {
+        [v] => ("", v),
+        [g, v] => (g, v),
+        _ => ("", ""),
+    };
+    let error = if kind.api_version.split('/').count() > 2 {
+        format!(
+            "failed to parse paramKind APIVersion: unexpected GroupVersion string: {}",
+            kind.api_version
+        )
+    } else if params.namespaced().is_none() {
+        format!(
+            "failed to find resource referenced by paramKind: '{group}/{version}, Kind={}'",
+            kind.kind
+        )
+    } else {
+        return None;
+    };
+    (policy.failure_policy == FailurePolicy::Fail).then(|| Denial {
+        policy: policy.name.clone(),
+        binding: None,
+        message: format!("failed to configure policy: {error}"),
+        reason: None,
+    })
+}
+
 /// One ValidatingAdmissionPolicyBinding's decision for a request that the policy
 /// and the binding match (upstream's dispatcher, for one binding).
 pub fn evaluate(policy: &CompiledPolicy, binding: &Object, input: &Input, params: &dyn ParamLookup) -> Decision {

@@ -11,7 +11,8 @@
 //!    `matching::policy_matches(spec.matchConstraints, ...)` gives the matched
 //!    resource and kind (or not); a request for the admission configuration kinds is
 //!    not exempt from policies (only from webhooks);
-//! 2. for each of its bindings, `matching::binding_matches`, then
+//! 2. [`configuration_error`] once (a `paramKind` that is not served refuses the
+//!    request, or not, by the failure policy), then for each of its bindings, `matching::binding_matches`, then
 //!    [`evaluate`]`(&compiled, binding, &input, &params)`;
 //! 3. the first [`Denial`] of all refuses the request with
 //!    [`Denial::to_api_error`]; every warning becomes a `Warning` header; the audit
@@ -27,7 +28,7 @@ mod evaluate;
 
 pub use environment::{dynamic, Environment};
 pub use evaluate::{
-    evaluate, match_conditions, publish_audit_annotations, Decision, Denial, Input, MatchConditionsOutcome,
+    configuration_error, evaluate, match_conditions, publish_audit_annotations, Decision, Denial, Input, MatchConditionsOutcome,
     ParamLookup, ParamObjects, VALIDATION_FAILURE_ANNOTATION,
 };
 

@@ -396,3 +396,24 @@ fn cost_limits() {
         ["ValidatingAdmissionPolicy 'p' with binding 'b' denied request: validation failed due to running out of cost budget, no further validation rules will be run"]
     );
 }
+
+// policy_source.go calculatePolicyData; dispatcher.go addConfigError
+#[test]
+fn a_param_kind_not_served_is_a_configuration_error() {
+    let spec = |fp: &str| json!({"failurePolicy": fp, "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}, "validations": [{"expression": "true"}]});
+    let unknown = ParamObjects {
+        namespaced: None,
+        objects: &[],
+    };
+    let d = configuration_error(&compile(&policy(spec("Fail"))), &unknown).unwrap();
+    assert_eq!(
+        d.message(),
+        "ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: failed to find resource referenced by paramKind: '/v1, Kind=ConfigMap'"
+    );
+    assert_eq!(configuration_error(&compile(&policy(spec("Ignore"))), &unknown), None);
+    let served = ParamObjects {
+        namespaced: Some(true),
+        objects: &[],
+    };
+    assert_eq!(configuration_error(&compile(&policy(spec("Fail"))), &served), None);
+}
