@@ -35,7 +35,7 @@ fn operations_match_exactly_or_by_wildcard() {
     assert!(matches(rule(json!(["*"])), &create));
     assert!(!matches(rule(json!(["UPDATE", "DELETE"])), &create));
     let connect = request(Operation::Connect, PODS, "exec", Some("ns"));
-    assert!(matches(rule(json!(["CONNECT"])), &connect) == false, "resources * has no subresource");
+    assert!(!matches(rule(json!(["CONNECT"])), &connect), "resources * has no subresource");
     let rule = json!({"operations": ["CONNECT"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods/exec"]});
     assert!(matches(rule, &connect));
 }
