@@ -18,7 +18,9 @@ pub mod pod_security;
 
 mod default_classes;
 pub mod limit_ranger;
+pub mod matching;
 mod namespace_lifecycle;
+pub mod policy;
 mod pod_resources;
 mod pod_tolerations;
 mod priority;
@@ -35,7 +37,38 @@ pub use reads::{Answer, Fetched, Lookup, NoCaches, Read, Stored};
 pub use request::Request;
 pub use review::{Next, Phase, Review};
 
+use crate::authn::UserInfo;
 use crate::storage;
+
+/// A borrowed view of a [`Request`]: what matching and policies read of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Attributes<'a> {
+    pub operation: Operation,
+    pub group: &'a str,
+    pub version: &'a str,
+    pub resource: &'a str,
+    pub subresource: &'a str,
+    pub namespace: Option<&'a str>,
+    pub name: &'a str,
+    pub user: Option<&'a UserInfo>,
+    pub dry_run: bool,
+}
+
+impl Request {
+    pub fn attributes(&self) -> Attributes<'_> {
+        Attributes {
+            operation: self.operation,
+            group: &self.group,
+            version: &self.version,
+            resource: &self.resource,
+            subresource: &self.subresource,
+            namespace: self.namespace.as_deref(),
+            name: &self.name,
+            user: Some(&self.user),
+            dry_run: self.dry_run,
+        }
+    }
+}
 
 /// The operation being admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

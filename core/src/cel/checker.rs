@@ -49,6 +49,9 @@ pub struct Env<'d> {
     pub variables: Vec<(&'static str, Type)>,
     /// Object types by name, for field selection.
     pub objects: HashMap<String, &'d Arc<DeclType>>,
+    /// Object types declared by their fields rather than by a schema node (the
+    /// admission environment's `kubernetes.AdmissionRequest`, `variables`).
+    pub structs: HashMap<String, Vec<(String, Type)>>,
 }
 
 /// The type a type name denotes when used as a value (`int`, `list`).
@@ -332,6 +335,15 @@ impl Checker<'_, '_> {
         };
         let result = match &target {
             Type::Map(_, v) => (**v).clone(),
+            Type::Object(name) if self.env.structs.contains_key(name) => {
+                match self.env.structs[name].iter().find(|(f, _)| f == field) {
+                    Some((_, t)) => t.clone(),
+                    None => {
+                        self.error(id, format!("undefined field '{field}'"));
+                        Type::Error
+                    }
+                }
+            }
             Type::Object(name) => match self.env.objects.get(name) {
                 Some(decl) => match decl.field(field) {
                     Some(f) => f.decl.cel_type(),

@@ -33,6 +33,7 @@ pub fn compile_expression(text: &str, decl: &Arc<DeclType>, optional_old_self: b
     let env = Env {
         variables: vec![("self", self_type), ("oldSelf", old_self_type)],
         objects: objects.into_iter().map(|o| (o.name.clone(), o)).collect::<HashMap<_, _>>(),
+        structs: HashMap::new(),
     };
     let checked = check(&mut parsed.expr, &parsed.source, parsed.next_id, &env).map_err(|issues| issues.render(text))?;
     let output = checked.type_of(parsed.expr.id).clone();
@@ -45,4 +46,47 @@ pub fn compile_expression(text: &str, decl: &Arc<DeclType>, optional_old_self: b
         output,
         max_cost,
     })
+}
+
+/// The declarations of an environment without a schema: named variables and the
+/// object types they use, declared field by field (the admission environment).
+#[derive(Clone, Debug, Default)]
+pub struct Declarations {
+    pub variables: Vec<(&'static str, Type)>,
+    pub structs: HashMap<String, Vec<(String, Type)>>,
+}
+
+/// Compile `text` against `declarations` (no static cost estimate: nothing bounds
+/// the sizes of dynamic values); on failure, cel-go's issue text. A constant pattern
+/// of `find()`/`findAll()` that does not compile fails as upstream's program
+/// instantiation does.
+pub fn compile_declared(text: &str, declarations: &Declarations) -> Result<(Program, Type), CompileError> {
+    let mut parsed = parse(text).map_err(|issues| CompileError::Issues(issues.render(text)))?;
+    let env = Env {
+        variables: declarations.variables.clone(),
+        objects: HashMap::new(),
+        structs: declarations.structs.clone(),
+    };
+    let checked = check(&mut parsed.expr, &parsed.source, parsed.next_id, &env)
+        .map_err(|issues| CompileError::Issues(issues.render(text)))?;
+    if let Some(e) = super::rule::constant_regex_error(&parsed.expr) {
+        return Err(CompileError::Instantiation(e));
+    }
+    let output = checked.type_of(parsed.expr.id).clone();
+    Ok((
+        Program {
+            expr: parsed.expr,
+            checked,
+        },
+        output,
+    ))
+}
+
+/// Why [`compile_declared`] failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompileError {
+    /// Parse or type-check issues, rendered (`ERROR: <input>:1:2: ...`).
+    Issues(String),
+    /// A constant regular expression that does not compile.
+    Instantiation(String),
 }

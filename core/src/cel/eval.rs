@@ -28,6 +28,20 @@ pub struct Activation<'a> {
     pub self_value: Value<'a>,
     /// `None` when the rule has no old value to see (creates, uncorrelated values).
     pub old_self: Option<Value<'a>>,
+    /// Other variables by name (the admission environment's `object`, `request`,
+    /// ...); empty for CRD rules.
+    pub named: Vec<(&'static str, Value<'a>)>,
+}
+
+impl<'a> Activation<'a> {
+    /// An activation of named variables only (no `self`).
+    pub fn named(named: Vec<(&'static str, Value<'a>)>) -> Activation<'a> {
+        Activation {
+            self_value: Value::Null,
+            old_self: None,
+            named,
+        }
+    }
 }
 
 /// The evaluation went past its cost limit.
@@ -228,6 +242,9 @@ impl<'a> Evaluator<'_, 'a> {
         match self.program.checked.refs.get(id as usize) {
             Some(Reference::TypeName(t)) => return Value::Type(Rc::from(type_value_name(t))),
             Some(Reference::Var) | None | Some(_) => {}
+        }
+        if let Some((_, v)) = self.activation.named.iter().find(|(n, _)| *n == name) {
+            return v.clone();
         }
         match name {
             "self" => self.activation.self_value.clone(),

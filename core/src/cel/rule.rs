@@ -34,7 +34,7 @@ impl Reason {
 
 /// Upstream compiles the constant patterns of `find()` and `findAll()` when it builds
 /// the program: a bad one fails the rule then.
-fn constant_regex_error(e: &super::ast::Expr) -> Option<String> {
+pub(super) fn constant_regex_error(e: &super::ast::Expr) -> Option<String> {
     use super::ast::{ExprKind, Literal};
     if let ExprKind::Call { function, target: Some(_), args } = &e.kind {
         if function == "find" || function == "findAll" {

@@ -238,10 +238,12 @@ impl Validator {
         let plain = Activation {
             self_value: self_value.clone(),
             old_self: old_value.clone(),
+            named: Vec::new(),
         };
         let optional = Activation {
             self_value,
             old_self: Some(Value::Optional(old_value.map(Rc::new))),
+            named: Vec::new(),
         };
         for rule in &node.rules {
             let compiled = match &rule.program {

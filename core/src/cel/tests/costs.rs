@@ -20,6 +20,7 @@ fn runtime(schema: &Json, object: &Json, rule: &str) -> u64 {
     let activation = Activation {
         self_value: Value::from_json(object, &decl),
         old_self: None,
+        named: Vec::new(),
     };
     compiled.program.eval(&activation, u64::MAX).cost
 }

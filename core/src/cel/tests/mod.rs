@@ -75,6 +75,7 @@ pub fn eval_with(schema: &Json, object: &Json, expr: &str) -> String {
     let activation = Activation {
         self_value: Value::from_json(object, &decl),
         old_self: None,
+        named: Vec::new(),
     };
     match compiled.program.eval(&activation, super::PER_CALL_LIMIT).value {
         Ok(Value::Error(e)) => format!("error: {e}"),
