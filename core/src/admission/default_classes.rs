@@ -5,7 +5,7 @@
 use super::plugin::{Notes, Plugin};
 use super::reads::{Fetched, Read, Stored};
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{Context, Operation};
 use crate::rest::object::Object;
 use crate::status::ApiError;
 use serde_json::{json, Value};
@@ -76,13 +76,13 @@ impl Plugin for DefaultClass {
         true
     }
 
-    fn reads(&self, chain: &AdmissionChain, _request: &Request, _object: &Object) -> Vec<Read> {
+    fn reads(&self, chain: &Context, _request: &Request, _object: &Object) -> Vec<Read> {
         vec![Read::Objects { prefix: chain.prefix(self.class_group, self.classes, None) }]
     }
 
     fn mutate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         _request: &Request,
         object: &mut Object,
         fetched: &Fetched,

@@ -357,13 +357,13 @@ impl super::Plugin for LimitRanger {
         true
     }
 
-    fn reads(&self, chain: &super::AdmissionChain, request: &super::Request, _object: &crate::rest::object::Object) -> Vec<super::Read> {
+    fn reads(&self, chain: &super::Context, request: &super::Request, _object: &crate::rest::object::Object) -> Vec<super::Read> {
         vec![super::Read::Objects { prefix: chain.prefix("", "limitranges", request.namespace.as_deref()) }]
     }
 
     fn mutate(
         &self,
-        chain: &super::AdmissionChain,
+        chain: &super::Context,
         request: &super::Request,
         object: &mut crate::rest::object::Object,
         fetched: &super::Fetched,
@@ -384,7 +384,7 @@ impl super::Plugin for LimitRanger {
 
     fn validate(
         &self,
-        chain: &super::AdmissionChain,
+        chain: &super::Context,
         request: &super::Request,
         object: &crate::rest::object::Object,
         fetched: &super::Fetched,

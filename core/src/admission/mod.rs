@@ -8,6 +8,7 @@
 pub mod plugins;
 
 pub mod config_file;
+mod configurations;
 mod plugin;
 mod reads;
 mod request;
@@ -31,7 +32,7 @@ mod storage_protection;
 mod taint_nodes;
 pub mod webhooks;
 
-pub use plugin::{Notes, Plugin, Write};
+pub use plugin::{Context, Notes, Plugin, Write};
 pub use pod_resources::{read_list, write_list, ResourceList};
 pub use reads::{Answer, Fetched, Lookup, NoCaches, Read, Stored};
 pub use request::Request;
@@ -120,6 +121,8 @@ pub struct AdmissionChain {
     validating: Vec<&'static dyn Plugin>,
     storage_prefix: String,
     pub settings: Settings,
+    /// The policies' and webhook configurations' expressions, compiled.
+    compiled: std::sync::Arc<configurations::Compiled>,
 }
 
 impl Default for AdmissionChain {
@@ -137,6 +140,7 @@ impl AdmissionChain {
             plugins,
             storage_prefix: storage_prefix.to_owned(),
             settings,
+            compiled: Default::default(),
         }
     }
 
@@ -151,6 +155,11 @@ impl AdmissionChain {
             Phase::Mutating => &self.mutating,
             Phase::Validating => &self.validating,
         }
+    }
+
+    /// The root of every storage key (`--etcd-prefix`).
+    pub fn storage_root(&self) -> &str {
+        &self.storage_prefix
     }
 
     /// Where an object is stored.

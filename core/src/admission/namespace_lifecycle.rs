@@ -7,7 +7,7 @@ use super::limit_ranger::name_for_errors;
 use super::plugin::{Notes, Plugin};
 use super::reads::{Fetched, Read};
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{Context, Operation};
 use crate::resources::namespaces;
 use crate::rest::object::Object;
 use crate::status::{ApiError, Cause};
@@ -32,7 +32,7 @@ impl Plugin for NamespaceLifecycle {
         true
     }
 
-    fn reads(&self, chain: &AdmissionChain, request: &Request, _object: &Object) -> Vec<Read> {
+    fn reads(&self, chain: &Context, request: &Request, _object: &Object) -> Vec<Read> {
         match &request.namespace {
             Some(ns) if checks_namespace(request) => vec![chain.namespace_read(ns)],
             _ => Vec::new(),
@@ -41,7 +41,7 @@ impl Plugin for NamespaceLifecycle {
 
     fn mutate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         request: &Request,
         object: &mut Object,
         fetched: &Fetched,

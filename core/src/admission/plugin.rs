@@ -2,7 +2,7 @@
 //! request, then its mutation or validation over what was read. Each plugin lives in
 //! its own file and is reached through [`super::plugins::built_in`].
 
-use super::reads::{Fetched, Read};
+use super::reads::{Fetched, Lookup, Read};
 use super::request::Request;
 use super::AdmissionChain;
 use crate::rest::object::Object;
@@ -36,6 +36,28 @@ pub struct Write {
     pub expected_revision: Revision,
 }
 
+/// What a plugin decides with: the chain (its settings, where objects are stored)
+/// and the server's live views (the watch caches, the resources served now), as
+/// upstream's plugins are handed listers and a REST mapper. It reads as the chain.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    pub chain: &'a AdmissionChain,
+    pub lookup: &'a dyn Lookup,
+}
+
+impl std::ops::Deref for Context<'_> {
+    type Target = AdmissionChain;
+    fn deref(&self) -> &AdmissionChain {
+        self.chain
+    }
+}
+
+impl std::fmt::Debug for Context<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("chain", self.chain).finish_non_exhaustive()
+    }
+}
+
 /// One built-in plugin.
 pub trait Plugin: Send + Sync + std::fmt::Debug {
     /// Whether it looks at this request at all.
@@ -52,7 +74,14 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
     }
 
     /// What must be read before it decides on `object`.
-    fn reads(&self, _chain: &AdmissionChain, _request: &Request, _object: &Object) -> Vec<Read> {
+    fn reads(&self, _chain: &Context, _request: &Request, _object: &Object) -> Vec<Read> {
+        Vec::new()
+    }
+
+    /// What must be read once `fetched` holds what it asked for so far (a policy's
+    /// params, known only once its bindings are read); asked again until it asks for
+    /// nothing new.
+    fn more_reads(&self, _chain: &Context, _request: &Request, _object: &Object, _fetched: &Fetched) -> Vec<Read> {
         Vec::new()
     }
 
@@ -60,7 +89,7 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
     /// `None` when it makes none for this request.
     fn calls(
         &self,
-        _chain: &AdmissionChain,
+        _chain: &Context,
         _request: &Request,
         _object: &Object,
         _fetched: &Fetched,
@@ -71,7 +100,7 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
     /// The mutating phase.
     fn mutate(
         &self,
-        _chain: &AdmissionChain,
+        _chain: &Context,
         _request: &Request,
         _object: &mut Object,
         _fetched: &Fetched,
@@ -83,7 +112,7 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
     /// The validating phase: accepts (with the writes to make first) or refuses.
     fn validate(
         &self,
-        _chain: &AdmissionChain,
+        _chain: &Context,
         _request: &Request,
         _object: &Object,
         _fetched: &Fetched,

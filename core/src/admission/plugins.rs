@@ -76,6 +76,9 @@ pub(crate) fn built_in(name: &str) -> Option<&'static dyn super::Plugin> {
         "DefaultStorageClass" => &super::default_classes::STORAGE,
         "DefaultIngressClass" => &super::default_classes::INGRESS,
         "RuntimeClass" => &super::runtime_class::RuntimeClass,
+        "MutatingAdmissionWebhook" => &super::webhooks::MUTATING,
+        "ValidatingAdmissionPolicy" => &super::policy::ValidatingAdmissionPolicy,
+        "ValidatingAdmissionWebhook" => &super::webhooks::VALIDATING,
         _ => return None,
     })
 }

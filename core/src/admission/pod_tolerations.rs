@@ -6,7 +6,7 @@
 use super::plugin::{Notes, Plugin};
 use super::reads::Fetched;
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{Context, Operation};
 use crate::rest::object::Object;
 use crate::status::ApiError;
 use serde_json::{json, Value};
@@ -28,7 +28,7 @@ impl Plugin for DefaultTolerationSeconds {
 
     fn mutate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         _request: &Request,
         pod: &mut Object,
         _fetched: &Fetched,

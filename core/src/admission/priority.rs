@@ -6,7 +6,7 @@ use super::limit_ranger::name_for_errors;
 use super::plugin::{Notes, Plugin, Write};
 use super::reads::{Fetched, Read, Stored};
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{Context, Operation};
 use crate::rest::object::Object;
 use crate::status::ApiError;
 use serde_json::{json, Value};
@@ -59,7 +59,7 @@ impl Plugin for Priority {
         true
     }
 
-    fn reads(&self, chain: &AdmissionChain, request: &Request, object: &Object) -> Vec<Read> {
+    fn reads(&self, chain: &Context, request: &Request, object: &Object) -> Vec<Read> {
         let prefix = chain.prefix(GROUP, CLASSES, None);
         if is_class(request) {
             return vec![Read::Objects { prefix }];
@@ -75,7 +75,7 @@ impl Plugin for Priority {
 
     fn mutate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         request: &Request,
         pod: &mut Object,
         fetched: &Fetched,
@@ -144,7 +144,7 @@ impl Plugin for Priority {
 
     fn validate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         request: &Request,
         class: &Object,
         fetched: &Fetched,

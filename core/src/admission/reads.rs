@@ -53,6 +53,11 @@ impl Answer {
 /// tell. Webhooks' Services are resolved to endpoints through them too.
 pub trait Lookup: crate::webhook::client_config::Endpoints {
     fn cached(&self, read: &Read) -> Option<Answer>;
+
+    /// The resources served now; `None` when the caller has no registry.
+    fn served(&self) -> Option<crate::registry::Snapshot> {
+        None
+    }
 }
 
 /// No caches: every read goes to storage, and no Service resolves.

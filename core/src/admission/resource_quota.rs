@@ -588,13 +588,13 @@ impl super::Plugin for ResourceQuotaPlugin {
         true
     }
 
-    fn reads(&self, chain: &super::AdmissionChain, request: &super::Request, _object: &crate::rest::object::Object) -> Vec<super::Read> {
+    fn reads(&self, chain: &super::Context, request: &super::Request, _object: &crate::rest::object::Object) -> Vec<super::Read> {
         vec![super::Read::Objects { prefix: chain.prefix("", "resourcequotas", request.namespace.as_deref()) }]
     }
 
     fn validate(
         &self,
-        chain: &super::AdmissionChain,
+        chain: &super::Context,
         request: &super::Request,
         object: &crate::rest::object::Object,
         fetched: &super::Fetched,

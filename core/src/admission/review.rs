@@ -5,7 +5,7 @@
 //! The caller drives it with [`Review::step`] until it is [`Next::Done`] or
 //! [`Next::Refused`].
 
-use super::plugin::{Notes, Plugin, Write};
+use super::plugin::{Context, Notes, Plugin, Write};
 use super::reads::{Answer, Fetched, Lookup, Read};
 use super::request::Request;
 use super::webhooks::WebhookCalls;
@@ -89,6 +89,7 @@ impl Review {
 
     /// Go as far as possible without storage.
     pub fn step(mut self, chain: &AdmissionChain, lookup: &dyn Lookup) -> Next {
+        let chain = &Context { chain, lookup };
         loop {
             let Some(plugin) = chain.phase_plugins(self.phase).get(self.plugin).copied() else {
                 return Next::Done(self);
@@ -123,6 +124,15 @@ impl Review {
                                 return Next::Storage(op, self);
                             }
                         }
+                    }
+                    let more: Vec<Read> = plugin
+                        .more_reads(chain, &self.request, &self.object, &self.fetched)
+                        .into_iter()
+                        .filter(|r| !self.fetched.has(r))
+                        .collect();
+                    if !more.is_empty() {
+                        self.stage = Stage::Reading { wanted: more };
+                        continue;
                     }
                     match plugin.calls(chain, &self.request, &self.object, &self.fetched) {
                         Ok(Some(calls)) => {
@@ -212,7 +222,7 @@ impl Review {
     }
 
     /// Run the current plugin over what it read.
-    fn decide(&mut self, chain: &AdmissionChain, plugin: &dyn Plugin) -> Result<Vec<Write>, ApiError> {
+    fn decide(&mut self, chain: &Context, plugin: &dyn Plugin) -> Result<Vec<Write>, ApiError> {
         match self.phase {
             Phase::Mutating => plugin
                 .mutate(chain, &self.request, &mut self.object, &self.fetched, &mut self.notes)

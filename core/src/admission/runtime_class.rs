@@ -6,7 +6,7 @@ use super::limit_ranger::name_for_errors;
 use super::plugin::{Notes, Plugin, Write};
 use super::reads::{Fetched, Read};
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{Context, Operation};
 use crate::rest::object::Object;
 use crate::status::ApiError;
 use serde_json::{Map, Value};
@@ -38,7 +38,7 @@ impl Plugin for RuntimeClass {
         true
     }
 
-    fn reads(&self, chain: &AdmissionChain, _request: &Request, pod: &Object) -> Vec<Read> {
+    fn reads(&self, chain: &Context, _request: &Request, pod: &Object) -> Vec<Read> {
         match class_name(pod) {
             "" => Vec::new(),
             name => vec![Read::Object { key: chain.key(GROUP, CLASSES, None, name) }],
@@ -47,7 +47,7 @@ impl Plugin for RuntimeClass {
 
     fn mutate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         _request: &Request,
         pod: &mut Object,
         fetched: &Fetched,
@@ -114,7 +114,7 @@ impl Plugin for RuntimeClass {
 
     fn validate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         _request: &Request,
         pod: &Object,
         fetched: &Fetched,

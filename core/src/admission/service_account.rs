@@ -7,7 +7,7 @@ use super::limit_ranger::name_for_errors;
 use super::plugin::{Notes, Plugin, Write};
 use super::reads::{Fetched, Read, Stored};
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{AdmissionChain, Context, Operation};
 use crate::rest::object::{generated_name, Object};
 use crate::status::ApiError;
 use serde_json::{json, Map, Value};
@@ -47,7 +47,7 @@ impl Plugin for ServiceAccount {
         true
     }
 
-    fn reads(&self, chain: &AdmissionChain, request: &Request, pod: &Object) -> Vec<Read> {
+    fn reads(&self, chain: &Context, request: &Request, pod: &Object) -> Vec<Read> {
         let name = match account_name(pod) {
             "" => DEFAULT,
             name => name,
@@ -57,7 +57,7 @@ impl Plugin for ServiceAccount {
 
     fn mutate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         request: &Request,
         pod: &mut Object,
         fetched: &Fetched,
@@ -92,7 +92,7 @@ impl Plugin for ServiceAccount {
 
     fn validate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         request: &Request,
         pod: &Object,
         fetched: &Fetched,

@@ -4,7 +4,7 @@
 use super::plugin::{Notes, Plugin};
 use super::reads::Fetched;
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{Context, Operation};
 use crate::rest::object::{meta_mut, Object};
 use crate::status::ApiError;
 use serde_json::{json, Value};
@@ -34,7 +34,7 @@ impl Plugin for StorageObjectInUseProtection {
 
     fn mutate(
         &self,
-        _chain: &AdmissionChain,
+        _chain: &Context,
         request: &Request,
         object: &mut Object,
         _fetched: &Fetched,

@@ -5,7 +5,7 @@
 use super::plugin::{Notes, Plugin};
 use super::reads::Fetched;
 use super::request::Request;
-use super::{AdmissionChain, Operation};
+use super::{Context, Operation};
 use crate::rest::object::Object;
 use crate::status::ApiError;
 use serde_json::{json, Value};
@@ -26,7 +26,7 @@ impl Plugin for TaintNodesByCondition {
 
     fn mutate(
         &self,
-        _chain: &AdmissionChain,
+        _chain: &Context,
         _request: &Request,
         node: &mut Object,
         _fetched: &Fetched,

@@ -109,6 +109,10 @@ impl Endpoints for Caches<'_> {
 }
 
 impl Lookup for Caches<'_> {
+    fn served(&self) -> Option<crate::registry::Snapshot> {
+        Some(self.0.served.snapshot())
+    }
+
     fn cached(&self, read: &Read) -> Option<Answer> {
         self.0.served.with_caches(|caches| match read {
             Read::Object { key } => {

@@ -4,7 +4,7 @@
 
 use super::{admit, admit_namespace, existing_pod_warnings, NamespaceDecision, Request as PodRequest, MAX_PODS_TO_CHECK};
 use super::{has_pod_spec, policy::ENFORCE_LEVEL_LABEL, policy::ENFORCE_VERSION_LABEL};
-use crate::admission::{AdmissionChain, Fetched, Notes, Operation, Plugin, Read, Request, Write};
+use crate::admission::{Context, Fetched, Notes, Operation, Plugin, Read, Request, Write};
 use crate::rest::object::Object;
 use crate::status::ApiError;
 use serde_json::{Map, Value};
@@ -38,7 +38,7 @@ impl Plugin for PodSecurity {
         true
     }
 
-    fn reads(&self, chain: &AdmissionChain, request: &Request, object: &Object) -> Vec<Read> {
+    fn reads(&self, chain: &Context, request: &Request, object: &Object) -> Vec<Read> {
         if is_namespace(request) {
             return match enforce_changed(object, request.old_object.as_ref()) {
                 true => vec![Read::Objects { prefix: chain.prefix("", "pods", Some(&request.name)) }],
@@ -53,7 +53,7 @@ impl Plugin for PodSecurity {
 
     fn validate(
         &self,
-        chain: &AdmissionChain,
+        chain: &Context,
         request: &Request,
         object: &Object,
         fetched: &Fetched,

@@ -25,6 +25,9 @@
 
 mod environment;
 mod evaluate;
+mod plugin;
+
+pub(crate) use plugin::ValidatingAdmissionPolicy;
 
 pub use environment::{dynamic, Environment};
 pub use evaluate::{

@@ -30,6 +30,16 @@ pub struct Presented {
 }
 
 impl Presented {
+    /// The request as the webhook's rules matched it.
+    pub fn matched(matched: &crate::admission::matching::Matched) -> Presented {
+        Presented {
+            group: matched.resource.group.clone(),
+            version: matched.resource.version.clone(),
+            resource: matched.resource.resource.clone(),
+            kind: matched.kind.kind.clone(),
+        }
+    }
+
     /// The request as it was made.
     pub fn as_requested(request: &Request) -> Presented {
         Presented {

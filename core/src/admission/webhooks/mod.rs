@@ -5,5 +5,7 @@
 
 pub mod admission_review;
 pub mod dispatch;
+mod plugin;
 
 pub use dispatch::{Hook, WebhookCalls};
+pub(crate) use plugin::{MUTATING, VALIDATING};
