@@ -132,3 +132,75 @@ fn component_statuses_tell_the_servers_own_health_with_upstreams_warning() {
     assert_eq!(call(&h, "GET", "/api/v1/componentstatuses/nope", None).status, 404);
     assert_eq!(call(&h, "DELETE", "/api/v1/componentstatuses/etcd-0", None).status, 405);
 }
+
+/// DER of `tag` around `content`.
+fn der(tag: u8, content: &[u8]) -> Vec<u8> {
+    assert!(content.len() < 128);
+    [&[tag, content.len() as u8][..], content].concat()
+}
+
+/// A PEM request whose subject is `O=<organization>` (unsigned: only its shape and
+/// subject are read).
+fn request_for(organization: &str) -> String {
+    let o = der(0x31, &der(0x30, &[der(0x06, &[0x55, 0x04, 0x0a]), der(0x0c, organization.as_bytes())].concat()));
+    let info = der(0x30, &[der(0x02, &[0]), der(0x30, &o), der(0x30, &[]), der(0xa0, &[])].concat());
+    let request = der(0x30, &[info, der(0x30, &[]), der(0x03, &[0])].concat());
+    let pem = format!(
+        "-----BEGIN CERTIFICATE REQUEST-----\n{}\n-----END CERTIFICATE REQUEST-----\n",
+        base64::engine::general_purpose::STANDARD.encode(request)
+    );
+    base64::engine::general_purpose::STANDARD.encode(pem)
+}
+
+#[test]
+fn the_certificate_admission_plugins_guard_signers_and_system_masters() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    // Nobody, system:masters included, gets a system:masters client certificate asked for.
+    let mut masters = csr("masters");
+    masters["spec"]["signerName"] = json!("kubernetes.io/kube-apiserver-client");
+    masters["spec"]["usages"] = json!(["client auth", "digital signature", "key encipherment"]);
+    masters["spec"]["request"] = json!(request_for("system:masters"));
+    let refused = call(&h, "POST", CSRS, Some(&masters));
+    assert_eq!(refused.status, 403, "{}", String::from_utf8_lossy(&refused.body));
+    assert_eq!(
+        refused.json()["message"],
+        "certificatesigningrequests.certificates.k8s.io \"masters\" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed"
+    );
+    masters["spec"]["request"] = json!(request_for("developers"));
+    assert_eq!(call(&h, "POST", CSRS, Some(&masters)).status, 201);
+
+    // Bob may write approvals and statuses, but approve and sign for no signer yet.
+    assert_eq!(call(&h, "POST", CSRS, Some(&csr("bobs"))).status, 201);
+    let role = json!({"metadata": {"name": "csr-writer"}, "rules": [
+        {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests", "certificatesigningrequests/approval", "certificatesigningrequests/status"], "verbs": ["get", "update"]},
+    ]});
+    assert_eq!(call(&h, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", Some(&role)).status, 201);
+    let binding = |name: &str, role: &str| json!({"metadata": {"name": name}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role}, "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bob"}]});
+    assert_eq!(call(&h, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", Some(&binding("bob-csr", "csr-writer"))).status, 201);
+    h.reflect();
+    let stored = call(&h, "GET", &format!("{CSRS}/bobs"), None).json();
+    h.act_as(Some("bob"), &[]);
+    let approving = call(&h, "PUT", &format!("{CSRS}/bobs/approval"), Some(&with_condition(stored.clone(), "Approved")));
+    assert_eq!(approving.status, 403, "{}", String::from_utf8_lossy(&approving.body));
+    assert_eq!(
+        approving.json()["message"],
+        "certificatesigningrequests.certificates.k8s.io \"bobs\" is forbidden: user not permitted to approve requests with signerName \"example.com/signer\""
+    );
+    let mut signed = stored.clone();
+    signed["status"]["certificate"] = json!(base64::engine::general_purpose::STANDARD.encode("cert"));
+    let signing = call(&h, "PUT", &format!("{CSRS}/bobs/status"), Some(&signed));
+    assert_eq!(signing.status, 403, "{}", String::from_utf8_lossy(&signing.body));
+    assert!(signing.json()["message"].as_str().unwrap().ends_with("user not permitted to sign requests with signerName \"example.com/signer\""));
+
+    // Approving for the signer's whole domain is enough.
+    h.act_as(Some("apiary-admin"), &["system:masters"]);
+    let approver = json!({"metadata": {"name": "approver"}, "rules": [
+        {"apiGroups": ["certificates.k8s.io"], "resources": ["signers"], "resourceNames": ["example.com/*"], "verbs": ["approve"]},
+    ]});
+    assert_eq!(call(&h, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", Some(&approver)).status, 201);
+    assert_eq!(call(&h, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", Some(&binding("bob-approves", "approver"))).status, 201);
+    h.reflect();
+    h.act_as(Some("bob"), &[]);
+    let approved = call(&h, "PUT", &format!("{CSRS}/bobs/approval"), Some(&with_condition(stored, "Approved")));
+    assert_eq!(approved.status, 200, "{}", String::from_utf8_lossy(&approved.body));
+}

@@ -453,7 +453,8 @@ const FLAGS: &[Flag] = &[
                 the order does not matter. Of these Apiary carries out NamespaceLifecycle, \
                 LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, \
                 DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, \
-                RuntimeClass, DefaultIngressClass and ResourceQuota; \
+                RuntimeClass, DefaultIngressClass, MutatingAdmissionWebhook, \
+                ValidatingAdmissionPolicy, ValidatingAdmissionWebhook and ResourceQuota; \
                 the others are accepted and do nothing yet.",
     },
     Flag {

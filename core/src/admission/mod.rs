@@ -8,6 +8,7 @@
 pub mod plugins;
 
 pub mod config_file;
+mod certificates;
 mod configurations;
 mod plugin;
 mod reads;

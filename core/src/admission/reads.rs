@@ -58,6 +58,12 @@ pub trait Lookup: crate::webhook::client_config::Endpoints {
     fn served(&self) -> Option<crate::registry::Snapshot> {
         None
     }
+
+    /// Whether the server's authorizers allow `attributes` (from what they know
+    /// without waiting: a webhook authorizer's kept answers); `false` without them.
+    fn allows(&self, _attributes: crate::authorization::Attributes<'_>) -> bool {
+        false
+    }
 }
 
 /// No caches: every read goes to storage, and no Service resolves.

@@ -19,7 +19,7 @@ mod x509;
 pub use service_account::{LiveObjects, NotKnown, ServiceAccountTokens, TokenUser};
 pub use token_cache::TokenCache;
 pub use token_file::TokenFile;
-pub use x509::{subject_of, Subject};
+pub use x509::{request_subject_of, subject_of, Subject};
 
 use bytes::Bytes;
 use std::collections::BTreeMap;

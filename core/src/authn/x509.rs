@@ -26,6 +26,20 @@ pub fn subject_of(der: &[u8]) -> Option<Subject> {
     for _ in 0..4 {
         fields = tlv(fields)?.2;
     }
+    name_of(fields)
+}
+
+/// Read the subject of a DER PKCS#10 certificate request; `None` when it does not
+/// parse.
+pub fn request_subject_of(der: &[u8]) -> Option<Subject> {
+    let (request, _) = expect(der, SEQUENCE)?;
+    let (info, _) = expect(request, SEQUENCE)?;
+    // version, then subject.
+    name_of(tlv(info)?.2)
+}
+
+/// The Name at the start of `fields`.
+fn name_of(fields: &[u8]) -> Option<Subject> {
     let (mut names, _) = expect(fields, SEQUENCE)?;
     let mut subject = Subject::default();
     while !names.is_empty() {

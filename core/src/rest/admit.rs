@@ -113,6 +113,10 @@ impl Lookup for Caches<'_> {
         Some(self.0.served.snapshot())
     }
 
+    fn allows(&self, attributes: crate::authorization::Attributes<'_>) -> bool {
+        self.0.authorize(attributes) == crate::authorization::Decision::Allow
+    }
+
     fn cached(&self, read: &Read) -> Option<Answer> {
         self.0.served.with_caches(|caches| match read {
             Read::Object { key } => {

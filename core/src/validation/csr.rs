@@ -17,6 +17,11 @@ pub fn check_request(pem: &[u8]) -> Result<(), String> {
     der_request(&der)
 }
 
+/// The DER of the certificate request in `pem`, when there is one.
+pub fn request_der(pem: &[u8]) -> Option<Vec<u8>> {
+    pem_block(pem, "CERTIFICATE REQUEST")
+}
+
 /// The body of the first PEM block in `text`, if it is of `kind`: the first block Go's
 /// `pem.Decode` finds, which skips any text before it and any block that does not read
 /// (a BEGIN line not at a line's start or not ending in five dashes, no matching END
