@@ -42,6 +42,9 @@ pub enum Step {
     /// Send this request out (to an aggregated API server, later to admission
     /// webhooks), then [`PendingCall::resume`] with its answer.
     Call(Outbound, PendingCall),
+    /// Send these requests side by side (validating admission webhooks), then
+    /// [`PendingCalls::resume`] with their answers in the same order.
+    Calls(Vec<Outbound>, PendingCalls),
     /// A long-running watch: write the stream's head and frames as chunks, feed it every
     /// event of its source, and end it when it says so, when its timeout passes, or when
     /// the client goes away.
@@ -160,6 +163,24 @@ impl PendingCall {
     /// Continue the request with the outbound request's answer.
     pub fn resume(self, outcome: CallOutcome) -> Step {
         (self.inner)(outcome)
+    }
+}
+
+/// A request paused while the adapter sends several outbound requests at once.
+pub struct PendingCalls {
+    inner: Box<dyn FnOnce(Vec<CallOutcome>) -> Step + Send>,
+}
+
+impl PendingCalls {
+    pub(crate) fn new(next: impl FnOnce(Vec<CallOutcome>) -> Step + Send + 'static) -> PendingCalls {
+        PendingCalls {
+            inner: Box::new(next),
+        }
+    }
+
+    /// Continue the request with the answers, in the order the requests were asked.
+    pub fn resume(self, outcomes: Vec<CallOutcome>) -> Step {
+        (self.inner)(outcomes)
     }
 }
 

@@ -37,7 +37,7 @@ pub fn drive_timed(
                 in_storage += start.elapsed();
                 pending.resume(done)
             }
-            Step::Watch(..) | Step::Call(..) => unreachable!("the benchmarks send no watches or outbound requests"),
+            Step::Watch(..) | Step::Call(..) | Step::Calls(..) => unreachable!("the benchmarks send no watches or outbound requests"),
         }
     }
 }

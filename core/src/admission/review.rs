@@ -63,8 +63,10 @@ pub enum Next {
     Refused(ApiError, Notes),
     /// Run this storage read or write, then [`Review::resume`].
     Storage(StorageOp, Review),
-    /// Send this request, then [`Review::resume_call`].
+    /// Send this request, then [`Review::resume_calls`] with its answer.
     Call(Outbound, Review),
+    /// Send these requests side by side, then [`Review::resume_calls`].
+    Calls(Vec<Outbound>, Review),
 }
 
 impl Review {
@@ -149,11 +151,15 @@ impl Review {
                     }
                 }
                 Stage::Calling { mut calls } => match calls.next(&self.request, &self.object, lookup, &mut self.notes) {
-                    Ok(Some(outbound)) => {
+                    Ok(mut outbound) if outbound.len() == 1 => {
                         self.stage = Stage::Calling { calls };
-                        return Next::Call(outbound, self);
+                        return Next::Call(outbound.remove(0), self);
                     }
-                    Ok(None) => match self.decide(chain, plugin) {
+                    Ok(outbound) if !outbound.is_empty() => {
+                        self.stage = Stage::Calling { calls };
+                        return Next::Calls(outbound, self);
+                    }
+                    Ok(_) => match self.decide(chain, plugin) {
                         Ok(_) => self.next_plugin(),
                         Err(e) => return Next::Refused(e, self.notes),
                     },
@@ -211,10 +217,10 @@ impl Review {
         Ok(self)
     }
 
-    /// Continue with the answer to the call the last step asked for.
-    pub fn resume_call(mut self, outcome: CallOutcome) -> Result<Review, (ApiError, Notes)> {
+    /// Continue with the answers to the calls the last step asked for, in order.
+    pub fn resume_calls(mut self, outcomes: Vec<CallOutcome>) -> Result<Review, (ApiError, Notes)> {
         if let Stage::Calling { calls } = &mut self.stage {
-            if let Err(e) = calls.answered(outcome, &self.request, &mut self.object, &mut self.notes) {
+            if let Err(e) = calls.answered(outcomes, &self.request, &mut self.object, &mut self.notes) {
                 return Err((e, self.notes));
             }
         }

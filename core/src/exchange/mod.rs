@@ -18,7 +18,7 @@ mod finish;
 
 use crate::audit;
 use crate::authn::Authenticated;
-use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, Step, WatchResponse, WatchSource};
+use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, PendingCalls, Step, WatchResponse, WatchSource};
 use crate::inflight::Slot;
 use crate::lifecycle::InFlight;
 use crate::metrics::Tracked;
@@ -38,6 +38,9 @@ pub enum Next {
     Storage(StorageOp),
     /// Send this request out, then [`Exchange::call_done`].
     Call(Outbound),
+    /// Send these requests side by side, then [`Exchange::calls_done`] with their
+    /// answers in this order.
+    Calls(Vec<Outbound>),
     /// Let other requests run first, then call [`Exchange::poll`] again: a request
     /// admitted past the in-flight limits yields once, so that requests on other
     /// connections reach the limits instead of queueing unread.
@@ -69,6 +72,8 @@ enum Stage {
     AwaitingStorage(AwaitingStorage),
     /// Waiting for an outbound call.
     AwaitingCall(PendingCall),
+    /// Waiting for outbound calls made side by side.
+    AwaitingCalls(PendingCalls),
     /// Streaming a watch.
     Streaming,
     /// Answered (or closed).
@@ -84,6 +89,7 @@ impl std::fmt::Debug for Stage {
             Stage::Handling(_) => "Handling",
             Stage::AwaitingStorage(_) => "AwaitingStorage",
             Stage::AwaitingCall(_) => "AwaitingCall",
+            Stage::AwaitingCalls(_) => "AwaitingCalls",
             Stage::Streaming => "Streaming",
             Stage::Finished => "Finished",
         })
@@ -160,7 +166,7 @@ impl Exchange {
             Stage::Handling(step) => step,
             // Polled again before the outcome came: an adapter's mistake; the request
             // stays where it was, and its connection is closed.
-            waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_) | Stage::Authenticating(_)) => {
+            waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_) | Stage::AwaitingCalls(_) | Stage::Authenticating(_)) => {
                 self.stage = waiting;
                 return Next::Close;
             }
@@ -180,6 +186,10 @@ impl Exchange {
             Step::Call(outbound, pending) => {
                 self.stage = Stage::AwaitingCall(pending);
                 Next::Call(outbound)
+            }
+            Step::Calls(outbound, pending) => {
+                self.stage = Stage::AwaitingCalls(pending);
+                Next::Calls(outbound)
             }
             Step::Watch(source, stream) => {
                 self.stage = Stage::Streaming;
@@ -211,6 +221,15 @@ impl Exchange {
                 admitted.authenticated = self.webhook_answered(&admitted.authenticated, outcome, now);
                 self.stage = Stage::Admitted(admitted);
             }
+            other => self.stage = other,
+        }
+    }
+
+    /// The outbound calls asked for side by side are answered, at `now`.
+    pub fn calls_done(&mut self, outcomes: Vec<CallOutcome>, now: Duration) {
+        self.at(now);
+        match std::mem::replace(&mut self.stage, Stage::Finished) {
+            Stage::AwaitingCalls(pending) => self.stage = Stage::Handling(pending.resume(outcomes)),
             other => self.stage = other,
         }
     }

@@ -459,6 +459,10 @@ impl<S: SyncStorage> Harness<S> {
                     let outcome = (self.calls.borrow())(&outbound);
                     exchange.call_done(outcome, self.clock.get());
                 }
+                Next::Calls(outbound) => {
+                    let outcomes = outbound.iter().map(|o| (self.calls.borrow())(o)).collect();
+                    exchange.calls_done(outcomes, self.clock.get());
+                }
             }
         }
     }

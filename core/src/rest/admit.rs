@@ -6,7 +6,7 @@
 use super::object::Object;
 use super::scope::Scope;
 use crate::admission::{Answer, Lookup, Next, Notes, Operation, Phase, Read, Request, Review, Stored};
-use crate::effect::{Continuation, PendingCall, Step};
+use crate::effect::{Continuation, PendingCall, PendingCalls, Step};
 use crate::webhook::client_config::Endpoints;
 use crate::shared::Shared;
 use crate::status::ApiError;
@@ -70,14 +70,23 @@ fn drive(scope: Scope, review: Review, then: Box<dyn Admitted>) -> Step {
         Next::Storage(op, review) => Step::storage(op, Reviewing { scope, review, then }),
         Next::Call(outbound, review) => Step::Call(
             outbound,
-            PendingCall::new(move |outcome| match review.resume_call(outcome) {
-                Ok(review) => drive(scope, review, then),
-                Err((e, notes)) => {
-                    scope.keep_notes(&notes);
-                    then.refused(scope, e)
-                }
-            }),
+            PendingCall::new(move |outcome| called(scope, review, vec![outcome], then)),
         ),
+        Next::Calls(outbound, review) => Step::Calls(
+            outbound,
+            PendingCalls::new(move |outcomes| called(scope, review, outcomes, then)),
+        ),
+    }
+}
+
+/// Go on once the review's calls are answered.
+fn called(scope: Scope, review: Review, outcomes: Vec<crate::effect::CallOutcome>, then: Box<dyn Admitted>) -> Step {
+    match review.resume_calls(outcomes) {
+        Ok(review) => drive(scope, review, then),
+        Err((e, notes)) => {
+            scope.keep_notes(&notes);
+            then.refused(scope, e)
+        }
     }
 }
 

@@ -35,6 +35,10 @@ pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
             out,
             crate::effect::PendingCall::new(move |answer| warned(pending.resume(answer), warnings)),
         ),
+        Step::Calls(out, pending) => Step::Calls(
+            out,
+            crate::effect::PendingCalls::new(move |answers| warned(pending.resume(answers), warnings)),
+        ),
         // Writes never become watches.
         watch @ Step::Watch(..) => watch,
     }
@@ -58,6 +62,10 @@ pub(crate) fn noted(step: Step, notes: Arc<std::sync::Mutex<crate::admission::No
             out,
             crate::effect::PendingCall::new(move |answer| noted(pending.resume(answer), notes)),
         ),
+        Step::Calls(out, pending) => Step::Calls(
+            out,
+            crate::effect::PendingCalls::new(move |answers| noted(pending.resume(answers), notes)),
+        ),
         watch @ Step::Watch(..) => watch,
     }
 }
@@ -76,6 +84,10 @@ pub(crate) fn warned_by(step: Step, warnings: Arc<std::sync::Mutex<Vec<String>>>
         Step::Call(out, pending) => Step::Call(
             out,
             crate::effect::PendingCall::new(move |answer| warned_by(pending.resume(answer), warnings)),
+        ),
+        Step::Calls(out, pending) => Step::Calls(
+            out,
+            crate::effect::PendingCalls::new(move |answers| warned_by(pending.resume(answers), warnings)),
         ),
         watch @ Step::Watch(..) => watch,
     }

@@ -114,6 +114,11 @@ impl Harness {
                 Step::Call(_, pending) => pending.resume(Err(apiary_core::effect::CallError::Unreachable(
                     "the harness answers no outbound request".into(),
                 ))),
+                Step::Calls(out, pending) => pending.resume(
+                    out.iter()
+                        .map(|_| Err(apiary_core::effect::CallError::Unreachable("the harness answers no outbound request".into())))
+                        .collect(),
+                ),
                 Step::Watch(source, stream) => return self.watch_now(source, stream),
             }
         }

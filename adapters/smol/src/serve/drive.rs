@@ -26,6 +26,7 @@ pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> Driven {
             Step::Respond(response) => return Driven::Respond(response),
             Step::Storage(op, pending) => pending.resume(storage.run(op).await),
             Step::Call(outbound, pending) => pending.resume(call(outbound).await),
+            Step::Calls(outbound, pending) => pending.resume(call_all(outbound).await),
             Step::Watch(request, stream) => {
                 let head = stream.head();
                 return Driven::Watch(request, head, stream);
@@ -62,6 +63,10 @@ pub async fn drive_exchange<S: Storage>(
                 Some(outcome) => exchange.call_done(outcome, now()),
                 None => return Driven::Respond(exchange.expired(now())),
             },
+            Next::Calls(outbound) => match within(exchange.deadline(), &now, call_all(outbound)).await {
+                Some(outcomes) => exchange.calls_done(outcomes, now()),
+                None => return Driven::Respond(exchange.expired(now())),
+            },
         }
     }
 }
@@ -81,6 +86,40 @@ async fn within<T>(
 /// Send an outbound request with the process's client (see [`crate::outbound`]).
 async fn call(outbound: Outbound) -> CallOutcome {
     crate::outbound::shared().call(outbound).await
+}
+
+/// Send outbound requests side by side: their answers, in order, once all are in.
+async fn call_all(outbound: Vec<Outbound>) -> Vec<CallOutcome> {
+    let calls: Vec<_> = outbound.into_iter().map(|o| Box::pin(call(o))).collect();
+    JoinAll { calls, done: Vec::new() }.await
+}
+
+/// Polls every call until each has answered (a `join_all` without the futures crate).
+struct JoinAll<F> {
+    calls: Vec<std::pin::Pin<Box<F>>>,
+    done: Vec<Option<CallOutcome>>,
+}
+
+impl<F: std::future::Future<Output = CallOutcome>> std::future::Future for JoinAll<F> {
+    type Output = Vec<CallOutcome>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Vec<CallOutcome>> {
+        let this = self.get_mut();
+        if this.done.len() < this.calls.len() {
+            this.done.resize_with(this.calls.len(), || None);
+        }
+        for (call, done) in this.calls.iter_mut().zip(this.done.iter_mut()) {
+            if done.is_none() {
+                if let std::task::Poll::Ready(outcome) = call.as_mut().poll(cx) {
+                    *done = Some(outcome);
+                }
+            }
+        }
+        match this.done.iter().all(Option::is_some) {
+            true => std::task::Poll::Ready(this.done.iter_mut().map(|d| d.take().expect("answered")).collect()),
+            false => std::task::Poll::Pending,
+        }
+    }
 }
 
 /// The inputs of a request arriving now; `monotonic` is the lifecycle's clock.

@@ -1,8 +1,8 @@
 //! Calling the webhooks that matched a request, as upstream's dispatchers do:
 //! mutating webhooks one after another, each seeing the object as the ones before
 //! left it, with a second round for `reinvocationPolicy: IfNeeded` webhooks whose
-//! object a later webhook changed; validating webhooks each asked about the same
-//! object, the first refusal answered. A webhook that cannot be called (down, slow
+//! object a later webhook changed; validating webhooks all asked at once about the
+//! same object, the first refusal (in their order) answered. A webhook that cannot be called (down, slow
 //! past its `timeoutSeconds`, or answering nonsense) fails the request or is passed
 //! over as its `failurePolicy` says.
 
@@ -77,7 +77,7 @@ pub struct WebhookCalls {
     at: usize,
     /// 0, then 1 when mutating webhooks are invoked again.
     round: u8,
-    in_flight: Option<InFlight>,
+    in_flight: Vec<InFlight>,
     /// IfNeeded webhooks called so far, and those a later change asks to call again.
     reinvocable: Vec<usize>,
     reinvoke: BTreeSet<usize>,
@@ -101,7 +101,7 @@ impl WebhookCalls {
             order,
             at: 0,
             round: 0,
-            in_flight: None,
+            in_flight: Vec::new(),
             reinvocable: Vec::new(),
             reinvoke: BTreeSet::new(),
             errors: Vec::new(),
@@ -109,17 +109,22 @@ impl WebhookCalls {
         }
     }
 
-    /// The next call to make, `None` once every webhook has answered (or the first
-    /// validating refusal as the error, once all have).
+    /// The next calls to make: one mutating webhook, or every validating one side by
+    /// side; none once every webhook has answered (or the first validating refusal as
+    /// the error, once all have).
     pub fn next(
         &mut self,
         request: &Request,
         object: &Object,
         endpoints: &dyn Endpoints,
         notes: &mut Notes,
-    ) -> Result<Option<Outbound>, ApiError> {
+    ) -> Result<Vec<Outbound>, ApiError> {
+        let mut calls = Vec::new();
         loop {
             let Some(&index) = self.order.get(self.at) else {
+                if !calls.is_empty() {
+                    return Ok(calls);
+                }
                 if self.mutating && self.round == 0 && !self.reinvoke.is_empty() {
                     self.round = 1;
                     self.order = std::mem::take(&mut self.reinvoke).into_iter().collect();
@@ -127,7 +132,7 @@ impl WebhookCalls {
                     continue;
                 }
                 return match self.errors.is_empty() {
-                    true => Ok(None),
+                    true => Ok(Vec::new()),
                     false => Err(self.errors.remove(0)),
                 };
             };
@@ -162,22 +167,39 @@ impl WebhookCalls {
             let mut outbound = crate::webhook::Webhook { url: url.clone(), tls, token: None }
                 .post(serde_json::to_vec(&body).expect("JSON values serialize"));
             outbound.timeout = hook.timeout;
-            self.in_flight = Some(InFlight { hook: index, uid, version, url });
-            return Ok(Some(outbound));
+            self.in_flight.push(InFlight { hook: index, uid, version, url });
+            calls.push(outbound);
+            if self.mutating {
+                return Ok(calls);
+            }
         }
     }
 
-    /// The answer to the call [`WebhookCalls::next`] asked for: `object` patched by a
-    /// mutating webhook; a refusal or failure is the error (a validating webhook's,
-    /// once all are called).
+    /// The answers to the calls [`WebhookCalls::next`] asked for, in their order:
+    /// `object` patched by a mutating webhook; a refusal or failure is the error (a
+    /// validating webhook's, once all are called).
     pub fn answered(
         &mut self,
+        outcomes: Vec<CallOutcome>,
+        request: &Request,
+        object: &mut Object,
+        notes: &mut Notes,
+    ) -> Result<(), ApiError> {
+        let calls: Vec<InFlight> = self.in_flight.drain(..).collect();
+        for (call, outcome) in calls.into_iter().zip(outcomes) {
+            self.answered_one(call, outcome, request, object, notes)?;
+        }
+        Ok(())
+    }
+
+    fn answered_one(
+        &mut self,
+        call: InFlight,
         outcome: CallOutcome,
         request: &Request,
         object: &mut Object,
         notes: &mut Notes,
     ) -> Result<(), ApiError> {
-        let Some(call) = self.in_flight.take() else { return Ok(()) };
         let hook = self.hooks[call.hook].clone();
         let response = match outcome {
             Err(CallError::TimedOut) => {
