@@ -17,10 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Recordings not compared, by file, and why.
 const SKIPPED: &[(&str, &str)] = &[
-    ("admissionregistration.k8s.io_v1_mutatingwebhookconfigurations", "not served by Apiary yet"),
-    ("admissionregistration.k8s.io_v1_validatingadmissionpolicies", "not served by Apiary yet"),
-    ("admissionregistration.k8s.io_v1_validatingadmissionpolicybindings", "not served by Apiary yet"),
-    ("admissionregistration.k8s.io_v1_validatingwebhookconfigurations", "not served by Apiary yet"),
     ("apiregistration.k8s.io_v1_apiservices", "not served by Apiary yet"),
     ("flowcontrol.apiserver.k8s.io_v1_flowschemas", "not served by Apiary yet"),
     ("flowcontrol.apiserver.k8s.io_v1_prioritylevelconfigurations", "not served by Apiary yet"),

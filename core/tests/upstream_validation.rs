@@ -53,6 +53,10 @@ const REPLAYED: &[&str] = &[
     "discovery.k8s.io_v1_endpointslices.json",
     "apps_v1_controllerrevisions.json",
     "core_v1_persistentvolumes.json",
+    "admissionregistration.k8s.io_v1_mutatingwebhookconfigurations.json",
+    "admissionregistration.k8s.io_v1_validatingwebhookconfigurations.json",
+    "admissionregistration.k8s.io_v1_validatingadmissionpolicies.json",
+    "admissionregistration.k8s.io_v1_validatingadmissionpolicybindings.json",
 ];
 
 /// Records of replayed files left out, and why.

@@ -303,7 +303,7 @@ impl Parser {
     fn dot(&mut self, e: Expr) -> PResult<Expr> {
         let dot = self.next().start;
         let optional = self.eat(&Tok::Question);
-        let name = self.field_name()?;
+        let name = self.field_name(optional)?;
         if !optional && self.peek().tok == Tok::LParen {
             let open = self.next().start;
             let args = self.expr_list(Tok::RParen)?;
@@ -334,22 +334,28 @@ impl Parser {
         Ok(self.node(open, call(function, vec![e, index])))
     }
 
-    /// The identifier after `.`: a plain identifier (escaped ones are not enabled).
-    fn field_name(&mut self) -> PResult<String> {
+    /// The identifier after `.` (or `.?`): a plain identifier (escaped ones are not
+    /// enabled).
+    fn field_name(&mut self, optional: bool) -> PResult<String> {
         if let Tok::Ident(name) = &self.peek().tok {
             let name = name.clone();
             self.next();
             return Ok(name);
         }
-        self.field_name_error()
+        self.field_name_error(optional)
     }
 
+    /// ANTLR's words: after `.` its prediction of a select or a member call fails
+    /// (naming the input from the dot on); after `.?` only a select fits, and its
+    /// identifier fails alone.
     #[inline(never)]
-    fn field_name_error<T>(&self) -> PResult<T> {
+    fn field_name_error<T>(&self, optional: bool) -> PResult<T> {
         let t = self.peek();
         match t.tok {
             Tok::EscIdent(_) => self.error(Some(t.start), "unsupported syntax: '`'"),
-            _ => self.error(Some(t.start), format!("Syntax error: mismatched input '{}' expecting IDENTIFIER", t.text)),
+            _ if optional => self.error(Some(t.start), format!("Syntax error: no viable alternative at input '{}'", t.text)),
+            Tok::Eof => self.error(Some(t.start), "Syntax error: no viable alternative at input '.'"),
+            _ => self.error(Some(t.start), format!("Syntax error: no viable alternative at input '.{}'", t.text)),
         }
     }
 
@@ -763,6 +769,9 @@ mod tests {
         );
         assert_eq!(err("a b"), "ERROR: <input>:1:3: Syntax error: extraneous input 'b' expecting <EOF>\n | a b\n | ..^");
         assert_eq!(err("if"), "ERROR: <input>:1:1: reserved identifier: if\n | if\n | ^");
+        // As kube-apiserver v1.33 answered a policy's messageExpression.
+        assert_eq!(err("object."), "ERROR: <input>:1:8: Syntax error: no viable alternative at input '.'\n | object.\n | .......^");
+        assert_eq!(err("a.(b)"), "ERROR: <input>:1:3: Syntax error: no viable alternative at input '.('\n | a.(b)\n | ..^");
     }
 
     #[test]

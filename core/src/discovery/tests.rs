@@ -40,7 +40,7 @@ fn api_group_list_document() {
     assert_eq!(doc["kind"], "APIGroupList");
     assert_eq!(doc["apiVersion"], "v1");
     let groups = doc["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 16);
+    assert_eq!(groups.len(), 17);
     assert!(groups.iter().all(|g| g["name"] != ""));
     assert_eq!(
         groups[0],

@@ -8,11 +8,12 @@
 // certificates.k8s.io/v1 CertificateSigningRequest, core/v1 ComponentStatus, node.k8s.io/v1
 // RuntimeClass and storage.k8s.io/v1 CSIDriver, CSINode, CSIStorageCapacity and
 // VolumeAttachment, 465-466, meta.k8s.io's PartialObjectMetadata and its list (kinds
-// listed for meta.k8s.io v1 and v1beta1), and 467-469, meta/v1 Status (in any group
-// version, for errors), were added by hand from the same sources, in the generator's
-// form.)
+// listed for meta.k8s.io v1 and v1beta1), 467-469, meta/v1 Status (in any group
+// version, for errors), and 470-496, admissionregistration.k8s.io/v1's webhook
+// configurations, ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding, were
+// added by hand from the same sources, in the generator's form.)
 //
-// 470 messages, 1792 fields, 115 kinds (and 1 response-only kind).
+// 497 messages, 1885 fields, 123 kinds (and 1 response-only kind).
 
 use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
 
@@ -31,6 +32,14 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("meta.k8s.io/v1", "PartialObjectMetadataList", 466),
     ("meta.k8s.io/v1beta1", "PartialObjectMetadata", 465),
     ("meta.k8s.io/v1beta1", "PartialObjectMetadataList", 466),
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", 475),
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfigurationList", 476),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", 484),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", 485),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBindingList", 486),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyList", 488),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", 492),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfigurationList", 493),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition", 2),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", 4),
     ("apps/v1", "ControllerRevision", 24),
@@ -144,7 +153,7 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(crate) static MESSAGES: [Message; 470] = [
+pub(crate) static MESSAGES: [Message; 497] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),
@@ -615,4 +624,31 @@ pub(crate) static MESSAGES: [Message; 470] = [
     /* 467 */ m("meta.v1.Status", Struct, &[f(1, "metadata", M(346), OE), f(2, "status", S, OE), f(3, "message", S, OE), f(4, "reason", S, OE), f(5, "details", M(468), OE|PTR), f(6, "code", I32, OE)]),
     /* 468 */ m("meta.v1.StatusDetails", Struct, &[f(1, "name", S, OE), f(2, "group", S, OE), f(3, "kind", S, OE), f(6, "uid", S, OE), f(4, "causes", M(469), OE|REP), f(5, "retryAfterSeconds", I32, OE)]),
     /* 469 */ m("meta.v1.StatusCause", Struct, &[f(1, "reason", S, OE), f(2, "message", S, OE), f(3, "field", S, OE)]),
+    /* 470 */ m("admissionregistration.v1.AuditAnnotation", Struct, &[f(1, "key", S, 0), f(2, "valueExpression", S, 0)]),
+    /* 471 */ m("admissionregistration.v1.ExpressionWarning", Struct, &[f(2, "fieldRef", S, 0), f(3, "warning", S, 0)]),
+    /* 472 */ m("admissionregistration.v1.MatchCondition", Struct, &[f(1, "name", S, 0), f(2, "expression", S, 0)]),
+    /* 473 */ m("admissionregistration.v1.MatchResources", Struct, &[f(1, "namespaceSelector", M(344), OE|PTR), f(2, "objectSelector", M(344), OE|PTR), f(3, "resourceRules", M(477), OE|REP), f(4, "excludeResourceRules", M(477), OE|REP), f(7, "matchPolicy", S, OE|PTR)]),
+    /* 474 */ m("admissionregistration.v1.MutatingWebhook", Struct, &[f(1, "name", S, 0), f(2, "clientConfig", M(496), 0), f(3, "rules", M(481), OE|REP), f(4, "failurePolicy", S, OE|PTR), f(9, "matchPolicy", S, OE|PTR), f(5, "namespaceSelector", M(344), OE|PTR), f(11, "objectSelector", M(344), OE|PTR), f(6, "sideEffects", S, PTR), f(7, "timeoutSeconds", I32, OE|PTR), f(8, "admissionReviewVersions", S, REP), f(10, "reinvocationPolicy", S, OE|PTR), f(12, "matchConditions", M(472), OE|REP)]),
+    /* 475 */ m("admissionregistration.v1.MutatingWebhookConfiguration", Struct, &[f(1, "metadata", M(349), OE), f(2, "webhooks", M(474), OE|REP)]),
+    /* 476 */ m("admissionregistration.v1.MutatingWebhookConfigurationList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(475), REP)]),
+    /* 477 */ m("admissionregistration.v1.NamedRuleWithOperations", Struct, &[f(1, "resourceNames", S, OE|REP), f(2, "", M(481), INLINE)]),
+    /* 478 */ m("admissionregistration.v1.ParamKind", Struct, &[f(1, "apiVersion", S, OE), f(2, "kind", S, OE)]),
+    /* 479 */ m("admissionregistration.v1.ParamRef", Struct, &[f(1, "name", S, OE), f(2, "namespace", S, OE), f(3, "selector", M(344), OE|PTR), f(4, "parameterNotFoundAction", S, OE|PTR)]),
+    /* 480 */ m("admissionregistration.v1.Rule", Struct, &[f(1, "apiGroups", S, OE|REP), f(2, "apiVersions", S, OE|REP), f(3, "resources", S, OE|REP), f(4, "scope", S, OE|PTR)]),
+    /* 481 */ m("admissionregistration.v1.RuleWithOperations", Struct, &[f(1, "operations", S, OE|REP), f(2, "", M(480), INLINE)]),
+    /* 482 */ m("admissionregistration.v1.ServiceReference", Struct, &[f(1, "namespace", S, 0), f(2, "name", S, 0), f(3, "path", S, OE|PTR), f(4, "port", I32, OE|PTR)]),
+    /* 483 */ m("admissionregistration.v1.TypeChecking", Struct, &[f(1, "expressionWarnings", M(471), OE|REP)]),
+    /* 484 */ m("admissionregistration.v1.ValidatingAdmissionPolicy", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(489), OE), f(3, "status", M(490), OE)]),
+    /* 485 */ m("admissionregistration.v1.ValidatingAdmissionPolicyBinding", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(487), OE)]),
+    /* 486 */ m("admissionregistration.v1.ValidatingAdmissionPolicyBindingList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(485), REP)]),
+    /* 487 */ m("admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec", Struct, &[f(1, "policyName", S, OE), f(2, "paramRef", M(479), OE|PTR), f(3, "matchResources", M(473), OE|PTR), f(4, "validationActions", S, OE|REP)]),
+    /* 488 */ m("admissionregistration.v1.ValidatingAdmissionPolicyList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(484), REP)]),
+    /* 489 */ m("admissionregistration.v1.ValidatingAdmissionPolicySpec", Struct, &[f(1, "paramKind", M(478), OE|PTR), f(2, "matchConstraints", M(473), OE|PTR), f(3, "validations", M(494), OE|REP), f(4, "failurePolicy", S, OE|PTR), f(5, "auditAnnotations", M(470), OE|REP), f(6, "matchConditions", M(472), OE|REP), f(7, "variables", M(495), OE|REP)]),
+    /* 490 */ m("admissionregistration.v1.ValidatingAdmissionPolicyStatus", Struct, &[f(1, "observedGeneration", I64, OE), f(2, "typeChecking", M(483), OE|PTR), f(3, "conditions", M(341), OE|REP)]),
+    /* 491 */ m("admissionregistration.v1.ValidatingWebhook", Struct, &[f(1, "name", S, 0), f(2, "clientConfig", M(496), 0), f(3, "rules", M(481), OE|REP), f(4, "failurePolicy", S, OE|PTR), f(9, "matchPolicy", S, OE|PTR), f(5, "namespaceSelector", M(344), OE|PTR), f(10, "objectSelector", M(344), OE|PTR), f(6, "sideEffects", S, PTR), f(7, "timeoutSeconds", I32, OE|PTR), f(8, "admissionReviewVersions", S, REP), f(11, "matchConditions", M(472), OE|REP)]),
+    /* 492 */ m("admissionregistration.v1.ValidatingWebhookConfiguration", Struct, &[f(1, "metadata", M(349), OE), f(2, "webhooks", M(491), OE|REP)]),
+    /* 493 */ m("admissionregistration.v1.ValidatingWebhookConfigurationList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(492), REP)]),
+    /* 494 */ m("admissionregistration.v1.Validation", Struct, &[f(1, "expression", S, 0), f(2, "message", S, OE), f(3, "reason", S, OE|PTR), f(4, "messageExpression", S, OE)]),
+    /* 495 */ m("admissionregistration.v1.Variable", Struct, &[f(1, "name", S, 0), f(2, "expression", S, 0)]),
+    /* 496 */ m("admissionregistration.v1.WebhookClientConfig", Struct, &[f(3, "url", S, OE|PTR), f(1, "service", M(482), OE|PTR), f(2, "caBundle", BY, OE)]),
 ];

@@ -210,6 +210,7 @@ const AUTHENTICATION: (&str, &str) = ("authentication.k8s.io", "v1");
 const AUTHORIZATION: (&str, &str) = ("authorization.k8s.io", "v1");
 const CERTIFICATES: (&str, &str) = ("certificates.k8s.io", "v1");
 const NODE: (&str, &str) = ("node.k8s.io", "v1");
+const ADMISSIONREGISTRATION: (&str, &str) = ("admissionregistration.k8s.io", "v1");
 
 /// The built-in resources. Columns: group/version, plural, singular, kind, scope, verbs,
 /// short names, categories, subresources, name rule, storage version hash, strategy.
@@ -281,6 +282,11 @@ pub(super) const TABLE: &[Row] = &[
     row(CERTIFICATES, "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", CLUSTER, CRUD, &["csr"], NONE, CSR_SUBS, SEGMENT, "95fRKMXA+00=", SharedStrategy::of(&kinds::certificatesigningrequests::CertificateSigningRequests)),
 
     row(NODE, "runtimeclasses", "runtimeclass", "RuntimeClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "WQTu1GL3T2Q=", SharedStrategy::of(&kinds::runtimeclasses::RuntimeClasses)),
+
+    row(ADMISSIONREGISTRATION, "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", "MutatingWebhookConfiguration", CLUSTER, CRUD, NONE, API_EXT, NO_SUBS, SUBDOMAIN, "Sqi0GUgDaX0=", SharedStrategy::of(&kinds::webhookconfigurations::MUTATING)),
+    row(ADMISSIONREGISTRATION, "validatingadmissionpolicies", "validatingadmissionpolicy", "ValidatingAdmissionPolicy", CLUSTER, CRUD, NONE, API_EXT, ONLY_STATUS, SUBDOMAIN, "6OxvlMmQ6is=", SharedStrategy::of(&kinds::validatingadmissionpolicies::ValidatingAdmissionPolicies)),
+    row(ADMISSIONREGISTRATION, "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", "ValidatingAdmissionPolicyBinding", CLUSTER, CRUD, NONE, API_EXT, NO_SUBS, SUBDOMAIN, "v9715VZqakg=", SharedStrategy::of(&kinds::validatingadmissionpolicybindings::ValidatingAdmissionPolicyBindings)),
+    row(ADMISSIONREGISTRATION, "validatingwebhookconfigurations", "validatingwebhookconfiguration", "ValidatingWebhookConfiguration", CLUSTER, CRUD, NONE, API_EXT, NO_SUBS, SUBDOMAIN, "B0wHjQmsGNk=", SharedStrategy::of(&kinds::webhookconfigurations::VALIDATING)),
 
     row(APIEXTENSIONS, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", CLUSTER, CRUD, &["crd", "crds"], API_EXT, ONLY_STATUS, SUBDOMAIN, "jfWCUB31mvA=", SharedStrategy::of(&kinds::customresourcedefinitions::CustomResourceDefinitions)),
 

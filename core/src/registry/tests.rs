@@ -150,6 +150,7 @@ fn groups_in_kube_order_with_preferred_versions() {
             "policy",
             "rbac.authorization.k8s.io",
             "storage.k8s.io",
+            "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
             "scheduling.k8s.io",
             "coordination.k8s.io",
@@ -281,6 +282,16 @@ fn required_resources_are_present() {
         ("autoscaling", "v2", &["horizontalpodautoscalers"]),
         ("autoscaling", "v1", &["horizontalpodautoscalers"]),
         ("apiextensions.k8s.io", "v1", &["customresourcedefinitions"]),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            &[
+                "mutatingwebhookconfigurations",
+                "validatingwebhookconfigurations",
+                "validatingadmissionpolicies",
+                "validatingadmissionpolicybindings",
+            ],
+        ),
     ];
     for (g, v, plurals) in want {
         for p in *plurals {
@@ -360,6 +371,10 @@ const FACTS: &[Fact] = &[
     ("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", false, CRUD, &[], &[], &[]),
     ("", "v1", "componentstatuses", "ComponentStatus", false, &["get", "list"], &["cs"], &[], &[]),
     ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, CRUD, &["crd", "crds"], &["api-extensions"], &["status:CustomResourceDefinition:get,patch,update"]),
+    ("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, CRUD, &[], &["api-extensions"], &[]),
+    ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", false, CRUD, &[], &["api-extensions"], &["status:ValidatingAdmissionPolicy:get,patch,update"]),
+    ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", false, CRUD, &[], &["api-extensions"], &[]),
+    ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, CRUD, &[], &["api-extensions"], &[]),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, CRUD, &["pc"], &[], &[]),
     ("coordination.k8s.io", "v1", "leases", "Lease", true, CRUD, &[], &[], &[]),
     ("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true, CRUD, &[], &[], &[]),

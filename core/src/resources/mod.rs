@@ -69,7 +69,10 @@ pub mod statefulsets;
 pub mod storageclasses;
 pub mod subjectaccessreviews;
 pub mod tokenreviews;
+pub mod validatingadmissionpolicies;
+pub mod validatingadmissionpolicybindings;
 pub mod volumeattachments;
+pub mod webhookconfigurations;
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! Validation of what clients send, with field errors worded as kube-apiserver words them.
 
+pub mod admission_registration;
 pub mod config_data;
 pub mod csr;
 pub mod cron_schedule;

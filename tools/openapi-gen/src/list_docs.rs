@@ -5,6 +5,10 @@
 
 #[rustfmt::skip]
 pub const LIST_DOCS: &[(&str, &str, &str, &str)] = &[
+    ("io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList", "MutatingWebhookConfigurationList is a list of MutatingWebhookConfiguration.", "List of MutatingWebhookConfiguration.", "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
+    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList", "ValidatingAdmissionPolicyBindingList is a list of ValidatingAdmissionPolicyBinding.", "List of PolicyBinding.", "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
+    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList", "ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.", "List of ValidatingAdmissionPolicy.", "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
+    ("io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList", "ValidatingWebhookConfigurationList is a list of ValidatingWebhookConfiguration.", "List of ValidatingWebhookConfiguration.", "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
     ("io.k8s.api.apps.v1.ControllerRevisionList", "ControllerRevisionList is a resource containing a list of ControllerRevision objects.", "Items is the list of ControllerRevisions", "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"),
     ("io.k8s.api.apps.v1.DaemonSetList", "DaemonSetList is a collection of daemon sets.", "A list of daemon sets.", "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"),
     ("io.k8s.api.apps.v1.DeploymentList", "DeploymentList is a list of Deployments.", "Items is the list of Deployments.", "Standard list metadata."),

@@ -191,6 +191,11 @@ fn register(g: &mut Generator) {
     g.kind::<api::node::v1::RuntimeClass>();
     g.kind::<api::certificates::v1::CertificateSigningRequest>();
     g.kind::<apiextensions::CustomResourceDefinition>();
+    use api::admissionregistration::v1 as admissionregistration;
+    g.kind::<admissionregistration::MutatingWebhookConfiguration>();
+    g.kind::<admissionregistration::ValidatingWebhookConfiguration>();
+    g.kind::<admissionregistration::ValidatingAdmissionPolicy>();
+    g.kind::<admissionregistration::ValidatingAdmissionPolicyBinding>();
     g.kind::<api::scheduling::v1::PriorityClass>();
     g.kind::<api::coordination::v1::Lease>();
     g.kind::<api::discovery::v1::EndpointSlice>();
@@ -232,6 +237,7 @@ fn register(g: &mut Generator) {
     // lists them sorted by group, then version.
     let mut gvs: Vec<(&str, &str)> = vec![
         ("", "v1"),
+        ("admissionregistration.k8s.io", "v1"),
         ("apiextensions.k8s.io", "v1"),
         ("apps", "v1"),
         ("authentication.k8s.io", "v1"),

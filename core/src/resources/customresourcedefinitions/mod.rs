@@ -25,6 +25,9 @@ pub(crate) mod validation;
 #[cfg(test)]
 mod tests;
 
+/// Upstream's webhook URL and Service checks, shared with admission webhooks.
+pub(crate) use conversion::{webhook_service, webhook_url};
+
 use super::Strategy;
 use crate::rest::object::Object;
 use crate::validation::FieldError;
