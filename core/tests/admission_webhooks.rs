@@ -111,7 +111,7 @@ fn a_mutating_webhook_labels_what_it_matches_and_is_called_again_if_needed() {
     assert_eq!(stored["metadata"]["annotations"], json!({"seen": "1"}));
     let names: Vec<String> = calls.borrow().iter().map(|(n, _)| n.clone()).collect();
     assert_eq!(names, ["label.example.com", "annotate.example.com", "label.example.com"]);
-    let first = &calls.borrow()[0].1;
+    let first = calls.borrow()[0].1.clone();
     assert_eq!(first["kind"], "AdmissionReview");
     assert_eq!(first["request"]["operation"], "CREATE");
     assert_eq!(first["request"]["resource"], json!({"group": "", "version": "v1", "resource": "configmaps"}));
@@ -199,19 +199,30 @@ fn selectors_and_match_conditions_skip_what_they_should() {
 }
 
 #[test]
-fn a_dry_run_is_refused_by_a_webhook_with_side_effects() {
+fn a_dry_run_reaches_a_webhook_as_one_and_stores_nothing() {
     let h = server();
     let calls = answering(&h, |_, review| answer(review, json!({"allowed": true})));
     configuration(&h, false, "effects", vec![webhook("effects.example.com", json!({"sideEffects": "NoneOnDryRun"}))]);
     let reply = call(&h, "POST", "/api/v1/namespaces/default/configmaps?dryRun=All", Some(&configmap("a", json!({}))));
     assert_eq!(reply.status, 201);
     assert_eq!(calls.borrow()[0].1["request"]["dryRun"], true);
-
-    // `sideEffects: Some` is not allowed in v1: such a webhook is stored by an older API
-    // version; `Unknown` cannot be written either. Write one through storage's view: a
-    // v1 configuration that only the validation would stop is beyond the API, so the
-    // refusal is checked by the dispatcher's unit tests.
+    assert_eq!(calls.borrow()[0].1["request"]["options"]["dryRun"], json!(["All"]));
     assert_eq!(call(&h, "GET", "/api/v1/namespaces/default/configmaps/a", None).status, 404);
+}
+
+#[test]
+fn validating_webhooks_are_all_asked_and_the_first_refusal_answers() {
+    let h = server();
+    let calls = answering(&h, |name, review| {
+        answer(review, json!({"allowed": name == "yes.example.com", "status": {"message": format!("{name} says no")}}))
+    });
+    let hooks = ["no-1.example.com", "yes.example.com", "no-2.example.com"].map(|n| webhook(n, json!({})));
+    configuration(&h, false, "three", hooks.to_vec());
+    let refused = call(&h, "POST", "/api/v1/namespaces/default/configmaps", Some(&configmap("a", json!({}))));
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json()["message"], "admission webhook \"no-1.example.com\" denied the request: no-1.example.com says no");
+    let names: Vec<String> = calls.borrow().iter().map(|(n, _)| n.clone()).collect();
+    assert_eq!(names, ["no-1.example.com", "yes.example.com", "no-2.example.com"]);
 }
 
 /// A policy of three validations on ConfigMaps, with a ConfigMap as its param.

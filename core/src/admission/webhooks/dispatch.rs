@@ -312,3 +312,56 @@ fn uid(entropy: &[u8; 8], call: u32) -> String {
     bytes[12..].copy_from_slice(&(call.wrapping_mul(0x9E37_79B9) ^ u32::from_le_bytes([entropy[0], entropy[3], entropy[5], entropy[7]])).to_le_bytes());
     crate::rest::object::uuid_v4(&bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::{NoCaches, Operation};
+    use crate::authn::UserInfo;
+
+    fn request(dry_run: bool) -> Request {
+        Request {
+            operation: Operation::Create,
+            group: String::new(),
+            version: "v1".into(),
+            resource: "configmaps".into(),
+            subresource: String::new(),
+            kind: "ConfigMap".into(),
+            namespaced: true,
+            namespace: Some("default".into()),
+            name: "cm".into(),
+            user: UserInfo::default(),
+            dry_run,
+            old_object: None,
+            now: std::time::UNIX_EPOCH,
+            entropy: [1; 8],
+        }
+    }
+
+    /// A webhook stored by an older API version, where `sideEffects: Some` was allowed.
+    fn hook(side_effects: &str) -> Hook {
+        let webhook = json!({"name": "effects.example.com", "clientConfig": {"url": "https://h.example/"}, "sideEffects": side_effects, "admissionReviewVersions": ["v1"]});
+        Hook::of("c", &webhook, Presented::as_requested(&request(false)))
+    }
+
+    #[test]
+    fn a_dry_run_is_refused_by_a_webhook_with_side_effects() {
+        let object = Object::new();
+        let mut notes = Notes::default();
+        let mut calls = WebhookCalls::new(false, vec![hook("Some")]);
+        let refused = calls.next(&request(true), &object, &NoCaches, &mut notes).unwrap_err();
+        assert_eq!((refused.code, refused.message.as_str()), (400, "admission webhook \"effects.example.com\" does not support dry run"));
+        // Without a dry run it is called; with sideEffects None a dry run is too.
+        assert_eq!(WebhookCalls::new(false, vec![hook("Some")]).next(&request(false), &object, &NoCaches, &mut notes).unwrap().len(), 1);
+        assert_eq!(WebhookCalls::new(false, vec![hook("None")]).next(&request(true), &object, &NoCaches, &mut notes).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn validating_webhooks_are_called_together_and_mutating_ones_in_turn() {
+        let object = Object::new();
+        let mut notes = Notes::default();
+        let three = || vec![hook("None"), hook("None"), hook("None")];
+        assert_eq!(WebhookCalls::new(false, three()).next(&request(false), &object, &NoCaches, &mut notes).unwrap().len(), 3);
+        assert_eq!(WebhookCalls::new(true, three()).next(&request(false), &object, &NoCaches, &mut notes).unwrap().len(), 1);
+    }
+}
