@@ -39,10 +39,19 @@ pub struct Input<'a> {
 pub trait ParamLookup {
     /// Whether the param kind is namespaced; `None` when the kind is not served.
     fn namespaced(&self) -> Option<bool>;
-    /// The object named `name` (in `namespace` for a namespaced kind).
-    fn get(&self, namespace: &str, name: &str) -> Option<&Object>;
     /// Every object (in `namespace` for a namespaced kind).
     fn list(&self, namespace: &str) -> Vec<&Object>;
+    /// The object named `name` (in `namespace` for a namespaced kind).
+    fn get(&self, namespace: &str, name: &str) -> Option<&Object> {
+        self.list(namespace).into_iter().find(|o| meta_str(o, "name") == name)
+    }
+}
+
+/// Of `objects`, those a param lookup from `namespace` sees: all of a cluster-scoped
+/// kind, those in `namespace` of a namespaced one.
+pub(crate) fn params_in<'o>(namespaced: Option<bool>, objects: impl Iterator<Item = &'o Object>, namespace: &str) -> Vec<&'o Object> {
+    let namespaced = namespaced == Some(true);
+    objects.filter(|o| !namespaced || meta_str(o, "namespace") == namespace).collect()
 }
 
 /// Param objects held in a slice.
@@ -61,15 +70,8 @@ impl ParamLookup for ParamObjects<'_> {
     fn namespaced(&self) -> Option<bool> {
         self.namespaced
     }
-    fn get(&self, namespace: &str, name: &str) -> Option<&Object> {
-        self.list(namespace).into_iter().find(|o| meta_str(o, "name") == name)
-    }
     fn list(&self, namespace: &str) -> Vec<&Object> {
-        let namespaced = self.namespaced == Some(true);
-        self.objects
-            .iter()
-            .filter(|o| !namespaced || meta_str(o, "namespace") == namespace)
-            .collect()
+        params_in(self.namespaced, self.objects.iter(), namespace)
     }
 }
 

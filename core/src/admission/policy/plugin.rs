@@ -46,16 +46,8 @@ impl ParamLookup for StoredParams<'_> {
     fn namespaced(&self) -> Option<bool> {
         self.namespaced
     }
-    fn get(&self, namespace: &str, name: &str) -> Option<&Object> {
-        self.list(namespace).into_iter().find(|o| meta_str(o, "name") == name)
-    }
     fn list(&self, namespace: &str) -> Vec<&Object> {
-        let namespaced = self.namespaced == Some(true);
-        self.stored
-            .iter()
-            .map(|s| &s.object)
-            .filter(|o| !namespaced || meta_str(o, "namespace") == namespace)
-            .collect()
+        super::evaluate::params_in(self.namespaced, self.stored.iter().map(|s| &s.object), namespace)
     }
 }
 
