@@ -225,6 +225,26 @@ fn validating_webhooks_are_all_asked_and_the_first_refusal_answers() {
     assert_eq!(names, ["no-1.example.com", "yes.example.com", "no-2.example.com"]);
 }
 
+#[test]
+fn a_connect_reaches_the_webhooks_that_ask_for_it_before_the_pod_is_read() {
+    let h = server();
+    let calls = answering(&h, |_, review| answer(review, json!({"allowed": false, "status": {"message": "no exec here", "code": 403}})));
+    let mut hook = webhook("no-exec.example.com", json!({}));
+    hook["rules"] = json!([{"operations": ["CONNECT"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods/exec"]}]);
+    configuration(&h, false, "no-exec", vec![hook]);
+    let refused = call(&h, "POST", "/api/v1/namespaces/default/pods/missing/exec?command=ls&command=-l&stdout=true&container=c", None);
+    assert_eq!(refused.status, 403, "{}", String::from_utf8_lossy(&refused.body));
+    assert_eq!(refused.json()["message"], "admission webhook \"no-exec.example.com\" denied the request: no exec here");
+    let sent = &calls.borrow()[0].1["request"];
+    assert_eq!(sent["operation"], "CONNECT");
+    assert_eq!(sent["kind"], json!({"group": "", "version": "v1", "kind": "PodExecOptions"}));
+    assert_eq!(sent["subResource"], "exec");
+    assert_eq!(sent["object"], json!({"kind": "PodExecOptions", "apiVersion": "v1", "stdout": true, "container": "c", "command": ["ls", "-l"]}));
+    // Attach is not the webhook's business: on to the pod, which is not there.
+    assert_eq!(call(&h, "POST", "/api/v1/namespaces/default/pods/missing/attach?stdout=true", None).status, 404);
+    assert_eq!(calls.borrow().len(), 1);
+}
+
 /// A policy of three validations on ConfigMaps, with a ConfigMap as its param.
 fn policy(name: &str) -> Value {
     json!({

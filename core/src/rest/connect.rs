@@ -1,5 +1,7 @@
 //! `pods/{name}/exec`, `attach` and `portforward` (GET or POST), as upstream's connect
-//! handlers answer before a stream opens: the pod read (404), the container checked
+//! handlers answer before a stream opens: admission first (a CONNECT of the options the
+//! query names, `PodExecOptions` and the like, mutating then validating plugins and
+//! webhooks), then the pod read (404), the container checked
 //! (exec and attach), 400 when the pod has no node, then the node's kubelet looked up
 //! (404 when the node does not exist, upstream's 500 when it reports no address).
 //!
@@ -7,9 +9,11 @@
 //! kubelet; the adapter's outbound client carries no protocol upgrades, so the answer
 //! is the 500 upstream gives when it cannot dial the kubelet, saying why.
 
+use super::admit::Admitted;
 use super::object::Object;
 use super::reach;
 use super::scope::Scope;
+use crate::admission::{Operation, Phase};
 use crate::effect::Step;
 use crate::request_info::RequestInfo;
 use crate::resources::ConnectKind;
@@ -20,14 +24,72 @@ pub(super) fn handle(info: &RequestInfo, scope: Scope, kind: ConnectKind) -> Ste
     if !matches!(info.verb.as_str(), "get" | "create") {
         return scope.fail(ApiError::method_not_allowed());
     }
-    let namespace = scope.namespace.clone();
-    let name = scope.name.clone();
-    reach::read(scope, crate::resources::pods::RESOURCE, namespace.as_deref(), &name.clone(), move |scope, pod| {
-        match pod {
-            None => scope.fail(ApiError::not_found("", crate::resources::pods::RESOURCE, &name)),
-            Some(pod) => from_pod(scope, &pod, kind),
+    let options = options(&scope, kind);
+    let request = scope.admission_request(Operation::Connect, &scope.name, None);
+    scope.admit(Phase::Mutating, request, options, Box::new(Mutated { kind }))
+}
+
+/// The connect options the query names, as upstream reads them into its kind.
+fn options(scope: &Scope, kind: ConnectKind) -> Object {
+    let (_, version, options_kind) = scope.body_kind();
+    let mut options = Object::new();
+    options.insert("kind".into(), options_kind.into());
+    options.insert("apiVersion".into(), version.into());
+    let q = &scope.query;
+    match kind {
+        ConnectKind::PortForward => {
+            let ports: Vec<serde_json::Value> = q.all("ports").filter_map(|p| p.parse::<i64>().ok()).map(Into::into).collect();
+            if !ports.is_empty() {
+                options.insert("ports".into(), ports.into());
+            }
         }
-    })
+        ConnectKind::Exec | ConnectKind::Attach => {
+            for stream in ["stdin", "stdout", "stderr", "tty"] {
+                if q.flag(stream) && q.get(stream).is_some() {
+                    options.insert(stream.into(), true.into());
+                }
+            }
+            if let Some(container) = q.get("container").filter(|c| !c.is_empty()) {
+                options.insert("container".into(), container.into());
+            }
+            let command: Vec<serde_json::Value> = q.all("command").map(Into::into).collect();
+            if kind == ConnectKind::Exec && !command.is_empty() {
+                options.insert("command".into(), command.into());
+            }
+        }
+    }
+    options
+}
+
+/// Mutating admission is done: validating admission next.
+#[derive(Debug)]
+struct Mutated {
+    kind: ConnectKind,
+}
+
+impl Admitted for Mutated {
+    fn admitted(self: Box<Self>, scope: Scope, options: Object) -> Step {
+        let request = scope.admission_request(Operation::Connect, &scope.name, None);
+        scope.admit(Phase::Validating, request, options, Box::new(Validated { kind: self.kind }))
+    }
+}
+
+/// Admitted: reach the pod.
+#[derive(Debug)]
+struct Validated {
+    kind: ConnectKind,
+}
+
+impl Admitted for Validated {
+    fn admitted(self: Box<Self>, scope: Scope, _options: Object) -> Step {
+        let (kind, namespace, name) = (self.kind, scope.namespace.clone(), scope.name.clone());
+        reach::read(scope, crate::resources::pods::RESOURCE, namespace.as_deref(), &name.clone(), move |scope, pod| {
+            match pod {
+                None => scope.fail(ApiError::not_found("", crate::resources::pods::RESOURCE, &name)),
+                Some(pod) => from_pod(scope, &pod, kind),
+            }
+        })
+    }
 }
 
 fn from_pod(scope: Scope, pod: &Object, kind: ConnectKind) -> Step {
