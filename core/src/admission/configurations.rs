@@ -92,6 +92,9 @@ impl EquivalentResources for ServedResources<'_> {
 #[derive(Default)]
 pub struct Compiled {
     entries: Mutex<HashMap<String, (Revision, Arc<dyn Any + Send + Sync>)>>,
+    /// How many entries there are, read without the lock: every write asks whether
+    /// some are stale, and almost always none are.
+    held: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -115,15 +118,47 @@ impl Compiled {
         let made = Arc::new(make());
         let mut entries = self.entries.lock().expect("not poisoned");
         entries.insert(key, (stored.revision, made.clone()));
+        self.held.store(entries.len(), std::sync::atomic::Ordering::Relaxed);
         made
     }
 
     /// Forget what was compiled for objects of `kind` that are no longer stored.
     pub(super) fn forget_others(&self, kind: &str, live: &[Stored]) {
+        if self.held.load(std::sync::atomic::Ordering::Relaxed) <= live.len() {
+            return;
+        }
         let mut entries = self.entries.lock().expect("not poisoned");
         let held = entries.keys().filter(|k| k.starts_with(kind)).count();
         if held > live.len() {
             entries.retain(|k, _| !k.starts_with(kind) || live.iter().any(|s| k[kind.len()..] == s.key));
+            self.held.store(entries.len(), std::sync::atomic::Ordering::Relaxed);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(key: &str, revision: Revision) -> Stored {
+        Stored { key: key.to_owned(), revision, object: Object::new() }
+    }
+
+    #[test]
+    fn compiled_forms_are_kept_per_revision_and_forgotten_with_their_objects() {
+        let compiled = Compiled::default();
+        let made = std::cell::Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            made.get()
+        };
+        let a = stored("/registry/x/a", 5);
+        assert_eq!(*compiled.get("k", &a, make), 1);
+        assert_eq!(*compiled.get("k", &a, make), 1, "the same revision is not compiled again");
+        assert_eq!(*compiled.get("k", &stored("/registry/x/a", 6), make), 2);
+        assert_eq!(*compiled.get("k", &stored("/registry/x/b", 1), make), 3);
+        compiled.forget_others("k", &[stored("/registry/x/b", 1)]);
+        assert_eq!(*compiled.get("k", &stored("/registry/x/b", 1), make), 3);
+        assert_eq!(*compiled.get("k", &stored("/registry/x/a", 6), make), 4, "a forgotten object is compiled anew");
     }
 }
