@@ -35,7 +35,7 @@ pub(super) fn namespace_read(chain: &Context, request: &Request) -> Option<Read>
 /// The request's namespace, when it has one and it was read.
 pub(super) fn namespace<'f>(chain: &Context, fetched: &'f Fetched, request: &Request) -> Option<&'f Object> {
     let ns = request.namespace.as_deref()?;
-    chain.namespace(fetched, ns).map(|s| &s.object)
+    chain.namespace(fetched, ns).map(|s| &*s.object)
 }
 
 /// The request as matching and CEL see it: the new object (none for a delete) and
@@ -50,27 +50,25 @@ pub(super) fn matching_request<'a>(request: &'a Request, object: &'a Object) -> 
 /// The resources served now, for `matchPolicy: Equivalent`: resources stored under
 /// the same keys are the same resource (an Event in core/v1 and events.k8s.io/v1,
 /// a HorizontalPodAutoscaler in autoscaling v1 and v2, a CRD's versions).
-pub(super) struct ServedResources<'a> {
+pub(super) struct ServedResources {
     pub snapshot: Option<Snapshot>,
-    pub root: &'a str,
 }
 
-impl ServedResources<'_> {
+impl ServedResources {
     fn find(&self, r: &GroupVersionResource) -> Option<&crate::registry::Resource> {
         self.snapshot.as_ref()?.lookup(&r.group, &r.version, &r.resource)
     }
 }
 
-impl EquivalentResources for ServedResources<'_> {
+impl EquivalentResources for ServedResources {
     fn equivalents(&self, resource: &GroupVersionResource, subresource: &str) -> Vec<GroupVersionResource> {
         let (Some(snapshot), Some(own)) = (self.snapshot.as_ref(), self.find(resource)) else {
             return vec![resource.clone()];
         };
-        let prefix = own.storage_prefix(self.root, None);
         snapshot
             .resources()
             .iter()
-            .filter(|r| r.storage_prefix(self.root, None) == prefix)
+            .filter(|r| r.plural == own.plural && r.storage_group() == own.storage_group())
             .filter(|r| subresource.is_empty() || r.subresource(subresource).is_some())
             .map(|r| GroupVersionResource::new(&r.group, &r.version, &r.plural))
             .collect()
@@ -141,7 +139,7 @@ mod tests {
     use super::*;
 
     fn stored(key: &str, revision: Revision) -> Stored {
-        Stored { key: key.to_owned(), revision, object: Object::new() }
+        Stored { key: key.to_owned(), revision, object: Arc::new(Object::new()) }
     }
 
     #[test]

@@ -340,7 +340,7 @@ pub(super) struct LimitRanger;
 impl LimitRanger {
     fn ranges(chain: &super::AdmissionChain, request: &super::Request, fetched: &super::Fetched) -> Vec<Value> {
         let prefix = chain.prefix("", "limitranges", request.namespace.as_deref());
-        fetched.objects(&prefix).iter().map(|r| Value::Object(r.object.clone())).collect()
+        fetched.objects(&prefix).iter().map(|r| Value::Object((*r.object).clone())).collect()
     }
 }
 

@@ -333,7 +333,7 @@ pub fn webhook_matches(
     };
     // A webhook's rules have no names: they match as named rules without any.
     let rules = rule_list(webhook, "rules");
-    let Some(matched) = named_rules_match(&rules, equivalent_policy(webhook), request, equivalents)? else {
+    let Some(matched) = named_rules_match(rules, equivalent_policy(webhook), request, equivalents)? else {
         return Ok(None);
     };
     match ns_err.or(obj_err) {
@@ -355,6 +355,9 @@ fn named_rules_match(
         let mut names = strings(rule.get("resourceNames")).peekable();
         names.peek().is_none() || names.any(|n| n == request.attributes.name)
     };
+    if rules.is_empty() {
+        return Ok(None);
+    }
     let requested = request.resource();
     if rules.iter().any(|r| rule_matches(r, request, &requested) && name_matches(r)) {
         return Ok(Some(as_requested(request)));
@@ -384,8 +387,8 @@ fn named_rules_match(
     Ok(None)
 }
 
-fn rule_list(spec: &Value, key: &str) -> Vec<Value> {
-    spec.get(key).and_then(Value::as_array).cloned().unwrap_or_default()
+fn rule_list<'v>(spec: &'v Value, key: &str) -> &'v [Value] {
+    spec.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 /// Whether a policy's `spec.matchConstraints` (or a binding's `spec.matchResources`)
@@ -402,14 +405,14 @@ pub fn policy_matches(
     };
     let equivalent = equivalent_policy(match_resources);
     let excluded = rule_list(match_resources, "excludeResourceRules");
-    if named_rules_match(&excluded, equivalent, request, equivalents)?.is_some() {
+    if named_rules_match(excluded, equivalent, request, equivalents)?.is_some() {
         return Ok(None);
     }
     let rules = rule_list(match_resources, "resourceRules");
     let matched = if rules.is_empty() {
         Some(as_requested(request))
     } else {
-        named_rules_match(&rules, equivalent, request, equivalents)?
+        named_rules_match(rules, equivalent, request, equivalents)?
     };
     let Some(matched) = matched else { return Ok(None) };
     match ns_err.or(obj_err) {

@@ -20,14 +20,20 @@ pub enum Read {
 pub struct Stored {
     pub key: String,
     pub revision: Revision,
-    pub object: Object,
+    /// Shared with the watch cache that parsed it, when one did.
+    pub object: std::sync::Arc<Object>,
 }
 
 impl Stored {
     /// Read from storage's bytes; `None` when they are not a JSON object.
     pub fn from_kv(kv: &KeyValue) -> Option<Stored> {
         let object = crate::rest::object::from_storage(kv).ok()?;
-        Some(Stored { key: kv.key.clone(), revision: kv.mod_revision, object })
+        Some(Stored { key: kv.key.clone(), revision: kv.mod_revision, object: std::sync::Arc::new(object) })
+    }
+
+    /// As a watch cache parsed it.
+    pub fn parsed(kv: &KeyValue, object: std::sync::Arc<Object>) -> Stored {
+        Stored { key: kv.key.clone(), revision: kv.mod_revision, object }
     }
 }
 

@@ -604,7 +604,7 @@ impl super::Plugin for ResourceQuotaPlugin {
         if stored.is_empty() {
             return Ok(Vec::new());
         }
-        let quotas: Vec<Value> = stored.iter().map(|q| Value::Object(q.object.clone())).collect();
+        let quotas: Vec<Value> = stored.iter().map(|q| Value::Object((*q.object).clone())).collect();
         let object = Value::Object(object.clone());
         let old = request.old_object.clone().map(Value::Object);
         let quota_request = QuotaRequest {

@@ -75,7 +75,7 @@ impl Plugin for ServiceAccount {
         spec.insert("serviceAccountName".into(), json!(name));
         // The deprecated field mirrors it, as conversion to v1 writes it.
         spec.insert("serviceAccount".into(), json!(name));
-        let account = account.map(|a| &a.object);
+        let account = account.map(|a| &*a.object);
         if automounts(spec, account) {
             mount_token(spec, &request.entropy);
         }

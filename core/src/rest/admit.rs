@@ -129,12 +129,12 @@ impl Lookup for Caches<'_> {
     fn cached(&self, read: &Read) -> Option<Answer> {
         self.0.served.with_caches(|caches| match read {
             Read::Object { key } => {
-                let kv = caches.of_key(key)?.get(key)?;
-                Some(Answer::Object(kv.as_ref().and_then(Stored::from_kv)))
+                let found = caches.of_key(key)?.parsed_one(key)?;
+                Some(Answer::Object(found.map(|(kv, object)| Stored::parsed(&kv, object))))
             }
             Read::Objects { prefix } => {
-                let (items, _) = caches.of_key(prefix)?.snapshot(prefix, 0)?;
-                Some(Answer::Objects(items.iter().filter_map(Stored::from_kv).collect()))
+                let found = caches.of_key(prefix)?.parsed(prefix)?;
+                Some(Answer::Objects(found.into_iter().map(|(kv, object)| Stored::parsed(&kv, object)).collect()))
             }
         })
     }

@@ -76,6 +76,10 @@ struct Inner {
     /// the next is a copy, as a JSON LIST is of the stored bytes), dropped when the
     /// object changes.
     protobuf_items: std::collections::HashMap<String, (Revision, Arc<str>, Bytes)>,
+    /// Objects parsed from their JSON, by key, at the revision parsed: admission reads
+    /// the same few objects (namespaces, quotas, policies) on every write. Dropped when
+    /// the object changes.
+    parsed: std::collections::HashMap<String, (Revision, Arc<crate::rest::object::Object>)>,
 }
 
 impl WatchCache {
@@ -90,6 +94,7 @@ impl WatchCache {
                 window_start: 0,
                 subscribers: Vec::new(),
                 protobuf_items: std::collections::HashMap::new(),
+                parsed: std::collections::HashMap::new(),
             }),
             changes: AtomicU64::new(0),
         }
@@ -131,6 +136,7 @@ impl WatchCache {
         let mut inner = self.lock();
         inner.objects = objects.into_iter().map(|kv| (kv.key.clone(), kv)).collect();
         inner.protobuf_items = std::collections::HashMap::new();
+        inner.parsed = std::collections::HashMap::new();
         for s in inner.subscribers.drain(..) {
             s.end(StorageError::Unavailable(
                 "the watch cache restarted; watch again".into(),
@@ -160,10 +166,12 @@ impl WatchCache {
         match &event {
             WatchEvent::Put { kv, .. } => {
                 inner.protobuf_items.remove(&kv.key);
+                inner.parsed.remove(&kv.key);
                 inner.objects.insert(kv.key.clone(), kv.clone());
             }
             WatchEvent::Delete { prev, .. } => {
                 inner.protobuf_items.remove(&prev.key);
+                inner.parsed.remove(&prev.key);
                 inner.objects.remove(&prev.key);
             }
         }
@@ -276,10 +284,54 @@ impl WatchCache {
         inner.synced.then(|| inner.objects.get(key).cloned())
     }
 
+    /// Every object under `prefix`, parsed (those that parse), each parse kept until
+    /// the object changes; `None` while the cache is not fed.
+    pub fn parsed(&self, prefix: &str) -> Option<Vec<(KeyValue, Arc<crate::rest::object::Object>)>> {
+        let mut guard = self.lock();
+        let inner = &mut *guard;
+        if !inner.synced {
+            return None;
+        }
+        let (objects, parsed) = (&inner.objects, &mut inner.parsed);
+        let found = objects
+            .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .filter_map(|(_, kv)| Some((kv.clone(), parse_kept(parsed, kv)?)))
+            .collect();
+        Some(found)
+    }
+
+    /// The object at `key`, parsed as [`WatchCache::parsed`] keeps it: `Some(None)`
+    /// when there is none (or it does not parse), `None` while the cache is not fed.
+    pub fn parsed_one(&self, key: &str) -> Option<Option<(KeyValue, Arc<crate::rest::object::Object>)>> {
+        let mut guard = self.lock();
+        let inner = &mut *guard;
+        if !inner.synced {
+            return None;
+        }
+        let (objects, parsed) = (&inner.objects, &mut inner.parsed);
+        Some(objects.get(key).and_then(|kv| Some((kv.clone(), parse_kept(parsed, kv)?))))
+    }
+
     /// How many client watches this cache serves.
     pub fn subscribers(&self) -> usize {
         self.lock().subscribers.len()
     }
+}
+
+/// `kv`'s object, parsed once per revision.
+fn parse_kept(
+    parsed: &mut std::collections::HashMap<String, (Revision, Arc<crate::rest::object::Object>)>,
+    kv: &KeyValue,
+) -> Option<Arc<crate::rest::object::Object>> {
+    if let Some((revision, object)) = parsed.get(&kv.key) {
+        if *revision == kv.mod_revision {
+            return Some(object.clone());
+        }
+    }
+    let object = Arc::new(crate::rest::object::from_storage(kv).ok()?);
+    parsed.insert(kv.key.clone(), (kv.mod_revision, object.clone()));
+    Some(object)
 }
 
 #[cfg(test)]

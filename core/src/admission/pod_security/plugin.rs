@@ -71,7 +71,7 @@ impl Plugin for PodSecurity {
                     let pods: Vec<Value> = fetched
                         .objects(&chain.prefix("", "pods", Some(name)))
                         .iter()
-                        .map(|p| Value::Object(p.object.clone()))
+                        .map(|p| Value::Object((*p.object).clone()))
                         .collect();
                     for w in existing_pod_warnings(config, name, level, &pods, MAX_PODS_TO_CHECK) {
                         notes.warn(w);

@@ -613,18 +613,18 @@ pub fn evaluate(policy: &CompiledPolicy, binding: &Object, input: &Input, params
         .flatten()
         .filter_map(Json::as_str)
         .collect();
-    let request_json = admission_request(request, input.matched);
+    let request_json = policy.reads_request.then(|| admission_request(request, input.matched));
     let (object, old) = objects(request);
     // A request on a namespace has the namespace's name as its namespace; upstream
     // gives such a request no namespace object.
     let is_namespace = request.kind == ("", "v1", "Namespace");
-    let namespace = if is_namespace { None } else { input.namespace };
+    let namespace = if is_namespace || !policy.reads_namespace { None } else { input.namespace };
     for param in candidates {
         let owned = param.and_then(|p| param_json(policy, p));
         let base = vec![
             ("object", object.map(dynamic_map).unwrap_or(Value::Null)),
             ("oldObject", old.map(dynamic_map).unwrap_or(Value::Null)),
-            ("request", dynamic(&request_json)),
+            ("request", request_json.as_ref().map(dynamic).unwrap_or(Value::Null)),
             ("namespaceObject", namespace.map(namespace_value).unwrap_or(Value::Null)),
             (
                 "params",

@@ -197,6 +197,32 @@ pub struct CompiledPolicy {
     pub match_conditions: Vec<NamedExpression>,
     pub validations: Vec<CompiledValidation>,
     pub audit_annotations: Vec<CompiledAuditAnnotation>,
+    /// Whether any expression reads `request` or `namespaceObject`: each is made for
+    /// every evaluation that may read it, and for no other.
+    pub(crate) reads_request: bool,
+    pub(crate) reads_namespace: bool,
+}
+
+impl CompiledPolicy {
+    fn expressions(&self) -> impl Iterator<Item = &Expression> {
+        let named = self.variables.iter().chain(&self.match_conditions).map(|n| &n.expression);
+        let validations = self.validations.iter().flat_map(|v| std::iter::once(&v.expression).chain(&v.message_expression));
+        named.chain(validations).chain(self.audit_annotations.iter().map(|a| &a.value_expression))
+    }
+
+    /// Whether some expression names the variable `name`.
+    fn names(&self, name: &str) -> bool {
+        self.expressions().any(|e| e.program.as_ref().is_ok_and(|p| names_ident(&p.expr, name)))
+    }
+}
+
+/// Whether `e` names the identifier `name` anywhere (a comprehension's own variable of
+/// that name counts too: reading it costs nothing more).
+fn names_ident(e: &Expr, name: &str) -> bool {
+    match &e.kind {
+        ExprKind::Ident(n) => n == name,
+        _ => e.children().into_iter().any(|c| names_ident(c, name)),
+    }
 }
 
 fn text<'j>(v: &'j Json, key: &str) -> &'j str {
@@ -262,7 +288,7 @@ pub fn compile(policy: &Object) -> CompiledPolicy {
             value_expression: Expression::compile(text(a, "valueExpression"), &env, &[Type::String, Type::Null]),
         })
         .collect();
-    CompiledPolicy {
+    let mut compiled = CompiledPolicy {
         name,
         failure_policy: FailurePolicy::of(spec),
         param_kind,
@@ -270,7 +296,12 @@ pub fn compile(policy: &Object) -> CompiledPolicy {
         match_conditions,
         validations,
         audit_annotations,
-    }
+        reads_request: true,
+        reads_namespace: true,
+    };
+    compiled.reads_request = compiled.names("request");
+    compiled.reads_namespace = compiled.names("namespaceObject");
+    compiled
 }
 
 /// The compilation errors of a policy's expressions, as the ValidatingAdmissionPolicy

@@ -47,7 +47,7 @@ impl ParamLookup for StoredParams<'_> {
         self.namespaced
     }
     fn list(&self, namespace: &str) -> Vec<&Object> {
-        super::evaluate::params_in(self.namespaced, self.stored.iter().map(|s| &s.object), namespace)
+        super::evaluate::params_in(self.namespaced, self.stored.iter().map(|s| &*s.object), namespace)
     }
 }
 
@@ -86,7 +86,7 @@ impl Plugin for ValidatingAdmissionPolicy {
         if policies.is_empty() || bindings.is_empty() {
             return Vec::new();
         }
-        let served = ServedResources { snapshot: chain.lookup.served(), root: chain.storage_root() };
+        let served = ServedResources { snapshot: chain.lookup.served() };
         let mut reads: Vec<Read> = configurations::namespace_read(chain, request).into_iter().collect();
         for policy in policies {
             if bound_to(bindings, meta_str(&policy.object, "name")).next().is_none() {
@@ -106,7 +106,7 @@ impl Plugin for ValidatingAdmissionPolicy {
         if policies.is_empty() || bindings.is_empty() {
             return Ok(Vec::new());
         }
-        let served = ServedResources { snapshot: chain.lookup.served(), root: chain.storage_root() };
+        let served = ServedResources { snapshot: chain.lookup.served() };
         let m = configurations::matching_request(request, object);
         let namespace = configurations::namespace(chain, fetched, request);
         // A binding that applies cannot be judged without the namespace it sees.
