@@ -52,6 +52,19 @@ pub enum DeclKind {
     List { elem: Arc<DeclType>, kind: ListKind },
     Map { elem: Arc<DeclType> },
     Object { fields: Vec<Field> },
+    /// Any JSON, typed as it is read (admission's `object`, `request`, `params`): an
+    /// object reads as a map of `Dyn`, an array as a list of `Dyn`.
+    Dyn,
+}
+
+/// `Dyn`, and the map and list of `Dyn` its objects and arrays read as.
+pub fn dyn_decls() -> &'static (DeclType, DeclType, DeclType) {
+    static DECLS: std::sync::OnceLock<(DeclType, DeclType, DeclType)> = std::sync::OnceLock::new();
+    DECLS.get_or_init(|| {
+        let decl = |kind| DeclType { kind, nullable: true, max_elements: MAX_REQUEST_SIZE_BYTES - 2, min_serialized_size: 1, name: String::new() };
+        let any = || Arc::new(decl(DeclKind::Dyn));
+        (decl(DeclKind::Dyn), decl(DeclKind::Map { elem: any() }), decl(DeclKind::List { elem: any(), kind: ListKind::Atomic }))
+    })
 }
 
 /// How a list's items are told apart (`x-kubernetes-list-type`).
@@ -88,7 +101,7 @@ impl DeclType {
             DeclKind::Bytes => Type::Bytes,
             DeclKind::Duration => Type::Duration,
             DeclKind::Date | DeclKind::DateTime => Type::Timestamp,
-            DeclKind::IntOrString => Type::Dyn,
+            DeclKind::IntOrString | DeclKind::Dyn => Type::Dyn,
             DeclKind::List { elem, .. } => Type::list(elem.cel_type()),
             DeclKind::Map { elem } => Type::map(Type::String, elem.cel_type()),
             DeclKind::Object { .. } => Type::Object(self.name.clone()),

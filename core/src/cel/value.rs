@@ -135,6 +135,20 @@ impl<'a> Value<'a> {
             };
         }
         match &decl.kind {
+            DeclKind::Dyn => {
+                let (_, map, list) = super::decl::dyn_decls();
+                match json {
+                    Json::Object(m) => Value::Map(Map::Json { map: m, decl: map }),
+                    Json::Array(items) => Value::List(List::Json { items, decl: list }),
+                    Json::String(s) => Value::String(Str::Borrowed(s)),
+                    Json::Bool(b) => Value::Bool(*b),
+                    Json::Number(n) => match n.as_i64() {
+                        Some(i) => Value::Int(i),
+                        None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
+                    },
+                    Json::Null => Value::Null,
+                }
+            }
             DeclKind::IntOrString => match json {
                 Json::String(s) => Value::String(Str::Borrowed(s)),
                 Json::Number(n) if n.is_i64() => Value::Int(n.as_i64().unwrap_or_default()),

@@ -130,23 +130,12 @@ impl Environment {
 
 /// A JSON value as CEL sees an unstructured object: maps and lists of dynamic values.
 pub fn dynamic(json: &Json) -> Value<'_> {
-    match json {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Json::String(s) => Value::String(Str::Borrowed(s)),
-        Json::Array(items) => Value::List(List::Owned(Rc::new(items.iter().map(dynamic).collect()))),
-        Json::Object(map) => dynamic_map(map),
-    }
+    Value::from_json(json, &crate::cel::decl::dyn_decls().0)
 }
 
+/// An object read lazily: its fields become values only as expressions reach them.
 pub fn dynamic_map(map: &Object) -> Value<'_> {
-    Value::Map(Map::Owned(Rc::new(
-        map.iter().map(|(k, v)| (Value::String(Str::Borrowed(k)), dynamic(v))).collect(),
-    )))
+    Value::Map(Map::Json { map, decl: &crate::cel::decl::dyn_decls().1 })
 }
 
 /// The fields of `request` (upstream's `CreateAdmissionRequest`, as the JSON of an
