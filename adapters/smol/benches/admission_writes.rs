@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{call, connect, create_concurrently, median, request, round_trip, tls_config, Server};
 
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 const ROUND_TIME: Duration = Duration::from_secs(2);
 const LATENCY_CREATES: usize = 400;
 

@@ -49,20 +49,30 @@ pub(super) fn matching_request<'a>(request: &'a Request, object: &'a Object) -> 
 
 /// The resources served now, for `matchPolicy: Equivalent`: resources stored under
 /// the same keys are the same resource (an Event in core/v1 and events.k8s.io/v1,
-/// a HorizontalPodAutoscaler in autoscaling v1 and v2, a CRD's versions).
-pub(super) struct ServedResources {
-    pub snapshot: Option<Snapshot>,
+/// a HorizontalPodAutoscaler in autoscaling v1 and v2, a CRD's versions). The
+/// registry is asked for only when a question needs it.
+pub(super) struct ServedResources<'a> {
+    lookup: &'a dyn super::Lookup,
+    snapshot: std::cell::OnceCell<Option<Snapshot>>,
 }
 
-impl ServedResources {
+impl<'a> ServedResources<'a> {
+    pub fn new(lookup: &'a dyn super::Lookup) -> ServedResources<'a> {
+        ServedResources { lookup, snapshot: std::cell::OnceCell::new() }
+    }
+
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.snapshot.get_or_init(|| self.lookup.served()).as_ref()
+    }
+
     fn find(&self, r: &GroupVersionResource) -> Option<&crate::registry::Resource> {
-        self.snapshot.as_ref()?.lookup(&r.group, &r.version, &r.resource)
+        self.snapshot()?.lookup(&r.group, &r.version, &r.resource)
     }
 }
 
-impl EquivalentResources for ServedResources {
+impl EquivalentResources for ServedResources<'_> {
     fn equivalents(&self, resource: &GroupVersionResource, subresource: &str) -> Vec<GroupVersionResource> {
-        let (Some(snapshot), Some(own)) = (self.snapshot.as_ref(), self.find(resource)) else {
+        let (Some(snapshot), Some(own)) = (self.snapshot(), self.find(resource)) else {
             return vec![resource.clone()];
         };
         snapshot

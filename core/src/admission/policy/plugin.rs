@@ -27,13 +27,12 @@ fn param_prefix(chain: &Context, served: &ServedResources, policy: &Object) -> O
     let kind = policy.get("spec")?.get("paramKind").filter(|k| k.is_object())?;
     let text = |k: &str| kind.get(k).and_then(Value::as_str).unwrap_or("");
     let (group, version) = text("apiVersion").split_once('/').unwrap_or(("", text("apiVersion")));
-    let resource = served.snapshot.as_ref().and_then(|s| s.lookup_kind(group, version, text("kind")));
+    let resource = served.snapshot().and_then(|s| s.lookup_kind(group, version, text("kind")));
     Some(resource.map(|r| (r.storage_prefix(chain.storage_root(), None), r.namespaced)))
 }
 
-fn bound_to<'s>(bindings: &'s [Stored], policy: &str) -> impl Iterator<Item = &'s Stored> + 's {
-    let policy = policy.to_owned();
-    bindings.iter().filter(move |b| b.object.get("spec").and_then(|s| s.get("policyName")).and_then(Value::as_str) == Some(&policy))
+fn bound_to<'s>(bindings: &'s [Stored], policy: &'s str) -> impl Iterator<Item = &'s Stored> + 's {
+    bindings.iter().filter(move |b| b.object.get("spec").and_then(|s| s.get("policyName")).and_then(Value::as_str) == Some(policy))
 }
 
 /// A policy's param objects as read.
@@ -86,7 +85,7 @@ impl Plugin for ValidatingAdmissionPolicy {
         if policies.is_empty() || bindings.is_empty() {
             return Vec::new();
         }
-        let served = ServedResources { snapshot: chain.lookup.served() };
+        let served = ServedResources::new(chain.lookup);
         let mut reads: Vec<Read> = configurations::namespace_read(chain, request).into_iter().collect();
         for policy in policies {
             if bound_to(bindings, meta_str(&policy.object, "name")).next().is_none() {
@@ -106,7 +105,7 @@ impl Plugin for ValidatingAdmissionPolicy {
         if policies.is_empty() || bindings.is_empty() {
             return Ok(Vec::new());
         }
-        let served = ServedResources { snapshot: chain.lookup.served() };
+        let served = ServedResources::new(chain.lookup);
         let m = configurations::matching_request(request, object);
         let namespace = configurations::namespace(chain, fetched, request);
         // A binding that applies cannot be judged without the namespace it sees.

@@ -61,7 +61,7 @@ impl Plugin for AdmissionWebhooks {
         if stored.is_empty() {
             return Ok(None);
         }
-        let served = ServedResources { snapshot: chain.lookup.served() };
+        let served = ServedResources::new(chain.lookup);
         let m = configurations::matching_request(request, object);
         let namespace = configurations::namespace(chain, fetched, request);
         let mut hooks = Vec::new();
