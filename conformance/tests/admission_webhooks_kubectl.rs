@@ -100,7 +100,7 @@ fn create_until(apiary: &Apiary, version: &str, ns: &str, name: &str, extra: &[&
 
 #[test]
 fn webhooks_mutate_refuse_fail_skip_and_reinvoke() {
-    let (addr, ca_pem, answered) = https_service::serve(&["127.0.0.1"], webhooks);
+    let (addr, ca_pem, answered) = https_service::serve(&["127.0.0.1", "hooks.default.svc"], webhooks);
     let ca = base64::engine::general_purpose::STANDARD.encode(&ca_pem);
     let url = |path: &str| format!("    url: https://{addr}{path}\n    caBundle: {ca}\n");
     let apiary = Apiary::start_with(&["--storage", "memory"]);
@@ -157,6 +157,28 @@ fn webhooks_mutate_refuse_fail_skip_and_reinvoke() {
     assert!(created.status.success(), "{}", stderr(&created));
     let seen = ok(&apiary.kubectl("1.33", &["get", "configmap", "twice", "-n", "reinvoked", "-o", "jsonpath={.metadata.annotations.count} {.metadata.labels.stamped}"]));
     assert_eq!(seen, "2 yes");
+
+    // Through a Service: an ExternalName one (endpoints may not be loopback addresses),
+    // the certificate checked for the Service's in-cluster name.
+    let port = addr.rsplit(':').next().unwrap();
+    apply(&apiary, "hooks-service", "apiVersion: v1\nkind: Service\nmetadata:\n  name: hooks\n  namespace: default\nspec:\n  type: ExternalName\n  externalName: 127.0.0.1\n");
+    namespace(&apiary, "by-service", "by-service");
+    let by_service = format!("    service:\n      namespace: default\n      name: hooks\n      path: /label\n      port: {port}\n    caBundle: {ca}\n");
+    apply(&apiary, "by-service", &configuration("MutatingWebhookConfiguration", "by-service", "by-service", &by_service, ""));
+    let labelled = |name: &str| ok(&apiary.kubectl("1.33", &["get", "configmap", name, "-n", "by-service", "-o", "jsonpath={.metadata.labels.webhooked}"]));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut attempt = 0;
+    let label = loop {
+        let name = format!("s-{attempt}");
+        ok(&apiary.kubectl("1.33", &["create", "configmap", &name, "-n", "by-service", "--from-literal=k=v"]));
+        let label = labelled(&name);
+        if label == "yes" || std::time::Instant::now() > deadline {
+            break label;
+        }
+        attempt += 1;
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(label, "yes");
 
     // A dry run reaches the webhook as one; the same create for real is refused.
     namespace(&apiary, "dry", "dry");

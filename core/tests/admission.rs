@@ -262,3 +262,28 @@ fn default_classes_and_runtime_classes_fill_in_what_is_left_out() {
         r#"pods "clash" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no"#
     );
 }
+
+#[test]
+fn a_pod_replaced_from_what_the_server_holds_keeps_what_admission_gave_it() {
+    let h = server();
+    let created = created(&h, "/api/v1/namespaces/default/pods", pod("worker", json!({"restartPolicy": "Never"})));
+    let mut changed = created.clone();
+    changed["spec"]["containers"][0]["image"] = json!("nginx:2");
+    let replaced = call(&h, "PUT", "/api/v1/namespaces/default/pods/worker", Some(&changed));
+    assert_eq!(replaced.status, 200, "{}", String::from_utf8_lossy(&replaced.body));
+    assert_eq!(replaced.json()["spec"]["volumes"], created["spec"]["volumes"]);
+}
+
+#[test]
+fn a_pod_replaced_from_its_manifest_is_refused_for_what_admission_gave_it() {
+    let h = server();
+    let manifest = pod("worker", json!({"restartPolicy": "Never"}));
+    let created = created(&h, "/api/v1/namespaces/default/pods", manifest.clone());
+    h.reflect();
+    let mut changed = manifest;
+    changed["spec"]["containers"][0]["image"] = json!("nginx:2");
+    let replaced = call(&h, "PUT", "/api/v1/namespaces/default/pods/worker", Some(&changed));
+    assert_eq!(replaced.status, 422, "{}", String::from_utf8_lossy(&replaced.body));
+    let stored = call(&h, "GET", "/api/v1/namespaces/default/pods/worker", None).json();
+    assert_eq!(stored["spec"]["volumes"], created["spec"]["volumes"]);
+}

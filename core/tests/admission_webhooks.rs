@@ -245,6 +245,33 @@ fn a_connect_reaches_the_webhooks_that_ask_for_it_before_the_pod_is_read() {
     assert_eq!(calls.borrow().len(), 1);
 }
 
+#[test]
+fn a_webhook_named_by_service_is_called_at_an_endpoint_checked_for_its_service_name() {
+    let h = server();
+    let seen: Rc<RefCell<Vec<(String, Option<String>)>>> = Rc::default();
+    let log = seen.clone();
+    h.answer_calls(move |call: &Outbound| {
+        let tls = call.tls.as_ref().unwrap();
+        log.borrow_mut().push((call.request.uri().to_string(), tls.server_name.clone()));
+        answer(&review(call), json!({"allowed": false, "status": {"message": "by service"}}))
+    });
+    created(&h, "/api/v1/namespaces/default/services", json!({"metadata": {"name": "hooks"}, "spec": {"ports": [{"name": "https", "port": 443, "targetPort": 8443}]}}));
+    created(
+        &h,
+        "/api/v1/namespaces/default/endpoints",
+        json!({"metadata": {"name": "hooks"}, "subsets": [{"addresses": [{"ip": "10.1.2.3"}], "ports": [{"name": "https", "port": 8443}]}]}),
+    );
+    let mut hook = webhook("service.example.com", json!({}));
+    hook["clientConfig"] = json!({"service": {"namespace": "default", "name": "hooks", "path": "/validate"}, "caBundle": base64::engine::general_purpose::STANDARD.encode("CA")});
+    configuration(&h, false, "by-service", vec![hook]);
+    let refused = call(&h, "POST", "/api/v1/namespaces/default/configmaps", Some(&configmap("a", json!({}))));
+    assert_eq!(refused.status, 400, "{}", String::from_utf8_lossy(&refused.body));
+    assert_eq!(
+        seen.borrow().as_slice(),
+        [("https://10.1.2.3:8443/validate?timeout=10s".to_owned(), Some("hooks.default.svc".to_owned()))]
+    );
+}
+
 /// A policy of three validations on ConfigMaps, with a ConfigMap as its param.
 fn policy(name: &str) -> Value {
     json!({
