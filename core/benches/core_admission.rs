@@ -6,22 +6,18 @@
 //!
 //! Run: `cargo bench -p apiary-core --bench core_admission`
 
+mod support;
+
 use apiary_core::harness::Harness;
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use serde_json::json;
 use std::time::Duration;
+use support::thread_cpu;
 
 const ROUNDS: usize = 7;
 const CREATES: usize = 2000;
 
-fn thread_cpu() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .map(Duration::from_nanos)
-        .unwrap_or_default()
-}
 
 fn server(policy: bool) -> Harness<MemoryStore> {
     let h = Harness::new(Config::default(), MemoryStore::new());

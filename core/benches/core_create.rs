@@ -16,7 +16,7 @@ use apiary_core::{Config, Server};
 use apiary_memory::MemoryStore;
 use bytes::Bytes;
 use std::time::{Duration, Instant};
-use support::drive;
+use support::{drive, thread_cpu};
 
 fn post(path: &str, body: String) -> http::Request<Bytes> {
     http::Request::post(path)
@@ -52,15 +52,6 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// Time this thread has spent on a CPU (Linux's schedstat): on a shared machine a
-/// steadier figure than the wall clock, which also counts time others ran.
-fn thread_cpu() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .map(Duration::from_nanos)
-        .unwrap_or_default()
-}
 
 fn median(mut rounds: Vec<Duration>) -> (Duration, Duration, Duration) {
     rounds.sort();

@@ -79,8 +79,11 @@ struct Inner {
     /// Objects parsed from their JSON, by key, at the revision parsed: admission reads
     /// the same few objects (namespaces, quotas, policies) on every write. Dropped when
     /// the object changes.
-    parsed: std::collections::HashMap<String, (Revision, Arc<crate::rest::object::Object>)>,
+    parsed: ParsedObjects,
 }
+
+/// Objects parsed from their JSON, by key, with the revision parsed.
+type ParsedObjects = std::collections::HashMap<String, (Revision, Arc<crate::rest::object::Object>)>;
 
 impl WatchCache {
     pub fn new(prefix: String) -> WatchCache {
@@ -287,30 +290,26 @@ impl WatchCache {
     /// Every object under `prefix`, parsed (those that parse), each parse kept until
     /// the object changes; `None` while the cache is not fed.
     pub fn parsed(&self, prefix: &str) -> Option<Vec<(KeyValue, Arc<crate::rest::object::Object>)>> {
-        let mut guard = self.lock();
-        let inner = &mut *guard;
-        if !inner.synced {
-            return None;
-        }
-        let (objects, parsed) = (&inner.objects, &mut inner.parsed);
-        let found = objects
-            .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
-            .take_while(|(k, _)| k.starts_with(prefix))
-            .filter_map(|(_, kv)| Some((kv.clone(), parse_kept(parsed, kv)?)))
-            .collect();
-        Some(found)
+        self.with_parsed(|objects, parsed| {
+            objects
+                .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .filter_map(|(_, kv)| Some((kv.clone(), parse_kept(parsed, kv)?)))
+                .collect()
+        })
     }
 
     /// The object at `key`, parsed as [`WatchCache::parsed`] keeps it: `Some(None)`
     /// when there is none (or it does not parse), `None` while the cache is not fed.
     pub fn parsed_one(&self, key: &str) -> Option<Option<(KeyValue, Arc<crate::rest::object::Object>)>> {
+        self.with_parsed(|objects, parsed| objects.get(key).and_then(|kv| Some((kv.clone(), parse_kept(parsed, kv)?))))
+    }
+
+    /// `f` of the objects and the parses kept of them; `None` while not fed.
+    fn with_parsed<R>(&self, f: impl FnOnce(&std::collections::BTreeMap<String, KeyValue>, &mut ParsedObjects) -> R) -> Option<R> {
         let mut guard = self.lock();
         let inner = &mut *guard;
-        if !inner.synced {
-            return None;
-        }
-        let (objects, parsed) = (&inner.objects, &mut inner.parsed);
-        Some(objects.get(key).and_then(|kv| Some((kv.clone(), parse_kept(parsed, kv)?))))
+        inner.synced.then(|| f(&inner.objects, &mut inner.parsed))
     }
 
     /// How many client watches this cache serves.
@@ -320,10 +319,7 @@ impl WatchCache {
 }
 
 /// `kv`'s object, parsed once per revision.
-fn parse_kept(
-    parsed: &mut std::collections::HashMap<String, (Revision, Arc<crate::rest::object::Object>)>,
-    kv: &KeyValue,
-) -> Option<Arc<crate::rest::object::Object>> {
+fn parse_kept(parsed: &mut ParsedObjects, kv: &KeyValue) -> Option<Arc<crate::rest::object::Object>> {
     if let Some((revision, object)) = parsed.get(&kv.key) {
         if *revision == kv.mod_revision {
             return Some(object.clone());
@@ -416,6 +412,22 @@ mod tests {
         cache.unsync();
         cache.advance(20);
         assert!(cache.snapshot("/r/cm/", 0).is_none());
+    }
+
+    #[test]
+    fn parses_are_kept_until_the_object_changes() {
+        let cache = WatchCache::new("/r/cm/".into());
+        assert!(cache.parsed("/r/cm/").is_none(), "not fed yet");
+        let WatchEvent::Put { kv, .. } = put("/r/cm/a/x", 5, false) else { unreachable!() };
+        cache.reset_with(vec![kv], 5);
+        let first = cache.parsed("/r/cm/").unwrap();
+        let again = cache.parsed_one("/r/cm/a/x").unwrap().unwrap();
+        assert!(Arc::ptr_eq(&first[0].1, &again.1), "the same parse");
+        cache.apply(put("/r/cm/a/x", 6, true));
+        let changed = cache.parsed_one("/r/cm/a/x").unwrap().unwrap();
+        assert_eq!(changed.0.mod_revision, 6);
+        assert!(!Arc::ptr_eq(&first[0].1, &changed.1), "parsed again once changed");
+        assert!(cache.parsed_one("/r/cm/a/y").unwrap().is_none());
     }
 
     #[test]
