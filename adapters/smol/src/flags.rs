@@ -453,9 +453,10 @@ const FLAGS: &[Flag] = &[
                 the order does not matter. Of these Apiary carries out NamespaceLifecycle, \
                 LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, \
                 DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, \
-                RuntimeClass, DefaultIngressClass, MutatingAdmissionWebhook, \
+                RuntimeClass, CertificateApproval, CertificateSigning, \
+                CertificateSubjectRestriction, DefaultIngressClass, MutatingAdmissionWebhook, \
                 ValidatingAdmissionPolicy, ValidatingAdmissionWebhook and ResourceQuota; \
-                the others are accepted and do nothing yet.",
+                the others, and the default-off plugins, are accepted and do nothing yet.",
     },
     Flag {
         name: "admission-control-config-file",
