@@ -248,7 +248,9 @@ fn a_connect_reaches_the_webhooks_that_ask_for_it_before_the_pod_is_read() {
 #[test]
 fn a_webhook_named_by_service_is_called_at_an_endpoint_checked_for_its_service_name() {
     let h = server();
-    let seen: Rc<RefCell<Vec<(String, Option<String>)>>> = Rc::default();
+    // Each call's URL and the name its certificate must have.
+    type Seen = Rc<RefCell<Vec<(String, Option<String>)>>>;
+    let seen: Seen = Rc::default();
     let log = seen.clone();
     h.answer_calls(move |call: &Outbound| {
         let tls = call.tls.as_ref().unwrap();

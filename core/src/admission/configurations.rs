@@ -96,10 +96,13 @@ impl EquivalentResources for ServedResources<'_> {
     }
 }
 
+/// A compiled form, and the revision of the object it was compiled from.
+type Entry = (Revision, Arc<dyn Any + Send + Sync>);
+
 /// Compiled forms of stored objects, each kept until the object's revision changes.
 #[derive(Default)]
 pub struct Compiled {
-    entries: Mutex<HashMap<String, (Revision, Arc<dyn Any + Send + Sync>)>>,
+    entries: Mutex<HashMap<String, Entry>>,
     /// How many entries there are, read without the lock: every write asks whether
     /// some are stale, and almost always none are.
     held: std::sync::atomic::AtomicUsize,
