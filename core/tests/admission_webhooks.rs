@@ -232,14 +232,14 @@ fn a_connect_reaches_the_webhooks_that_ask_for_it_before_the_pod_is_read() {
     let mut hook = webhook("no-exec.example.com", json!({}));
     hook["rules"] = json!([{"operations": ["CONNECT"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods/exec"]}]);
     configuration(&h, false, "no-exec", vec![hook]);
-    let refused = call(&h, "POST", "/api/v1/namespaces/default/pods/missing/exec?command=ls&command=-l&stdout=true&container=c", None);
+    let refused = call(&h, "POST", "/api/v1/namespaces/default/pods/missing/exec?command=ls&command=-l&stdout=true&stdin=yes&tty=0&container=c", None);
     assert_eq!(refused.status, 403, "{}", String::from_utf8_lossy(&refused.body));
     assert_eq!(refused.json()["message"], "admission webhook \"no-exec.example.com\" denied the request: no exec here");
     let sent = &calls.borrow()[0].1["request"];
     assert_eq!(sent["operation"], "CONNECT");
     assert_eq!(sent["kind"], json!({"group": "", "version": "v1", "kind": "PodExecOptions"}));
     assert_eq!(sent["subResource"], "exec");
-    assert_eq!(sent["object"], json!({"kind": "PodExecOptions", "apiVersion": "v1", "stdout": true, "container": "c", "command": ["ls", "-l"]}));
+    assert_eq!(sent["object"], json!({"kind": "PodExecOptions", "apiVersion": "v1", "stdin": true, "stdout": true, "container": "c", "command": ["ls", "-l"]}));
     // Attach is not the webhook's business: on to the pod, which is not there.
     assert_eq!(call(&h, "POST", "/api/v1/namespaces/default/pods/missing/attach?stdout=true", None).status, 404);
     assert_eq!(calls.borrow().len(), 1);

@@ -19,10 +19,6 @@ pub(super) struct NamespaceLifecycle;
 /// Resources whose answers must not tell whether a namespace exists.
 const ACCESS_REVIEWS: &[(&str, &str)] = &[("authorization.k8s.io", "localsubjectaccessreviews")];
 
-fn is_namespace(request: &Request) -> bool {
-    request.group.is_empty() && request.resource == namespaces::RESOURCE
-}
-
 impl Plugin for NamespaceLifecycle {
     fn handles(&self, request: &Request) -> bool {
         request.operation != Operation::Connect
@@ -47,7 +43,7 @@ impl Plugin for NamespaceLifecycle {
         fetched: &Fetched,
         _notes: &mut Notes,
     ) -> Result<(), ApiError> {
-        if request.operation == Operation::Delete && is_namespace(request) && namespaces::IMMORTAL.contains(&request.name.as_str()) {
+        if request.operation == Operation::Delete && request.is_namespace() && namespaces::IMMORTAL.contains(&request.name.as_str()) {
             return Err(ApiError::forbidden("", namespaces::RESOURCE, &request.name, "this namespace may not be deleted"));
         }
         let Some(ns) = request.namespace.as_deref().filter(|_| checks_namespace(request)) else {
@@ -78,7 +74,7 @@ impl Plugin for NamespaceLifecycle {
 /// namespaced writes other than deletes and access reviews.
 fn checks_namespace(request: &Request) -> bool {
     request.namespace.as_deref().is_some_and(|ns| !ns.is_empty())
-        && !is_namespace(request)
+        && !request.is_namespace()
         && request.operation != Operation::Delete
         && !ACCESS_REVIEWS.contains(&(request.group.as_str(), request.resource.as_str()))
 }

@@ -40,6 +40,12 @@ impl Request {
         self.group.is_empty() && self.resource == resource && self.subresource == subresource
     }
 
+    /// Whether this is a Namespace (or its subresource): such requests carry the
+    /// namespace's own name as their namespace.
+    pub fn is_namespace(&self) -> bool {
+        self.group.is_empty() && self.resource == crate::resources::namespaces::RESOURCE
+    }
+
     /// The namespace, or "" for a cluster-scoped object.
     pub fn namespace(&self) -> &str {
         self.namespace.as_deref().unwrap_or("")

@@ -44,8 +44,11 @@ fn options(scope: &Scope, kind: ConnectKind) -> Object {
             }
         }
         ConnectKind::Exec | ConnectKind::Attach => {
+            // As upstream converts a query value to a bool: present and not "0" or
+            // "false" is true.
+            let flag = |name: &str| q.get(name).is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"));
             for stream in ["stdin", "stdout", "stderr", "tty"] {
-                if q.flag(stream) && q.get(stream).is_some() {
+                if flag(stream) {
                     options.insert(stream.into(), true.into());
                 }
             }

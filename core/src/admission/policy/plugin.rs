@@ -110,7 +110,7 @@ impl Plugin for ValidatingAdmissionPolicy {
         let namespace = configurations::namespace(chain, fetched, request);
         // A binding that applies cannot be judged without the namespace it sees.
         let missing_namespace = match (request.namespace.as_deref(), namespace) {
-            (Some(ns), None) if request.resource != "namespaces" => Some(ns),
+            (Some(ns), None) if !request.is_namespace() => Some(ns),
             _ => None,
         };
         let mut denials: Vec<Denial> = Vec::new();
@@ -151,7 +151,7 @@ impl Plugin for ValidatingAdmissionPolicy {
             for binding in bound {
                 match matching::binding_matches(&binding.object, &m, namespace, &served) {
                     Ok(true) => match missing_namespace {
-                        Some(ns) => return Err(ApiError::not_found("", "namespaces", ns)),
+                        Some(ns) => return Err(ApiError::not_found("", crate::resources::namespaces::RESOURCE, ns)),
                         None => decisions.push(evaluate(&policy, &binding.object, &input, &params)),
                     },
                     Ok(false) => {}

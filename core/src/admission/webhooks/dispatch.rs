@@ -2,7 +2,8 @@
 //! mutating webhooks one after another, each seeing the object as the ones before
 //! left it, with a second round for `reinvocationPolicy: IfNeeded` webhooks whose
 //! object a later webhook changed; validating webhooks all asked at once about the
-//! same object, the first refusal (in their order) answered. A webhook that cannot be called (down, slow
+//! same object, the first refusal (in their order) answered. A webhook that cannot
+//! be called (down, slow
 //! past its `timeoutSeconds`, or answering nonsense) fails the request or is passed
 //! over as its `failurePolicy` says.
 
