@@ -3,9 +3,8 @@
 //! left it, with a second round for `reinvocationPolicy: IfNeeded` webhooks whose
 //! object a later webhook changed; validating webhooks all asked at once about the
 //! same object, the first refusal (in their order) answered. A webhook that cannot
-//! be called (down, slow
-//! past its `timeoutSeconds`, or answering nonsense) fails the request or is passed
-//! over as its `failurePolicy` says.
+//! be called (down, slow past its `timeoutSeconds`, or answering nonsense) fails the
+//! request or is passed over as its `failurePolicy` says.
 
 use super::admission_review::{self, Presented};
 use crate::admission::{Notes, Request};
