@@ -89,6 +89,14 @@ fn is_health_probe(path: &str) -> bool {
     })
 }
 
+/// Whether a request is long-running, as kube-apiserver's
+/// `BasicLongRunningRequestCheck` says: watches and proxies, and the attach, exec,
+/// proxy, log and portforward subresources.
+pub fn is_long_running(info: &request_info::RequestInfo) -> bool {
+    LONG_RUNNING_VERBS.contains(&info.verb.as_str())
+        || (info.is_resource_request && LONG_RUNNING_SUBRESOURCES.contains(&info.subresource.as_str()))
+}
+
 /// Classify a request by its method, path and query, as upstream's filter does from
 /// its RequestInfo.
 pub fn classify(method: &http::Method, path: &str, query: Option<&str>) -> Class {
@@ -103,10 +111,7 @@ pub fn class_of(info: &request_info::RequestInfo) -> Class {
     if is_health_probe(&info.path) {
         return Class::Exempt;
     }
-    if LONG_RUNNING_VERBS.contains(&info.verb.as_str())
-        || (info.is_resource_request
-            && LONG_RUNNING_SUBRESOURCES.contains(&info.subresource.as_str()))
-    {
+    if is_long_running(info) {
         return Class::Exempt;
     }
     if NON_MUTATING_VERBS.contains(&info.verb.as_str()) {

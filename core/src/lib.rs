@@ -31,6 +31,7 @@ pub(crate) mod gofmt;
 pub mod duration;
 pub mod effect;
 pub mod exchange;
+pub mod flowcontrol;
 pub(crate) mod go_types;
 pub mod harness;
 pub mod health;
