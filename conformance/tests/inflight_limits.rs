@@ -24,6 +24,7 @@ const LIST: &str = "/api/v1/namespaces/load/configmaps";
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn excess_requests_get_429_and_recover() {
     let apiary = Apiary::start_with(&[
+        "--enable-priority-and-fairness=false",
         "--max-requests-inflight=1",
         "--max-mutating-requests-inflight=1",
     ]);

@@ -158,7 +158,8 @@ async fn load_past_the_limit_is_shed_with_bounded_memory_and_recovers() {
     let started = Instant::now();
     let read_limit = format!("--max-requests-inflight={READ_LIMIT}");
     let mutating_limit = format!("--max-mutating-requests-inflight={MUTATING_LIMIT}");
-    let apiary = Apiary::start_with(&["--storage", "memory", &read_limit, &mutating_limit]);
+    // The two limits as they are, without priority and fairness in their place.
+    let apiary = Apiary::start_with(&["--storage", "memory", "--enable-priority-and-fairness=false", &read_limit, &mutating_limit]);
     let pid = apiary_pid(&apiary.data_dir);
     let admin = admin_client(&apiary).await;
     let loader = unprivileged_client(&apiary).await;

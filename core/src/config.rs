@@ -24,8 +24,12 @@ pub struct Config {
     /// Start-up and termination: `--shutdown-delay-duration`, `--request-timeout` (also
     /// every request's deadline) and `--shutdown-send-retry-after`.
     pub lifecycle: LifecycleConfig,
-    /// `--max-requests-inflight` and `--max-mutating-requests-inflight`.
+    /// `--max-requests-inflight` and `--max-mutating-requests-inflight`: the limits
+    /// themselves, or with priority and fairness the seats its levels share.
     pub inflight: crate::inflight::Limits,
+    /// `--enable-priority-and-fairness`: requests are classified and fair-queued
+    /// instead of counted against the two in-flight limits.
+    pub priority_and_fairness: bool,
     /// Who is asking (`--token-auth-file`; client certificates always).
     pub authenticators: crate::authn::Authenticators,
     /// Who may do what (`--authorization-mode`).
@@ -64,6 +68,7 @@ impl Default for Config {
             audit_policy: None,
             lifecycle: LifecycleConfig::default(),
             inflight: crate::inflight::Limits::default(),
+            priority_and_fairness: true,
             authenticators: crate::authn::Authenticators::default(),
             authorizer: crate::authorization::Authorizer::default(),
             aggregated_apis: Vec::new(),

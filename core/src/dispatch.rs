@@ -20,16 +20,25 @@ use crate::status::ApiError;
 use bytes::Bytes;
 use std::sync::Arc;
 
-/// The stages after authentication, for a request whose info and user are known. An
-/// impersonated user is written into the request's audit record, when it has one.
-pub(crate) fn authenticated(
+/// A request past authentication and impersonation: who it acts as is settled.
+pub(crate) struct Identified {
+    pub(crate) request: http::Request<Bytes>,
+    pub(crate) inputs: Inputs,
+    pub(crate) info: RequestInfo,
+    pub(crate) user: UserInfo,
+}
+
+/// The stages after authentication up to priority and fairness: a request with
+/// credentials nobody accepts is refused (401), then impersonation. An impersonated
+/// user is written into the request's audit record, when it has one.
+pub(crate) fn identify(
     shared: &Arc<Shared>,
     mut request: http::Request<Bytes>,
     inputs: Inputs,
     info: RequestInfo,
     authenticated: Authenticated,
-    mut audit: Option<&mut audit::Record>,
-) -> Step {
+    audit: Option<&mut audit::Record>,
+) -> Result<Identified, Step> {
     let user = match authenticated {
         Authenticated::User(user) => user,
         // Anonymous requests go on to authorization, which allows what
@@ -38,20 +47,42 @@ pub(crate) fn authenticated(
         // The token webhook is asked by the exchange before it comes here; a request
         // handled without an exchange (`Server::handle`) is not waited for.
         Authenticated::Refused | Authenticated::Ask(_) => {
-            return Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON))
+            return Err(Step::Respond(rest::error_response(&ApiError::unauthorized(), Output::JSON)))
         }
     };
     let user = match impersonation::impersonate(&user, request.headers(), |a| shared.authorize(a)) {
         Ok(None) => user,
         Ok(Some(impersonated)) => {
             impersonation::strip(request.headers_mut());
-            if let Some(record) = audit.as_deref_mut() {
+            if let Some(record) = audit {
                 record.impersonated(&impersonated);
             }
             impersonated
         }
-        Err(e) => return Step::Respond(rest::error_response(&e, Output::JSON)),
+        Err(e) => return Err(Step::Respond(rest::error_response(&e, Output::JSON))),
     };
+    Ok(Identified { request, inputs, info, user })
+}
+
+/// The stages after authentication, for a request whose info and user are known:
+/// [`identify`], then [`authorize`] (no priority and fairness).
+pub(crate) fn authenticated(
+    shared: &Arc<Shared>,
+    request: http::Request<Bytes>,
+    inputs: Inputs,
+    info: RequestInfo,
+    authenticated: Authenticated,
+    mut audit: Option<&mut audit::Record>,
+) -> Step {
+    match identify(shared, request, inputs, info, authenticated, audit.as_deref_mut()) {
+        Ok(identified) => authorize(shared, identified, audit),
+        Err(step) => step,
+    }
+}
+
+/// Authorization, then routing and the handler.
+pub(crate) fn authorize(shared: &Arc<Shared>, identified: Identified, audit: Option<&mut audit::Record>) -> Step {
+    let Identified { request, inputs, info, user } = identified;
     let attributes = authorization::Attributes::of_request(&user, &info);
     let verdict = shared.authorize_request(&attributes, inputs.monotonic);
     if let Some(record) = audit {

@@ -48,10 +48,14 @@ pub(crate) fn handle(
         Err(e) => return error_response(&e, Output::JSON),
     };
     if path == "/metrics" {
+        let mut text = shared.metrics.render(&shared.storage_objects());
+        if let Some(control) = &shared.flowcontrol {
+            crate::metrics::flowcontrol::render(&mut text, control);
+        }
         return http::Response::builder()
             .status(200)
             .header(http::header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)
-            .body(Bytes::from(shared.metrics.render(&shared.storage_objects())))
+            .body(Bytes::from(text))
             .expect("valid response");
     }
     if path == "/version" {

@@ -28,7 +28,16 @@ impl Server {
         Server {
             shared: Arc::new({
                 let served = Served::new(config.storage_prefix.clone(), Registry::builtin());
-                let limiter = Limiter::new(config.inflight);
+                // With priority and fairness the limiter only counts (for
+                // apiserver_current_inflight_requests); the levels share the seats.
+                let (limiter, flowcontrol) = match config.priority_and_fairness {
+                    true => {
+                        let seats = config.inflight.max_requests_inflight + config.inflight.max_mutating_requests_inflight;
+                        let seats = u32::try_from(seats).unwrap_or(u32::MAX);
+                        (Limiter::new(crate::inflight::Limits { max_requests_inflight: 0, max_mutating_requests_inflight: 0 }), Some(crate::flowcontrol::FlowControl::new(seats)))
+                    }
+                    false => (Limiter::new(config.inflight), None),
+                };
                 let metrics = crate::metrics::Metrics::new();
                 // /metrics reports the in-flight limiter's counts, as upstream's filter does.
                 metrics.follow_inflight(&limiter);
@@ -40,6 +49,7 @@ impl Server {
                     health: HealthChecks::with_readiness(config.storage_check.as_deref()),
                     lifecycle,
                     limiter,
+                    flowcontrol,
                     admission: AdmissionChain::new(
                         config.admission_plugins.clone(),
                         &config.storage_prefix,

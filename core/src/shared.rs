@@ -31,6 +31,8 @@ pub(crate) struct Shared {
     pub(crate) lifecycle: Arc<LifecycleController>,
     /// `--max-requests-inflight` and `--max-mutating-requests-inflight`.
     pub(crate) limiter: Limiter,
+    /// API Priority and Fairness (`--enable-priority-and-fairness`).
+    pub(crate) flowcontrol: Option<crate::flowcontrol::FlowControl>,
     /// The admission plugins every write passes.
     pub(crate) admission: AdmissionChain,
     /// `--authorization-mode`'s authorizers and what they decide from.
@@ -143,6 +145,50 @@ impl Shared {
     /// The watch cache of `resource`, if it is still served.
     pub(crate) fn watch_cache_of(&self, resource: &Resource) -> Option<Arc<WatchCache>> {
         self.served.cache_of(resource)
+    }
+
+    /// Give priority and fairness the stored FlowSchemas and PriorityLevelConfigurations
+    /// when they have changed since it last took them (read from their watch caches,
+    /// once both have synced).
+    pub(crate) fn refresh_flowcontrol(&self, now: std::time::Duration) {
+        let Some(control) = &self.flowcontrol else { return };
+        let registry = self.registry();
+        let cache = |plural| {
+            registry
+                .lookup(crate::flowcontrol::GROUP, "v1", plural)
+                .and_then(|r| self.watch_cache_of(r))
+        };
+        let (Some(schemas), Some(levels)) = (cache("flowschemas"), cache("prioritylevelconfigurations")) else {
+            return;
+        };
+        let seen = (schemas.changes(), levels.changes());
+        if control.digested() == Some(seen) {
+            return;
+        }
+        let objects = |cache: &WatchCache| {
+            cache.snapshot(cache.prefix(), 0).map(|(items, _)| {
+                items
+                    .iter()
+                    .filter_map(|kv| serde_json::from_slice::<serde_json::Value>(&kv.value).ok())
+                    .collect::<Vec<_>>()
+            })
+        };
+        if let (Some(schemas), Some(levels)) = (objects(&schemas), objects(&levels)) {
+            control.configure_from_storage(&schemas, &levels, seen, now);
+        }
+    }
+
+    /// What priority and fairness's work estimate reads of a request's resource: its
+    /// objects and the watches open on it, from its watch cache.
+    pub(crate) fn flowcontrol_counts(&self, info: &RequestInfo) -> crate::flowcontrol::Counts {
+        let registry = self.registry();
+        let cache = registry
+            .lookup(&info.api_group, &info.api_version, &info.resource)
+            .and_then(|r| self.watch_cache_of(r));
+        match cache {
+            Some(cache) => crate::flowcontrol::Counts { objects: cache.object_count(), watches: cache.subscribers() },
+            None => crate::flowcontrol::Counts::default(),
+        }
     }
 
     /// Upstream's `apiserver_storage_objects`: each resource's object count, from its

@@ -106,6 +106,8 @@ fn the_in_flight_limits_refuse_what_is_over_them() {
             max_requests_inflight: 1,
             max_mutating_requests_inflight: 1,
         },
+        // The limits as they are, without priority and fairness in their place.
+        priority_and_fairness: false,
         authorizer: Authorizer::new(vec![Mode::AlwaysAllow]),
         ..Config::default()
     });

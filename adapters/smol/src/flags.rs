@@ -73,6 +73,9 @@ pub struct Options {
     /// `--max-mutating-requests-inflight`: mutating requests in flight at most; 0 is no
     /// limit.
     pub max_mutating_requests_inflight: usize,
+    /// `--enable-priority-and-fairness`: fair queuing by FlowSchemas and priority
+    /// levels instead of the two in-flight limits.
+    pub priority_and_fairness: bool,
     /// `--disable-controllers`: the built-in controllers that run.
     pub controllers: apiary_core::controllers::enabled::Enabled,
     /// `--enable-admission-plugins`, `--disable-admission-plugins`: the admission
@@ -406,6 +409,17 @@ const FLAGS: &[Flag] = &[
         default: Some("5m0s"),
         usage: "The interval of compaction requests: each compacts away the history older \
                 than the revision seen at the previous one. 0 disables compaction.",
+    },
+    Flag {
+        name: "enable-priority-and-fairness",
+        short: None,
+        section: Section::Generic,
+        kind: "",
+        default: Some("true"),
+        usage: "If true, requests are classified by FlowSchemas and queued and dispatched \
+                fairly by priority level (API Priority and Fairness), the levels sharing \
+                --max-requests-inflight plus --max-mutating-requests-inflight seats; if \
+                false, the two in-flight limits apply as they are.",
     },
     Flag {
         name: "max-mutating-requests-inflight",
@@ -1350,6 +1364,7 @@ where
     );
 
     let anonymous_auth = get("anonymous-auth") != Some("false");
+    let priority_and_fairness = get("enable-priority-and-fairness") != Some("false");
     let token_file = get("token-auth-file").and_then(|path| {
         let read = std::fs::read_to_string(path)
             .map_err(|e| format!("reading --token-auth-file {path}: {e}"))
@@ -1433,6 +1448,7 @@ where
         max_request_body_bytes: max_request_body_bytes.expect("validated"),
         max_requests_inflight: max_requests_inflight.expect("validated"),
         max_mutating_requests_inflight: max_mutating_requests_inflight.expect("validated"),
+        priority_and_fairness,
         min_request_timeout: min_request_timeout.expect("validated"),
         controllers: controllers.expect("validated"),
         admission_plugins: admission_plugins.expect("validated"),
@@ -1491,6 +1507,7 @@ mod tests {
         assert_eq!(o.request_timeout, Duration::from_secs(60));
         assert_eq!(o.shutdown_delay, Duration::ZERO);
         assert!(!o.shutdown_send_retry_after);
+        assert!(o.priority_and_fairness);
     }
 
     #[test]
@@ -1673,6 +1690,7 @@ mod tests {
         assert_eq!(o.shutdown_delay, Duration::from_secs(90));
         assert!(o.shutdown_send_retry_after);
         assert!(!serve(&["--shutdown-send-retry-after=false"]).shutdown_send_retry_after);
+        assert!(!serve(&["--enable-priority-and-fairness=false"]).priority_and_fairness);
         assert_eq!(
             problems(&["--request-timeout=0", "--shutdown-delay-duration=soon"]),
             [

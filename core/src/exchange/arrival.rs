@@ -150,6 +150,8 @@ impl Exchange {
             audit_lines,
             slot,
             in_flight,
+            classification: None,
+            seat: None,
         })
     }
 
@@ -162,6 +164,12 @@ impl Exchange {
         }
         let closing = self.shared.lifecycle.closing();
         finish::answer_headers(response.headers_mut(), &self.audit_id, self.wall, closing);
+        if let Some(classification) = &self.classification {
+            classification.set_headers(response.headers_mut());
+        }
+        if let Some(seat) = self.seat.take() {
+            seat.release(self.latest);
+        }
         let code = response.status().as_u16();
         if response.extensions().get::<Refused>().is_some() {
             self.shared.metrics.request_refused(&self.tracked, code);

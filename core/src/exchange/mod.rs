@@ -56,6 +56,12 @@ pub enum Next {
     },
     /// Close the connection without an answer: no new requests are taken.
     Close,
+    /// The request waits in a priority level's queue: await `turn`, or until `until`
+    /// (monotonic) at the latest, then [`Exchange::waited`] and poll again.
+    Wait {
+        turn: crate::flowcontrol::Turn,
+        until: Duration,
+    },
 }
 
 /// Where the request is. Each state holds what it needs to go on. Not boxed: the
@@ -66,6 +72,8 @@ enum Stage {
     Admitted(Admitted),
     /// Waiting for the token webhook to say who sent it.
     Authenticating(Admitted),
+    /// Waiting in a priority level's queue for a seat.
+    Queued(Box<Queued>),
     /// Handling: the next step of the handler to take.
     Handling(Step),
     /// Waiting for a storage operation.
@@ -86,6 +94,7 @@ impl std::fmt::Debug for Stage {
             Stage::Admitted(a) if a.yielded => "Admitted (yielded)",
             Stage::Admitted(_) => "Admitted",
             Stage::Authenticating(_) => "Authenticating",
+            Stage::Queued(_) => "Queued",
             Stage::Handling(_) => "Handling",
             Stage::AwaitingStorage(_) => "AwaitingStorage",
             Stage::AwaitingCall(_) => "AwaitingCall",
@@ -104,6 +113,22 @@ struct Admitted {
     /// Who the authenticators say sent it.
     authenticated: Authenticated,
     yielded: bool,
+}
+
+/// A request waiting for its turn, identified and not yet authorized.
+struct Queued {
+    waiting: crate::flowcontrol::Waiting,
+    /// When it gives up waiting (monotonic).
+    wait_limit: Duration,
+    identified: crate::dispatch::Identified,
+}
+
+/// Where priority and fairness leaves a request.
+enum Flow {
+    /// Go on with this step.
+    Go(Step),
+    /// Tell the adapter to wait.
+    Wait(Next),
 }
 
 /// A storage operation in flight: when it was asked for, and its metric's description.
@@ -133,6 +158,10 @@ pub struct Exchange {
     slot: Option<Slot>,
     /// The request as the lifecycle counts it, until the answer is written.
     in_flight: Option<InFlight>,
+    /// What priority and fairness classified it as, named on its answer.
+    classification: Option<crate::flowcontrol::Classification>,
+    /// Its seat at its priority level, given back once it is answered.
+    seat: Option<crate::flowcontrol::Seat>,
 }
 
 impl std::fmt::Debug for Exchange {
@@ -161,7 +190,16 @@ impl Exchange {
                     self.stage = Stage::Authenticating(admitted);
                     return Next::Call(outbound);
                 }
-                self.handle(admitted)
+                match self.handle(admitted) {
+                    Flow::Go(step) => step,
+                    Flow::Wait(next) => return next,
+                }
+            }
+            Stage::Queued(queued) => {
+                // Polled while waiting: wait on.
+                let next = Next::Wait { turn: queued.waiting.turn(), until: queued.waiting.look_again(queued.wait_limit) };
+                self.stage = Stage::Queued(queued);
+                return next;
             }
             Stage::Handling(step) => step,
             // Polled again before the outcome came: an adapter's mistake; the request
@@ -308,8 +346,9 @@ impl Exchange {
         }
     }
 
-    /// Authentication → impersonation → authorization → routing → the handler.
-    fn handle(&mut self, admitted: Admitted) -> Step {
+    /// Authentication → impersonation → priority and fairness → authorization →
+    /// routing → the handler.
+    fn handle(&mut self, admitted: Admitted) -> Flow {
         let Admitted {
             request,
             inputs,
@@ -317,7 +356,55 @@ impl Exchange {
             authenticated,
             ..
         } = admitted;
-        crate::dispatch::authenticated(&self.shared, request, inputs, info, authenticated, self.audit.as_mut())
+        let shared = self.shared.clone();
+        let identified = match crate::dispatch::identify(&shared, request, inputs, info, authenticated, self.audit.as_mut()) {
+            Ok(identified) => identified,
+            Err(step) => return Flow::Go(step),
+        };
+        let Some(control) = &shared.flowcontrol else {
+            return Flow::Go(crate::dispatch::authorize(&shared, identified, self.audit.as_mut()));
+        };
+        shared.refresh_flowcontrol(self.latest);
+        let counts = || shared.flowcontrol_counts(&identified.info);
+        let query = identified.request.uri().query();
+        let (classification, admit) = control.admit(&identified.user, &identified.info, query, counts, self.latest);
+        self.classification = classification;
+        match admit {
+            crate::flowcontrol::Admit::Bypass => {}
+            crate::flowcontrol::Admit::Execute(seat) => self.seat = Some(seat),
+            crate::flowcontrol::Admit::Queued(waiting) => {
+                let timeout = shared.config.lifecycle.request_timeout;
+                let wait_limit = crate::flowcontrol::Waiting::wait_limit(self.arrived, self.deadline, timeout);
+                let next = Next::Wait { turn: waiting.turn(), until: waiting.look_again(wait_limit) };
+                self.stage = Stage::Queued(Box::new(Queued { waiting, wait_limit, identified }));
+                return Flow::Wait(next);
+            }
+            crate::flowcontrol::Admit::Rejected { retry_after } => {
+                return Flow::Go(Step::Respond(crate::flowcontrol::too_many_requests(retry_after)));
+            }
+        }
+        Flow::Go(crate::dispatch::authorize(&shared, identified, self.audit.as_mut()))
+    }
+
+    /// A queued request's wait ended at `now` (its turn came, or it is time to look
+    /// again): it runs, gives up with 429, or waits on.
+    pub fn waited(&mut self, now: Duration) {
+        self.at(now);
+        let Stage::Queued(mut queued) = std::mem::replace(&mut self.stage, Stage::Finished) else {
+            return;
+        };
+        match queued.waiting.waited(now, queued.wait_limit) {
+            crate::flowcontrol::Waited::StillWaiting => self.stage = Stage::Queued(queued),
+            crate::flowcontrol::Waited::Execute(seat) => {
+                self.seat = Some(seat);
+                let Queued { identified, .. } = *queued;
+                let shared = self.shared.clone();
+                self.stage = Stage::Handling(crate::dispatch::authorize(&shared, identified, self.audit.as_mut()));
+            }
+            crate::flowcontrol::Waited::Rejected { retry_after } => {
+                self.stage = Stage::Handling(Step::Respond(crate::flowcontrol::too_many_requests(retry_after)));
+            }
+        }
     }
 
     /// The handler became a watch: streamed from now on, counted as long-running.
@@ -326,6 +413,11 @@ impl Exchange {
             in_flight.long_running(self.latest);
         }
         self.slot = None;
+        // A watch holds its seat until it has started, as upstream's filter holds it
+        // until the watch is initialized.
+        if let Some(seat) = self.seat.take() {
+            seat.release(self.latest);
+        }
         self.shared.metrics.watch_started(&self.tracked);
         if let Some(record) = &self.audit {
             self.audit_lines.extend(record.response_started(200, self.wall));

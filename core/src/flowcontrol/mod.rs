@@ -35,6 +35,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+/// The API group of the configuration objects.
+pub const GROUP: &str = "flowcontrol.apiserver.k8s.io";
 /// The mandatory exempt schema and level.
 pub const EXEMPT: &str = "exempt";
 /// The mandatory catch-all schema and level.
@@ -149,6 +151,10 @@ struct State {
     counters: Counters,
     /// The latest time reported, for seats given back without one.
     latest: Duration,
+    /// The change counts of the stored configuration last taken.
+    digested: Option<(u64, u64)>,
+    /// `Dangling` conditions to write, for the status writer to take.
+    pending_status: Vec<DanglingStatus>,
 }
 
 /// The flow control of one server, shared by every request.
@@ -169,6 +175,8 @@ impl FlowControl {
                 shared_at: Duration::ZERO,
                 counters: Counters::default(),
                 latest: Duration::ZERO,
+                digested: None,
+                pending_status: Vec::new(),
             })),
         };
         control.configure(&[], &[], Duration::ZERO);
@@ -289,6 +297,25 @@ impl FlowControl {
         }
         share_seats(&mut state, now);
         updates
+    }
+
+    /// The change counts of the stored configuration last taken.
+    pub fn digested(&self) -> Option<(u64, u64)> {
+        self.lock().digested
+    }
+
+    /// [`FlowControl::configure`] with the stored objects seen at change counts `seen`;
+    /// the `Dangling` conditions to write wait for [`FlowControl::take_status_updates`].
+    pub fn configure_from_storage(&self, schemas: &[Value], levels: &[Value], seen: (u64, u64), now: Duration) {
+        let updates = self.configure(schemas, levels, now);
+        let mut state = self.lock();
+        state.digested = Some(seen);
+        state.pending_status = updates;
+    }
+
+    /// The `Dangling` conditions the stored FlowSchemas should carry and do not.
+    pub fn take_status_updates(&self) -> Vec<DanglingStatus> {
+        std::mem::take(&mut self.lock().pending_status)
     }
 
     /// Classify a request and take it in at `now`: run it, queue it or turn it away.

@@ -264,10 +264,12 @@ impl QueueSet {
         self.seats_in_use
     }
 
+    #[cfg(test)]
     pub fn waiting(&self) -> usize {
         self.waiting
     }
 
+    #[cfg(test)]
     pub fn executing(&self) -> usize {
         self.executing
     }

@@ -68,11 +68,20 @@ pub struct Harness<S: SyncStorage> {
     audit_lines: RefCell<Vec<String>>,
 }
 
-/// A request held at a storage operation, its connection with it.
+/// A request held at a storage operation (or waiting in a priority level's queue),
+/// its connection with it.
 pub struct Held {
     connection: Connection,
     exchange: Exchange,
-    op: StorageOp,
+    /// None while it waits for a seat.
+    op: Option<StorageOp>,
+}
+
+impl Held {
+    /// Whether it waits in a queue for a seat (rather than at a storage operation).
+    pub fn is_queued(&self) -> bool {
+        self.op.is_none()
+    }
 }
 
 impl std::fmt::Debug for Held {
@@ -86,6 +95,8 @@ enum Stopped {
     Answered(http::Response<Bytes>),
     Watching(WatchSource, http::response::Parts, Box<dyn WatchResponse>),
     Held(StorageOp),
+    /// Waiting in a priority level's queue.
+    Queued,
     Closed,
 }
 
@@ -381,8 +392,9 @@ impl<S: SyncStorage> Harness<S> {
             Stopped::Held(op) => Some(Held {
                 connection,
                 exchange,
-                op,
+                op: Some(op),
             }),
+            Stopped::Queued => Some(Held { connection, exchange, op: None }),
             stopped => {
                 self.write(&mut connection, exchange, stopped, answered);
                 None
@@ -398,7 +410,10 @@ impl<S: SyncStorage> Harness<S> {
             op,
         } = held;
         let mut out = Vec::new();
-        let stopped = self.storage(&mut exchange, op).unwrap_or_else(|| self.drive(&mut exchange, false));
+        let stopped = match op {
+            Some(op) => self.storage(&mut exchange, op).unwrap_or_else(|| self.drive(&mut exchange, false)),
+            None => self.drive(&mut exchange, false),
+        };
         self.write(&mut connection, exchange, stopped, &mut out);
         out
     }
@@ -455,6 +470,19 @@ impl<S: SyncStorage> Harness<S> {
                         return stopped;
                     }
                 }
+                Next::Wait { turn, until } => {
+                    if hold {
+                        return Stopped::Queued;
+                    }
+                    // Its turn has come, or the clock moves on to when it looks again.
+                    let mut turn = turn;
+                    let waker = std::task::Waker::noop();
+                    let ready = std::future::Future::poll(std::pin::Pin::new(&mut turn), &mut std::task::Context::from_waker(waker)).is_ready();
+                    if !ready {
+                        self.clock.set(until.max(self.clock.get()));
+                    }
+                    exchange.waited(self.clock.get());
+                }
                 Next::Call(outbound) => {
                     let outcome = (self.calls.borrow())(&outbound);
                     exchange.call_done(outcome, self.clock.get());
@@ -495,7 +523,7 @@ impl<S: SyncStorage> Harness<S> {
                 out.extend_from_slice(&connection.encode_stream_end());
                 exchange.watch_ended(self.clock.get());
             }
-            Stopped::Held(_) | Stopped::Closed => {}
+            Stopped::Held(_) | Stopped::Queued | Stopped::Closed => {}
         }
         self.audit_lines.borrow_mut().extend(exchange.take_audit_lines());
         exchange.written(self.clock.get());

@@ -413,5 +413,7 @@ pub fn storage_operation(op: &crate::storage::StorageOp) -> Option<(&'static str
     }
 }
 
+pub mod flowcontrol;
+
 #[cfg(test)]
 mod tests;

@@ -53,6 +53,11 @@ pub async fn drive_exchange<S: Storage>(
             } => return Driven::Watch(source, head, stream),
             Next::Close => return Driven::Close,
             Next::Yield => smol::future::yield_now().await,
+            // Queued for a seat: until its turn comes or it is time to look again.
+            Next::Wait { turn, until } => {
+                super::timeout(until.saturating_sub(now()), turn).await;
+                exchange.waited(now());
+            }
             Next::Storage(op) => match within(exchange.deadline(), &now, storage.run(op)).await {
                 Some(done) => exchange.storage_done(done, now()),
                 // Dropped with its storage operation: each is one atomic write, so it

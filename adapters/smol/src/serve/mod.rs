@@ -176,6 +176,7 @@ impl<S: Storage> Apiary<S> {
                 max_requests_inflight: options.max_requests_inflight,
                 max_mutating_requests_inflight: options.max_mutating_requests_inflight,
             },
+            priority_and_fairness: options.priority_and_fairness,
             ..Config::default()
         };
         let server = Server::new(config);
