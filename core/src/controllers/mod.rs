@@ -30,9 +30,10 @@ const AGGREGATION_MANAGER: &str = "clusterrole-aggregation-controller";
 /// In order: ClusterRoles, CRDs, the caches of the objects of CRDs being deleted,
 /// namespaces (and, while one is terminating, every cache), the revisions of the
 /// objects each namespace gets by default, (for the garbage collector) every cache,
-/// and (for the quota controller, while there are quotas) every cache.
+/// (for the quota controller, while there are quotas) every cache, and the FlowSchemas
+/// and PriorityLevelConfigurations.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Seen([u64; 7]);
+pub struct Seen([u64; 8]);
 
 /// The controllers' view of the server.
 pub(crate) fn changes(shared: &Shared) -> Seen {
@@ -64,6 +65,8 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
         defaults,
         everything,
         quota_changes(shared, all_caches),
+        changes(cache(shared, crate::flowcontrol::GROUP, "flowschemas"))
+            .wrapping_add(changes(cache(shared, crate::flowcontrol::GROUP, "prioritylevelconfigurations")).rotate_left(32)),
     ])
 }
 
@@ -156,7 +159,47 @@ pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::R
     if enabled.runs(Controller::ResourceQuota) && moved(6) {
         writes.extend(resource_quotas(shared, at));
     }
+    if shared.flowcontrol.is_some() && moved(7) {
+        writes.extend(flow_schema_conditions(shared, &now));
+    }
     writes
+}
+
+/// The field manager of FlowSchemas' `Dangling` conditions, upstream's.
+const FLOWCONTROL_MANAGER: &str = "api-priority-and-fairness-config-consumer-v1";
+
+/// Priority and fairness's configuration controller: each FlowSchema's `Dangling`
+/// condition says whether its priority level exists, applied as upstream applies it.
+fn flow_schema_conditions(shared: &Shared, now: &str) -> Vec<http::Request<Bytes>> {
+    let group = crate::flowcontrol::GROUP;
+    let (Some(schemas), Some(levels)) =
+        (objects(cache(shared, group, "flowschemas")), objects(cache(shared, group, "prioritylevelconfigurations")))
+    else {
+        return Vec::new();
+    };
+    crate::flowcontrol::status_updates(&schemas, &levels)
+        .into_iter()
+        .map(|update| {
+            let status = if update.dangling { "True" } else { "False" };
+            let apply = json!({
+                "apiVersion": format!("{group}/v1"),
+                "kind": "FlowSchema",
+                "metadata": {"name": update.flow_schema},
+                "status": {"conditions": [{
+                    "type": "Dangling",
+                    "status": status,
+                    "lastTransitionTime": now,
+                    "reason": update.reason,
+                    "message": update.message,
+                }]},
+            });
+            let path = format!(
+                "/apis/{group}/v1/flowschemas/{}/status?fieldManager={FLOWCONTROL_MANAGER}&force=true",
+                update.flow_schema
+            );
+            controller_request(&path, "application/apply-patch+yaml", apply)
+        })
+        .collect()
 }
 
 /// The quota controller: each quota's status brought up to date with what its

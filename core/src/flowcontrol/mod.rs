@@ -153,8 +153,6 @@ struct State {
     latest: Duration,
     /// The change counts of the stored configuration last taken.
     digested: Option<(u64, u64)>,
-    /// `Dangling` conditions to write, for the status writer to take.
-    pending_status: Vec<DanglingStatus>,
 }
 
 /// The flow control of one server, shared by every request.
@@ -176,7 +174,6 @@ impl FlowControl {
                 counters: Counters::default(),
                 latest: Duration::ZERO,
                 digested: None,
-                pending_status: Vec::new(),
             })),
         };
         control.configure(&[], &[], Duration::ZERO);
@@ -189,9 +186,8 @@ impl FlowControl {
 
     /// Take the stored FlowSchemas and PriorityLevelConfigurations (whole objects) as
     /// the configuration from now on. Requests waiting or running keep their places;
-    /// a level no schema uses any more goes once it is idle. Answers the `Dangling`
-    /// conditions the schemas should carry, for those whose status says otherwise.
-    pub fn configure(&self, schemas: &[Value], levels: &[Value], now: Duration) -> Vec<DanglingStatus> {
+    /// a level no schema uses any more goes once it is idle.
+    pub fn configure(&self, schemas: &[Value], levels: &[Value], now: Duration) {
         let mut state = self.lock();
         state.latest = state.latest.max(now);
         let (mandatory_schemas, mandatory_levels) = objects::mandatory();
@@ -205,7 +201,6 @@ impl FlowControl {
                 Err(e) => tracing::warn!("priority and fairness: {}", e.0),
             }
         }
-        let mut updates = Vec::new();
         let mut usable = Vec::new();
         for object in schemas {
             let schema = match FlowSchema::from_object(object) {
@@ -215,11 +210,8 @@ impl FlowControl {
                     continue;
                 }
             };
-            let dangling = !specs.contains_key(&schema.priority_level);
-            if let Some(update) = dangling_update(object, &schema, dangling) {
-                updates.push(update);
-            }
-            if !dangling {
+            // A schema whose level does not exist is left out (it is `Dangling`).
+            if specs.contains_key(&schema.priority_level) {
                 usable.push(schema);
             }
         }
@@ -296,7 +288,6 @@ impl FlowControl {
             );
         }
         share_seats(&mut state, now);
-        updates
     }
 
     /// The change counts of the stored configuration last taken.
@@ -304,18 +295,10 @@ impl FlowControl {
         self.lock().digested
     }
 
-    /// [`FlowControl::configure`] with the stored objects seen at change counts `seen`;
-    /// the `Dangling` conditions to write wait for [`FlowControl::take_status_updates`].
+    /// [`FlowControl::configure`] with the stored objects seen at change counts `seen`.
     pub fn configure_from_storage(&self, schemas: &[Value], levels: &[Value], seen: (u64, u64), now: Duration) {
-        let updates = self.configure(schemas, levels, now);
-        let mut state = self.lock();
-        state.digested = Some(seen);
-        state.pending_status = updates;
-    }
-
-    /// The `Dangling` conditions the stored FlowSchemas should carry and do not.
-    pub fn take_status_updates(&self) -> Vec<DanglingStatus> {
-        std::mem::take(&mut self.lock().pending_status)
+        self.configure(schemas, levels, now);
+        self.lock().digested = Some(seen);
     }
 
     /// Classify a request and take it in at `now`: run it, queue it or turn it away.
@@ -380,6 +363,16 @@ impl FlowControl {
             }
         };
         (Some(classification), admit)
+    }
+
+    /// Bring every level to `now`: seats held after requests given back when due, and
+    /// what can run dispatched.
+    pub fn sync(&self, now: Duration) {
+        let mut state = self.lock();
+        state.latest = state.latest.max(now);
+        for level in state.levels.values_mut() {
+            level.set.sync(now);
+        }
     }
 
     /// The gauges of every level, for `/metrics`.
@@ -499,6 +492,21 @@ fn share_seats(state: &mut State, now: Duration) {
         let limit = level.spec.limit;
         level.set.reconfigure(limit, current, now);
     }
+}
+
+/// The `Dangling` conditions the stored FlowSchemas should carry and do not, as
+/// upstream's configuration controller keeps them: true when the schema's priority
+/// level does not exist.
+pub fn status_updates(schemas: &[Value], levels: &[Value]) -> Vec<DanglingStatus> {
+    let names: Vec<&str> = levels.iter().filter_map(|l| l.pointer("/metadata/name").and_then(Value::as_str)).collect();
+    schemas
+        .iter()
+        .filter_map(|object| {
+            let schema = FlowSchema::from_object(object).ok()?;
+            let dangling = !names.contains(&schema.priority_level.as_str());
+            dangling_update(object, &schema, dangling)
+        })
+        .collect()
 }
 
 /// The `Dangling` condition `object` should carry, when its status says otherwise.

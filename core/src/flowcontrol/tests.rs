@@ -59,7 +59,8 @@ fn none() -> Counts {
 fn requests_are_classified_as_upstream_classifies_them() {
     let control = FlowControl::new(600);
     let (schemas, levels) = bootstrap();
-    assert!(control.configure(&schemas, &levels, Duration::ZERO).iter().all(|u| !u.dangling));
+    control.configure(&schemas, &levels, Duration::ZERO);
+    assert!(status_updates(&schemas, &levels).iter().all(|u| !u.dangling && u.reason == "Found"));
     let admin = user("admin", &["system:masters", "system:authenticated"]);
     let alice = user("alice", &["system:authenticated"]);
     let (class, admit) = control.admit(&admin, &info("GET", "/api/v1/pods"), None, none, MS);
@@ -80,7 +81,8 @@ fn mandatory_objects_stand_in_for_missing_ones_and_dangling_schemas_are_reported
     let control = FlowControl::new(600);
     let orphan = json!({"metadata": {"name": "orphan"}, "spec": {"matchingPrecedence": 5, "priorityLevelConfiguration": {"name": "nowhere"},
         "rules": [{"subjects": [{"kind": "User", "user": {"name": "*"}}], "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}]}]}});
-    let updates = control.configure(&[orphan], &[], Duration::ZERO);
+    control.configure(&[orphan.clone()], &[], Duration::ZERO);
+    let updates = status_updates(&[orphan], &[]);
     assert_eq!(updates.len(), 1);
     assert!(updates[0].dangling && updates[0].reason == "NotFound");
     assert!(updates[0].message.contains("named \"nowhere\" but there is no such object"));
