@@ -30,7 +30,7 @@ fn subject_matches(subject: &Subject, user: &UserInfo) -> bool {
         "Group" => subject
             .group
             .as_ref()
-            .is_some_and(|g| g.name == "*" || user.groups.iter().any(|group| *group == g.name)),
+            .is_some_and(|g| g.name == "*" || user.groups.contains(&g.name)),
         "ServiceAccount" => subject.service_account.as_ref().is_some_and(|sa| {
             let Some(rest) = user.name.strip_prefix("system:serviceaccount:") else {
                 return false;

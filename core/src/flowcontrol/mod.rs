@@ -105,15 +105,18 @@ struct Level {
     quiescing: bool,
 }
 
+/// A wait histogram: how many, their total seconds, and how many at or below each
+/// bound of [`WAIT_BUCKETS`].
+pub type WaitHistogram = (u64, f64, Vec<u64>);
+
 /// Counts kept for `/metrics`, by flow schema and priority level.
 #[derive(Debug, Default, Clone)]
 pub struct Counters {
     pub dispatched: BTreeMap<(Arc<str>, Arc<str>), u64>,
     pub rejected: BTreeMap<(Arc<str>, Arc<str>, &'static str), u64>,
     pub executing: BTreeMap<(Arc<str>, Arc<str>), (i64, i64)>,
-    /// Seconds waited in queue, by (schema, level, executed): count and sum, and the
-    /// counts at or below each bound of [`WAIT_BUCKETS`].
-    pub waited: BTreeMap<(Arc<str>, Arc<str>, bool), (u64, f64, Vec<u64>)>,
+    /// Seconds waited in queue, by (schema, level, executed).
+    pub waited: BTreeMap<(Arc<str>, Arc<str>, bool), WaitHistogram>,
 }
 
 /// The bounds of upstream's `apiserver_flowcontrol_request_wait_duration_seconds`.

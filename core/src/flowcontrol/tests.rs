@@ -81,7 +81,7 @@ fn mandatory_objects_stand_in_for_missing_ones_and_dangling_schemas_are_reported
     let control = FlowControl::new(600);
     let orphan = json!({"metadata": {"name": "orphan"}, "spec": {"matchingPrecedence": 5, "priorityLevelConfiguration": {"name": "nowhere"},
         "rules": [{"subjects": [{"kind": "User", "user": {"name": "*"}}], "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}]}]}});
-    control.configure(&[orphan.clone()], &[], Duration::ZERO);
+    control.configure(std::slice::from_ref(&orphan), &[], Duration::ZERO);
     let updates = status_updates(&[orphan], &[]);
     assert_eq!(updates.len(), 1);
     assert!(updates[0].dangling && updates[0].reason == "NotFound");

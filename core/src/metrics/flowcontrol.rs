@@ -7,7 +7,8 @@ use crate::flowcontrol::{FlowControl, WAIT_BUCKETS};
 /// Append the priority-and-fairness families to `out`.
 pub fn render(out: &mut String, control: &FlowControl) {
     let (levels, counters) = control.gauges();
-    let per_level: [(&str, &str, fn(&crate::flowcontrol::LevelGauges) -> u32); 5] = [
+    type Gauge = fn(&crate::flowcontrol::LevelGauges) -> u32;
+    let per_level: [(&str, &str, Gauge); 5] = [
         ("apiserver_flowcontrol_nominal_limit_seats", "Nominal number of execution seats configured for each priority level", |l| l.nominal),
         ("apiserver_flowcontrol_lower_limit_seats", "Configured lower bound on number of execution seats available to each priority level", |l| l.lower),
         ("apiserver_flowcontrol_upper_limit_seats", "Configured upper bound on number of execution seats available to each priority level", |l| l.upper),
