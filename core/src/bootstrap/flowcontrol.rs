@@ -1,0 +1,191 @@
+//! Upstream's API Priority and Fairness bootstrap configuration: the mandatory and
+//! suggested FlowSchemas and PriorityLevelConfigurations kube-apiserver v1.33 keeps in
+//! every cluster (`flowcontrol.json` beside this file: their specs and the
+//! `apf.kubernetes.io/autoupdate-spec` annotation, server-set fields left out), and how
+//! a stored one is brought back to it, as upstream's ensurer does.
+
+use serde_json::Value;
+use std::sync::OnceLock;
+
+const OBJECTS: &str = include_str!("flowcontrol.json");
+
+/// The annotation that says whether the server keeps an object's spec its own.
+pub const AUTO_UPDATE: &str = "apf.kubernetes.io/autoupdate-spec";
+
+/// The objects no cluster goes without: their specs are fixed (validation refuses
+/// others) and written back whatever the annotation says.
+const MANDATORY: [&str; 2] = ["exempt", "catch-all"];
+
+/// Every bootstrap object: the PriorityLevelConfigurations, then the FlowSchemas.
+pub fn objects() -> &'static [Value] {
+    static PARSED: OnceLock<Vec<Value>> = OnceLock::new();
+    PARSED.get_or_init(|| serde_json::from_str(OBJECTS).expect("the APF bootstrap configuration is JSON"))
+}
+
+/// The fixed spec of the mandatory object `name` of `kind`, if it is one.
+pub fn mandatory_spec(kind: &str, name: &str) -> Option<&'static Value> {
+    if !MANDATORY.contains(&name) {
+        return None;
+    }
+    objects().iter().find(|o| o["kind"] == kind && o["metadata"]["name"] == name).map(|o| &o["spec"])
+}
+
+fn name_of(o: &Value) -> &str {
+    o["metadata"]["name"].as_str().unwrap_or_default()
+}
+
+/// Whether `name` of `kind` is a bootstrap object.
+pub fn is_bootstrap(kind: &str, name: &str) -> bool {
+    objects().iter().any(|o| o["kind"] == kind && name_of(o) == name)
+}
+
+/// The auto-update annotation of a stored object, as Go's `strconv.ParseBool` reads it:
+/// `None` when absent or not a boolean.
+fn auto_update(stored: &Value) -> Option<bool> {
+    match stored.pointer("/metadata/annotations")?.get(AUTO_UPDATE)?.as_str()? {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// The update that brings a stored bootstrap object back to `wanted`, or `None` when
+/// it needs none. A mandatory object's spec is always made ours again; a suggested
+/// one's only while its annotation says so (or, without a readable annotation, while
+/// nobody changed its spec: generation 1). Either way the annotation is set to what
+/// was decided. The exempt priority level's `spec.exempt` stays the stored one (its
+/// one part an administrator may tune).
+pub fn reconcile(stored: &Value, wanted: &Value) -> Option<Value> {
+    let name = name_of(wanted);
+    let kind = wanted["kind"].as_str().unwrap_or_default();
+    let mandatory = MANDATORY.contains(&name);
+    let update_spec = mandatory
+        || auto_update(stored).unwrap_or_else(|| stored.pointer("/metadata/generation").and_then(Value::as_i64) == Some(1));
+    let annotation_stale = auto_update(stored) != Some(update_spec);
+    let mut spec = wanted["spec"].clone();
+    if kind == "PriorityLevelConfiguration" && name == "exempt" {
+        if let Some(exempt) = stored.pointer("/spec/exempt").filter(|e| e.is_object()) {
+            spec["exempt"] = exempt.clone();
+        }
+    }
+    let spec_differs = update_spec && !same_spec(&stored["spec"], &spec);
+    if !annotation_stale && !spec_differs {
+        return None;
+    }
+    let mut updated = stored.clone();
+    if spec_differs {
+        updated["spec"] = spec;
+    }
+    if annotation_stale {
+        let meta = updated["metadata"].as_object_mut()?;
+        let annotations = meta.entry("annotations").or_insert_with(|| serde_json::json!({}));
+        if !annotations.is_object() {
+            *annotations = serde_json::json!({});
+        }
+        annotations[AUTO_UPDATE] = Value::String(update_spec.to_string());
+    }
+    Some(updated)
+}
+
+/// Whether two specs are the same as Go compares them semantically: a zero scalar, an
+/// empty list and an absent field are one.
+pub fn same_spec(a: &Value, b: &Value) -> bool {
+    normalized(a) == normalized(b)
+}
+
+fn normalized(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !is_zero(v))
+                .map(|(k, v)| (k.clone(), normalized(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(normalized).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(_) => false,
+    }
+}
+
+/// The bootstrap objects in a stored list no longer wanted: those the server keeps
+/// (annotation true) whose names are not bootstrap names any more.
+pub fn unwanted<'a>(kind: &str, stored: &'a [Value]) -> Vec<&'a str> {
+    stored
+        .iter()
+        .filter(|o| auto_update(o) == Some(true) && !is_bootstrap(kind, name_of(o)))
+        .map(name_of)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn wanted(name: &str) -> &'static Value {
+        objects().iter().find(|o| name_of(o) == name && o["kind"] == "FlowSchema").unwrap()
+    }
+
+    #[test]
+    fn upstreams_counts() {
+        let count = |kind: &str| objects().iter().filter(|o| o["kind"] == kind).count();
+        assert_eq!((count("FlowSchema"), count("PriorityLevelConfiguration")), (11, 8));
+        assert!(mandatory_spec("FlowSchema", "exempt").is_some());
+        assert!(mandatory_spec("FlowSchema", "global-default").is_none());
+    }
+
+    #[test]
+    fn suggested_specs_follow_their_annotation() {
+        let want = wanted("global-default");
+        let mut stored = want.clone();
+        stored["spec"]["matchingPrecedence"] = json!(42);
+        stored["metadata"]["generation"] = json!(2);
+        assert_eq!(reconcile(&stored, want).unwrap()["spec"], want["spec"], "annotation true: spec made ours");
+        stored["metadata"]["annotations"][AUTO_UPDATE] = json!("false");
+        assert!(reconcile(&stored, want).is_none(), "annotation false: left alone");
+        stored["metadata"]["annotations"] = json!({});
+        let updated = reconcile(&stored, want).unwrap();
+        assert_eq!(updated["spec"]["matchingPrecedence"], 42, "changed by someone: kept");
+        assert_eq!(updated["metadata"]["annotations"][AUTO_UPDATE], "false");
+    }
+
+    #[test]
+    fn mandatory_specs_are_forced_back() {
+        let want = wanted("catch-all");
+        let mut stored = want.clone();
+        stored["metadata"]["annotations"][AUTO_UPDATE] = json!("false");
+        stored["spec"]["matchingPrecedence"] = json!(9999);
+        let updated = reconcile(&stored, want).unwrap();
+        assert_eq!(updated["spec"], want["spec"]);
+        assert_eq!(updated["metadata"]["annotations"][AUTO_UPDATE], "true");
+        assert!(reconcile(want, want).is_none());
+    }
+
+    #[test]
+    fn the_exempt_levels_own_shares_are_kept() {
+        let want = objects().iter().find(|o| name_of(o) == "exempt" && o["kind"] == "PriorityLevelConfiguration").unwrap();
+        let mut stored = want.clone();
+        stored["spec"]["exempt"] = json!({"nominalConcurrencyShares": 10, "lendablePercent": 50});
+        assert!(reconcile(&stored, want).is_none());
+    }
+
+    #[test]
+    fn objects_the_server_kept_that_are_no_longer_bootstrap_ones_go() {
+        let stored = vec![
+            json!({"metadata": {"name": "old", "annotations": {AUTO_UPDATE: "true"}}}),
+            json!({"metadata": {"name": "mine"}}),
+            json!({"metadata": {"name": "catch-all", "annotations": {AUTO_UPDATE: "true"}}}),
+        ];
+        assert_eq!(unwanted("FlowSchema", &stored), ["old"]);
+    }
+}
