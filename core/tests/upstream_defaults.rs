@@ -168,7 +168,7 @@ fn normalized(mut answer: Value, input: &Value) -> Value {
     // Conditions the server sets on create (a local APIService's Available).
     if let Some(Value::Array(conditions)) = answer.pointer_mut("/status/conditions") {
         for c in conditions {
-            if c.get("lastTransitionTime").is_some() {
+            if c.get("lastTransitionTime").is_some_and(Value::is_string) {
                 c["lastTransitionTime"] = json!("<timestamp>");
             }
         }
