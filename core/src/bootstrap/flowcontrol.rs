@@ -88,22 +88,11 @@ pub fn reconcile(stored: &Value, wanted: &Value) -> Option<Value> {
 }
 
 /// Whether two specs are the same as Go compares them semantically: a zero scalar, an
-/// empty list and an absent field are one.
+/// empty list and an absent field are one (a struct, even empty, is not nothing: the
+/// pointers of these specs tell the two apart).
 pub fn same_spec(a: &Value, b: &Value) -> bool {
+    let normalized = |v| crate::validation::value::without_zero_values(v, is_zero);
     normalized(a) == normalized(b)
-}
-
-fn normalized(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, v)| !is_zero(v))
-                .map(|(k, v)| (k.clone(), normalized(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(normalized).collect()),
-        other => other.clone(),
-    }
 }
 
 fn is_zero(v: &Value) -> bool {

@@ -280,8 +280,8 @@ fn aggregated_apis_matches_kube_shape() {
     let s = text(&doc);
     assert!(s.starts_with(concat!(
         r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":["#,
-        r#"{"metadata":{"name":"apps","creationTimestamp":null},"versions":[{"version":"v1","resources":["#,
-        r#"{"resource":"controllerrevisions","responseKind":{"group":"","version":"","kind":"ControllerRevision"},"scope":"Namespaced","singularResource":"controllerrevision","verbs":["#
+        r#"{"metadata":{"name":"apiregistration.k8s.io","creationTimestamp":null},"versions":[{"version":"v1","resources":["#,
+        r#"{"resource":"apiservices","responseKind":{"group":"","version":"","kind":"APIService"},"scope":"Cluster","singularResource":"apiservice","verbs":["#
     )));
     assert!(s.contains(r#"],"freshness":"Current"}]}"#));
     assert!(s.contains(r#""subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]}"#));

@@ -424,17 +424,18 @@ fn internal_spec(spec: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// Field errors as their messages.
+    pub(in crate::resources) fn messages(errs: Vec<FieldError>) -> Vec<String> {
+        errs.iter().map(ToString::to_string).collect()
+    }
 
     fn schema(name: &str, spec: Value) -> Object {
         let mut o = json!({"metadata": {"name": name}, "spec": spec}).as_object().unwrap().clone();
         FlowSchemas.default(&mut o);
         o
-    }
-
-    fn messages(errs: Vec<FieldError>) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
     }
 
     #[test]

@@ -273,16 +273,13 @@ fn internal_spec(spec: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::flowschemas::tests::messages;
     use super::*;
 
     fn level(name: &str, spec: Value) -> Object {
         let mut o = json!({"metadata": {"name": name}, "spec": spec}).as_object().unwrap().clone();
         PriorityLevelConfigurations.default(&mut o);
         o
-    }
-
-    fn messages(errs: Vec<FieldError>) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
     }
 
     #[test]
