@@ -187,3 +187,19 @@ fn api_services_are_local_and_available_or_name_a_service() {
     assert_eq!(names(&call(&h, "GET", &path, None).json()), ["v1.example.com", "v1beta1.example.com"]);
     assert_eq!(call(&h, "DELETE", &format!("{path}/v1beta1.example.com"), None).status, 200);
 }
+
+#[test]
+fn openapi_v3_describes_the_kinds_as_upstream() {
+    let h = server();
+    let doc = call(&h, "GET", "/openapi/v3/apis/flowcontrol.apiserver.k8s.io/v1", None).json();
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(
+        schemas["io.k8s.api.flowcontrol.v1.LimitResponse"]["x-kubernetes-unions"],
+        json!([{"discriminator": "type", "fields-to-discriminateBy": {"queuing": "Queuing"}}])
+    );
+    assert_eq!(schemas["io.k8s.api.flowcontrol.v1.FlowSchemaSpec"]["properties"]["rules"]["x-kubernetes-list-type"], "atomic");
+    assert_eq!(schemas["io.k8s.api.flowcontrol.v1.FlowSchemaStatus"]["properties"]["conditions"]["x-kubernetes-list-map-keys"], json!(["type"]));
+    let doc = call(&h, "GET", "/openapi/v3/apis/apiregistration.k8s.io/v1", None).json();
+    let service = &doc["components"]["schemas"]["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"];
+    assert_eq!(service["x-kubernetes-group-version-kind"], json!([{"group": "apiregistration.k8s.io", "kind": "APIService", "version": "v1"}]));
+}
