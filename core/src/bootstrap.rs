@@ -350,6 +350,33 @@ mod tests {
     }
 
     #[test]
+    fn the_flowcontrol_pass_creates_then_sweeps_what_it_no_longer_ships() {
+        let mut b = Bootstrap::flowcontrol();
+        for _ in 0..19 {
+            let create = b.next_request().unwrap();
+            assert_eq!(create.method(), http::Method::POST);
+            b.answered(&answer(201, "{}")).unwrap();
+        }
+        let list = b.next_request().unwrap();
+        assert_eq!((list.method(), list.uri().path()), (&http::Method::GET, "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas"));
+        let kept = |name: &str, auto: &str| format!(r#"{{"metadata":{{"name":"{name}","annotations":{{"{}":"{auto}"}}}}}}"#, flowcontrol::AUTO_UPDATE);
+        let stored = format!(r#"{{"items":[{},{},{}]}}"#, kept("exempt", "true"), kept("old-a", "true"), kept("old-b", "true"));
+        b.answered(&answer(200, &stored)).unwrap();
+        for (name, code) in [("old-a", 200), ("old-b", 404)] {
+            let delete = b.next_request().unwrap();
+            assert_eq!(delete.method(), http::Method::DELETE);
+            assert_eq!(delete.uri().path(), format!("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}"));
+            b.answered(&answer(code, "{}")).unwrap();
+        }
+        // Levels: a user's own (no annotation) and one handed over (false) stay.
+        assert_eq!(b.next_request().unwrap().uri().path(), "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations");
+        let stored = format!(r#"{{"items":[{},{{"metadata":{{"name":"mine"}}}}]}}"#, kept("handed-over", "false"));
+        b.answered(&answer(200, &stored)).unwrap();
+        assert!(b.next_request().is_none());
+        assert!(b.finished());
+    }
+
+    #[test]
     fn an_existing_role_is_read_then_updated_and_failures_come_back() {
         let mut b = Bootstrap::new();
         // The namespaces and the system priority classes are kept as they are.

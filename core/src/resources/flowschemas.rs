@@ -59,7 +59,7 @@ static COLUMNS: &[Column] = &[
 ];
 
 /// The status of the first condition of `kind` in an object's status.
-pub(super) fn condition_status<'a>(o: &'a Object, kind: &str) -> Option<&'a str> {
+fn condition_status<'a>(o: &'a Object, kind: &str) -> Option<&'a str> {
     let conditions = at(o, &["status", "conditions"])?.as_array()?;
     conditions.iter().find(|c| text(c, "type") == kind).map(|c| text(c, "status"))
 }
