@@ -6,7 +6,7 @@
 //! the next pass of its ensurer.
 
 use apiary_core::bootstrap::Bootstrap;
-use apiary_core::harness::{Harness, Reply};
+use apiary_core::harness::{parse_responses, Harness, Reply};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use serde_json::{json, Value};
@@ -202,4 +202,34 @@ fn openapi_v3_describes_the_kinds_as_upstream() {
     let doc = call(&h, "GET", "/openapi/v3/apis/apiregistration.k8s.io/v1", None).json();
     let service = &doc["components"]["schemas"]["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"];
     assert_eq!(service["x-kubernetes-group-version-kind"], json!([{"group": "apiregistration.k8s.io", "kind": "APIService", "version": "v1"}]));
+}
+
+/// The rows of a Table, by the first cell, without the cells that read the clock
+/// (Age) or a status Apiary does not write (MissingPL).
+fn rows(table: &Value) -> Vec<Vec<Value>> {
+    let columns: Vec<&str> = table["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let mut rows: Vec<Vec<Value>> = table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let cells = r["cells"].as_array().unwrap();
+            columns.iter().zip(cells).filter(|(c, _)| !matches!(**c, "Age" | "MissingPL")).map(|(_, v)| v.clone()).collect()
+        })
+        .filter(|cells: &Vec<Value>| !cells[0].as_str().unwrap().starts_with("refb-"))
+        .collect();
+    rows.sort_by_key(|r| r[0].as_str().unwrap().to_owned());
+    rows
+}
+
+#[test]
+fn the_bootstrap_objects_tables_are_upstreams() {
+    let h = server();
+    for plural in ["flowschemas", "prioritylevelconfigurations"] {
+        let file = format!("{}/tests/upstream/tables/flowcontrol.apiserver.k8s.io_v1_{plural}.json", env!("CARGO_MANIFEST_DIR"));
+        let recorded: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let request = format!("GET {FLOWCONTROL}/{plural} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json;as=Table;v=v1;g=meta.k8s.io\r\n\r\n");
+        let table = parse_responses(&h.send(request.as_bytes())).unwrap().remove(0).json();
+        assert_eq!(rows(&table), rows(&recorded["table_all_including_bootstrap"]), "{plural}");
+    }
 }
