@@ -1,10 +1,10 @@
 //! flowcontrol.apiserver.k8s.io and apiregistration.k8s.io on the real binary, through
 //! kubectl 1.33 and 1.27: `kubectl get flowschemas` and `kubectl get
 //! prioritylevelconfigurations` list upstream's bootstrap configuration with upstream's
-//! columns, `kubectl api-resources` lists the three kinds, and a local APIService is
-//! applied, read and deleted.
+//! columns (a deleted mandatory FlowSchema comes back), `kubectl api-resources` lists
+//! the three kinds, and a local APIService is applied, read and deleted.
 
-use apiary_conformance::harness::{ok, Apiary};
+use apiary_conformance::harness::{eventually, ok, Apiary};
 
 /// The header and the row of `name` in a `kubectl get` table, split into cells.
 fn row(table: &str, name: &str) -> (Vec<String>, Vec<String>) {
@@ -34,6 +34,10 @@ fn kubectl_lists_the_bootstrap_configuration_with_upstreams_columns() {
         assert_eq!(row(&levels, "exempt").1[..6], ["exempt", "Exempt", "<none>", "<none>", "<none>", "<none>"]);
         assert_eq!(levels.lines().count(), 9, "{version}: 8 levels\n{levels}");
     }
+
+    // The server's ensurer writes a deleted mandatory schema back.
+    ok(&apiary.kubectl("1.33", &["delete", "flowschema", "catch-all"]));
+    eventually("catch-all is written back", || apiary.kubectl("1.33", &["get", "flowschema", "catch-all"]).status.success());
 }
 
 #[test]

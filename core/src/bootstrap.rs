@@ -303,11 +303,7 @@ impl Bootstrap {
 
 /// The APF bootstrap objects, then a sweep of each kind's collection.
 fn flowcontrol_items() -> Vec<Item> {
-    const GV: &str = "/apis/flowcontrol.apiserver.k8s.io/v1";
-    let collection = |kind: &str| match kind {
-        "FlowSchema" => format!("{GV}/flowschemas"),
-        _ => format!("{GV}/prioritylevelconfigurations"),
-    };
+    let collection = |kind: &str| flowcontrol::collection(kind).to_owned();
     let mut items: Vec<Item> = flowcontrol::objects()
         .iter()
         .map(|object| Item {

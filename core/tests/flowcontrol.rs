@@ -2,8 +2,8 @@
 //! FlowSchemas, PriorityLevelConfigurations and APIServices are created, read, listed
 //! and updated with upstream's defaults and refusals; their status is written only
 //! through `/status` (which changes nothing else); and the server writes upstream's
-//! APF bootstrap configuration at start and writes a deleted mandatory object back on
-//! the next pass of its ensurer.
+//! APF bootstrap configuration at start and keeps it as upstream's ensurer does (a
+//! deleted mandatory object written back on its next pass).
 
 use apiary_core::bootstrap::Bootstrap;
 use apiary_core::harness::{parse_responses, Harness, Reply};
@@ -69,9 +69,14 @@ fn the_bootstrap_configuration_is_upstreams() {
 #[test]
 fn the_ensurer_writes_back_mandatory_objects_and_keeps_what_users_own() {
     let h = server();
+    // Deleted, the mandatory schema is written back by the ensurer's next pass, which
+    // runs as soon as the schemas change (upstream's runs every minute).
     let exempt = format!("{FLOWCONTROL}/flowschemas/exempt");
+    let uid = call(&h, "GET", &exempt, None).json()["metadata"]["uid"].clone();
     assert_eq!(call(&h, "DELETE", &exempt, None).status, 200);
-    assert_eq!(call(&h, "GET", &exempt, None).status, 404);
+    let back = call(&h, "GET", &exempt, None).json();
+    assert_ne!(back["metadata"]["uid"], uid, "a new object");
+    assert_eq!(back["spec"]["matchingPrecedence"], 1);
 
     // A suggested schema a user took over (annotation false) keeps the user's spec; one
     // the server keeps is made its own again.
@@ -80,28 +85,37 @@ fn the_ensurer_writes_back_mandatory_objects_and_keeps_what_users_own() {
     taken["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"] = json!("false");
     taken["spec"]["matchingPrecedence"] = json!(9800);
     assert_eq!(call(&h, "PUT", &global, Some(&taken)).status, 200);
+    assert_eq!(call(&h, "GET", &global, None).json()["spec"]["matchingPrecedence"], 9800);
     let service_accounts = format!("{FLOWCONTROL}/flowschemas/service-accounts");
     let mut kept = call(&h, "GET", &service_accounts, None).json();
     kept["spec"]["matchingPrecedence"] = json!(8000);
     assert_eq!(call(&h, "PUT", &service_accounts, Some(&kept)).status, 200);
+    let restored = call(&h, "GET", &service_accounts, None).json();
+    assert_eq!(restored["spec"]["matchingPrecedence"], 9000);
+    assert_eq!(restored["metadata"]["generation"], 3);
+    // Without the annotation, a spec someone changed (generation past 1) is theirs.
+    let nodes = format!("{FLOWCONTROL}/flowschemas/system-nodes");
+    let mut unannotated = call(&h, "GET", &nodes, None).json();
+    unannotated["metadata"]["annotations"] = json!({});
+    unannotated["spec"]["matchingPrecedence"] = json!(600);
+    assert_eq!(call(&h, "PUT", &nodes, Some(&unannotated)).status, 200);
+    let theirs = call(&h, "GET", &nodes, None).json();
+    assert_eq!(theirs["spec"]["matchingPrecedence"], 600);
+    assert_eq!(theirs["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"], "false");
+
     // A schema the server kept once but no longer ships goes; a user's own stays.
     let leftover = json!({"metadata": {"name": "retired", "annotations": {"apf.kubernetes.io/autoupdate-spec": "true"}},
         "spec": {"priorityLevelConfiguration": {"name": "global-default"}}});
     assert_eq!(call(&h, "POST", &format!("{FLOWCONTROL}/flowschemas"), Some(&leftover)).status, 201);
+    assert_eq!(call(&h, "GET", &format!("{FLOWCONTROL}/flowschemas/retired"), None).status, 404);
     let own = json!({"metadata": {"name": "mine"}, "spec": {"priorityLevelConfiguration": {"name": "global-default"}}});
     assert_eq!(call(&h, "POST", &format!("{FLOWCONTROL}/flowschemas"), Some(&own)).status, 201);
-
-    h.run_bootstrap(Bootstrap::flowcontrol()).unwrap();
-
-    let back = call(&h, "GET", &exempt, None);
-    assert_eq!(back.status, 200);
-    assert_eq!(back.json()["spec"]["matchingPrecedence"], 1);
-    assert_eq!(call(&h, "GET", &global, None).json()["spec"]["matchingPrecedence"], 9800);
-    let restored = call(&h, "GET", &service_accounts, None).json();
-    assert_eq!(restored["spec"]["matchingPrecedence"], 9000);
-    assert_eq!(restored["metadata"]["generation"], 3);
-    assert_eq!(call(&h, "GET", &format!("{FLOWCONTROL}/flowschemas/retired"), None).status, 404);
     assert_eq!(call(&h, "GET", &format!("{FLOWCONTROL}/flowschemas/mine"), None).status, 200);
+
+    // The start-up pass run again finds nothing to do.
+    h.run_bootstrap(Bootstrap::flowcontrol()).unwrap();
+    assert_eq!(call(&h, "GET", &global, None).json()["spec"]["matchingPrecedence"], 9800);
+    assert_eq!(call(&h, "GET", &nodes, None).json()["metadata"]["generation"], 2);
 }
 
 #[test]

@@ -106,6 +106,45 @@ fn is_zero(v: &Value) -> bool {
     }
 }
 
+/// The collection the objects of `kind` are written to.
+pub fn collection(kind: &str) -> &'static str {
+    match kind {
+        "FlowSchema" => "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+        _ => "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+    }
+}
+
+/// The requests one pass of upstream's ensurer makes over the stored objects: missing
+/// bootstrap objects created, stored ones reconciled, the ones the server kept and no
+/// longer ships deleted.
+pub fn ensure(stored_schemas: &[Value], stored_levels: &[Value]) -> Vec<http::Request<bytes::Bytes>> {
+    let json = |request: http::request::Builder, body: &Value| {
+        request
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(bytes::Bytes::from(body.to_string()))
+            .expect("a well-formed request")
+    };
+    let mut requests = Vec::new();
+    for (kind, stored) in [("PriorityLevelConfiguration", stored_levels), ("FlowSchema", stored_schemas)] {
+        let collection = collection(kind);
+        for wanted in objects().iter().filter(|o| o["kind"] == kind) {
+            let name = name_of(wanted);
+            match stored.iter().find(|o| name_of(o) == name) {
+                None => requests.push(json(http::Request::post(collection), wanted)),
+                Some(current) => {
+                    if let Some(updated) = reconcile(current, wanted) {
+                        requests.push(json(http::Request::put(format!("{collection}/{name}")), &updated));
+                    }
+                }
+            }
+        }
+        requests.extend(unwanted(kind, stored).into_iter().map(|name| {
+            http::Request::delete(format!("{collection}/{name}")).body(bytes::Bytes::new()).expect("a well-formed request")
+        }));
+    }
+    requests
+}
+
 /// The bootstrap objects in a stored list no longer wanted: those the server keeps
 /// (annotation true) whose names are not bootstrap names any more.
 pub fn unwanted<'a>(kind: &str, stored: &'a [Value]) -> Vec<&'a str> {
@@ -166,6 +205,18 @@ mod tests {
         let mut stored = want.clone();
         stored["spec"]["exempt"] = json!({"nominalConcurrencyShares": 10, "lendablePercent": 50});
         assert!(reconcile(&stored, want).is_none());
+    }
+
+    #[test]
+    fn a_pass_over_what_is_stored_writes_only_what_differs() {
+        let levels: Vec<Value> = objects().iter().filter(|o| o["kind"] == "PriorityLevelConfiguration").cloned().collect();
+        let mut schemas: Vec<Value> = objects().iter().filter(|o| o["kind"] == "FlowSchema" && name_of(o) != "exempt").cloned().collect();
+        assert_eq!(ensure(&schemas, &levels).len(), 1, "the missing exempt schema");
+        schemas.push(wanted("exempt").clone());
+        assert!(ensure(&schemas, &levels).is_empty());
+        schemas.push(json!({"metadata": {"name": "old", "annotations": {AUTO_UPDATE: "true"}}}));
+        let requests = ensure(&schemas, &levels);
+        assert_eq!((requests[0].method(), requests[0].uri().path()), (&http::Method::DELETE, "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/old"));
     }
 
     #[test]

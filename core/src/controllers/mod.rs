@@ -1,7 +1,8 @@
 //! The controllers Apiary runs over its own objects, as kube-controller-manager (and
 //! the apiextensions server) would over a cluster's: ClusterRole aggregation, the CRD
 //! controllers (names, establishing, cleanup of a deleted CRD's objects), the
-//! namespace controller, the ServiceAccount controller and the root CA publisher. Each
+//! namespace controller, the ServiceAccount controller, the root CA publisher and
+//! kube-apiserver's APF configuration ensurer. Each
 //! is a pure function of the watch caches that answers the writes it wants now; the
 //! adapter (or the harness) runs them as the server's own requests whenever a cache
 //! they read changes, until they want nothing. kube-controller-manager's may be
@@ -30,9 +31,10 @@ const AGGREGATION_MANAGER: &str = "clusterrole-aggregation-controller";
 /// In order: ClusterRoles, CRDs, the caches of the objects of CRDs being deleted,
 /// namespaces (and, while one is terminating, every cache), the revisions of the
 /// objects each namespace gets by default, (for the garbage collector) every cache,
-/// and (for the quota controller, while there are quotas) every cache.
+/// (for the quota controller, while there are quotas) every cache, and FlowSchemas
+/// with PriorityLevelConfigurations.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Seen([u64; 7]);
+pub struct Seen([u64; 8]);
 
 /// The controllers' view of the server.
 pub(crate) fn changes(shared: &Shared) -> Seen {
@@ -64,6 +66,8 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
         defaults,
         everything,
         quota_changes(shared, all_caches),
+        changes(cache(shared, FLOWCONTROL_GROUP, "flowschemas"))
+            .wrapping_add(changes(cache(shared, FLOWCONTROL_GROUP, "prioritylevelconfigurations")).rotate_left(32)),
     ])
 }
 
@@ -101,6 +105,7 @@ fn defaults_revisions(shared: &Shared, namespaces: Option<Arc<WatchCache>>) -> u
 }
 
 const CRD_GROUP: &str = "apiextensions.k8s.io";
+const FLOWCONTROL_GROUP: &str = "flowcontrol.apiserver.k8s.io";
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
 fn cache(shared: &Shared, group: &str, resource: &str) -> Option<Arc<WatchCache>> {
@@ -156,7 +161,22 @@ pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::R
     if enabled.runs(Controller::ResourceQuota) && moved(6) {
         writes.extend(resource_quotas(shared, at));
     }
+    if moved(7) {
+        writes.extend(flowcontrol_configuration(shared));
+    }
     writes
+}
+
+/// kube-apiserver's APF configuration ensurer, which upstream runs every minute: here
+/// whenever a FlowSchema or PriorityLevelConfiguration changes (a deleted mandatory
+/// object is written back at once). Nothing while either cache is not filled.
+fn flowcontrol_configuration(shared: &Shared) -> Vec<http::Request<Bytes>> {
+    let schemas = objects(cache(shared, FLOWCONTROL_GROUP, "flowschemas"));
+    let levels = objects(cache(shared, FLOWCONTROL_GROUP, "prioritylevelconfigurations"));
+    match (schemas, levels) {
+        (Some(schemas), Some(levels)) => crate::bootstrap::flowcontrol::ensure(&schemas, &levels),
+        _ => Vec::new(),
+    }
 }
 
 /// The quota controller: each quota's status brought up to date with what its
