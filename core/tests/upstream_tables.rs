@@ -305,6 +305,12 @@ fn replay(file: &str) -> Result<(), String> {
             owners.extend(create_all(&h, owner_file, &crate::recorded(owner_file), &Default::default())?);
         }
     }
+    // The priority levels the recorded schemas name, so that a controller judging
+    // whether a schema's level is missing judges as upstream's did.
+    if file == "flowcontrol.apiserver.k8s.io_v1_flowschemas" {
+        let levels = "flowcontrol.apiserver.k8s.io_v1_prioritylevelconfigurations";
+        create_all(&h, levels, &crate::recorded(levels), &Default::default())?;
+    }
     let uids: Vec<String> = if file == "events.k8s.io_v1_events" {
         create_events(&h, &recorded)?
     } else {
