@@ -27,6 +27,10 @@ fn kubectl_lists_the_bootstrap_configuration_with_upstreams_columns() {
         assert!(matches!(catch_all[5].as_str(), "?" | "False"), "{version}: {schemas}");
         assert_eq!(row(&schemas, "exempt").1[..4], ["exempt", "exempt", "1", "<none>"]);
         assert_eq!(schemas.lines().count(), 12, "{version}: 11 schemas\n{schemas}");
+        // Listed as upstream's printer lists them: by matching precedence.
+        let order: Vec<&str> = schemas.lines().skip(1).filter_map(|l| l.split_whitespace().next()).collect();
+        assert_eq!(order[..3], ["exempt", "probes", "system-leader-election"], "{version}");
+        assert_eq!(order.last(), Some(&"catch-all"));
 
         let levels = ok(&apiary.kubectl(version, &["get", "prioritylevelconfigurations"]));
         let (header, global) = row(&levels, "global-default");

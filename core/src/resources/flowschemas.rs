@@ -73,6 +73,12 @@ impl Strategy for FlowSchemas {
         Columns::Laid { columns: COLUMNS, age_at: Some(3) }
     }
 
+    /// Upstream's printer lists schemas as they are matched: by precedence, then name.
+    fn order_table_rows(&self, objects: &mut [&Object]) {
+        let key = |o: &Object| (at(o, &["spec", "matchingPrecedence"]).and_then(Value::as_i64).unwrap_or(0), meta_str(o, "name").to_owned());
+        objects.sort_by_cached_key(|o| key(o));
+    }
+
     fn tracks_generation(&self) -> bool {
         true
     }

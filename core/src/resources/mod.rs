@@ -202,6 +202,10 @@ pub trait Strategy: Send + Sync + 'static {
         Ok(())
     }
 
+    /// Put a list's objects in the order the kind's Table rows show them: as listed,
+    /// unless upstream's printer sorts them (FlowSchemas by matching precedence).
+    fn order_table_rows(&self, _objects: &mut [&Object]) {}
+
     /// The columns of the kind's Tables: a built-in kind's fixed ones, or those a
     /// custom resource's CRD declares.
     fn columns(&self) -> Columns<'_> {
