@@ -3,13 +3,18 @@
 //! `rbac/bootstrap-roles`), each object created when missing and reconciled when
 //! present; then the `kubernetes` Service in `default` (its cluster IP the first of
 //! `--service-cluster-ip-range`, claimed as any Service's) and its Endpoints and
-//! EndpointSlice pointing at this server (upstream's endpoint reconciler).
+//! EndpointSlice pointing at this server (upstream's endpoint reconciler); and API
+//! Priority and Fairness' mandatory and suggested FlowSchemas and
+//! PriorityLevelConfigurations, kept as upstream's APF configuration ensurer keeps
+//! them ([`flowcontrol`]), which [`Bootstrap::flowcontrol`] alone writes again on
+//! later passes.
 //!
 //! [`Bootstrap`] is a state machine over requests: the adapter (or the harness) runs
 //! each request it hands out as the privileged loopback user and gives back the
 //! answer. Objects that fail are tried again on the next pass.
 
 mod api_service;
+pub(crate) mod flowcontrol;
 
 use crate::authorization::rbac::reconcile;
 use bytes::Bytes;
@@ -55,6 +60,11 @@ enum Reconcile {
     /// These fields (JSON pointers) made ours again when they differ (where the
     /// `kubernetes` endpoints point: the address or port may have changed).
     Owned(&'static [&'static str]),
+    /// An APF bootstrap object, reconciled by [`flowcontrol::reconcile`].
+    Flowcontrol,
+    /// Not an object: the collection is read and the objects of this kind the server
+    /// kept that are no longer bootstrap ones are deleted.
+    Sweep(&'static str),
 }
 
 /// Where the object at hand stands.
@@ -66,6 +76,8 @@ enum Step {
     Read,
     /// PUT the reconciled object (which carries the stored resourceVersion).
     Update(Bytes),
+    /// DELETE these objects of the collection, the first now.
+    Delete(Vec<String>),
 }
 
 /// The server's writes after start, one request at a time.
@@ -139,6 +151,7 @@ impl Bootstrap {
     /// at, its Endpoints and EndpointSlice.
     pub fn for_config(config: &crate::Config) -> Bootstrap {
         let mut b = Bootstrap::new();
+        b.items.extend(flowcontrol_items());
         let items = api_service::items(&config.service_network, config.advertise_address);
         b.items.extend(items.into_iter().map(|(collection, object, owned)| Item {
             collection: collection.to_owned(),
@@ -149,6 +162,20 @@ impl Bootstrap {
         }));
         b.done = vec![false; b.items.len()];
         b
+    }
+
+    /// The APF bootstrap objects alone: what upstream's ensurer writes again every
+    /// minute after start (mandatory objects recreated and their specs forced back,
+    /// suggested ones recreated and updated while their annotation allows, objects it
+    /// kept that are no longer bootstrap ones deleted).
+    pub fn flowcontrol() -> Bootstrap {
+        let items = flowcontrol_items();
+        Bootstrap {
+            done: vec![false; items.len()],
+            items,
+            at: 0,
+            step: Step::Create,
+        }
     }
 
     /// Whether every object is written.
@@ -187,6 +214,8 @@ impl Bootstrap {
         let item = self.items.get(self.at)?;
         let object = format!("{}/{}", item.collection, item.name);
         let request = match &self.step {
+            Step::Read if item.name.is_empty() => http::Request::get(&item.collection).body(Bytes::new()),
+            Step::Delete(names) => http::Request::delete(format!("{}/{}", item.collection, names[0])).body(Bytes::new()),
             Step::Create => http::Request::post(&item.collection)
                 .header(http::header::CONTENT_TYPE, "application/json")
                 .body(Bytes::from(item.object.to_string())),
@@ -211,11 +240,23 @@ impl Bootstrap {
             (Step::Create, 409) => Some(Step::Read),
             (Step::Read, 404) if item.read_first => Some(Step::Create),
             (Step::Read, 200) if item.reconcile == Reconcile::Keep => None,
+            (Step::Read, 200) if matches!(item.reconcile, Reconcile::Sweep(_)) => {
+                let Reconcile::Sweep(kind) = item.reconcile else { unreachable!() };
+                match serde_json::from_slice::<Value>(response.body()) {
+                    Ok(list) => {
+                        let items = list["items"].as_array().map_or(&[][..], Vec::as_slice);
+                        let names: Vec<String> = flowcontrol::unwanted(kind, items).into_iter().map(str::to_owned).collect();
+                        (!names.is_empty()).then_some(Step::Delete(names))
+                    }
+                    Err(e) => return self.failed(format!("{}: the list does not parse: {e}", item.collection)),
+                }
+            }
             (Step::Read, 200) => match serde_json::from_slice::<Value>(response.body()) {
                 Ok(stored) => match item.reconcile {
                     Reconcile::Rbac => reconcile::reconcile(&stored, &item.object),
                     Reconcile::Owned(fields) => api_service::reconcile(stored, &item.object, fields),
-                    Reconcile::Keep => None,
+                    Reconcile::Flowcontrol => flowcontrol::reconcile(&stored, &item.object),
+                    Reconcile::Keep | Reconcile::Sweep(_) => None,
                 }
                 .map(|o| Step::Update(Bytes::from(o.to_string()))),
                 Err(e) => {
@@ -226,6 +267,11 @@ impl Bootstrap {
             // Someone wrote it in between: read it again.
             (Step::Update(_), 409) => Some(Step::Read),
             (Step::Update(_), 200..=299) => None,
+            // Gone already or deleted: on to the next.
+            (Step::Delete(names), 200..=299 | 404) => {
+                let rest = names[1..].to_vec();
+                (!rest.is_empty()).then_some(Step::Delete(rest))
+            }
             (step, _) => {
                 let why = format!(
                     "{step:?} {}/{}: {code} {}",
@@ -255,6 +301,29 @@ impl Bootstrap {
     }
 }
 
+/// The APF bootstrap objects, then a sweep of each kind's collection.
+fn flowcontrol_items() -> Vec<Item> {
+    let collection = |kind: &str| flowcontrol::collection(kind).to_owned();
+    let mut items: Vec<Item> = flowcontrol::objects()
+        .iter()
+        .map(|object| Item {
+            collection: collection(object["kind"].as_str().unwrap_or_default()),
+            name: object["metadata"]["name"].as_str().unwrap_or_default().to_owned(),
+            object: object.clone(),
+            reconcile: Reconcile::Flowcontrol,
+            read_first: false,
+        })
+        .collect();
+    items.extend(["FlowSchema", "PriorityLevelConfiguration"].map(|kind| Item {
+        collection: collection(kind),
+        name: String::new(),
+        object: Value::Null,
+        reconcile: Reconcile::Sweep(kind),
+        read_first: true,
+    }));
+    items
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,6 +343,33 @@ mod tests {
             [count("ClusterRole"), count("ClusterRoleBinding"), count("Role"), count("RoleBinding")],
             [66, 47, 7, 7]
         );
+    }
+
+    #[test]
+    fn the_flowcontrol_pass_creates_then_sweeps_what_it_no_longer_ships() {
+        let mut b = Bootstrap::flowcontrol();
+        for _ in 0..19 {
+            let create = b.next_request().unwrap();
+            assert_eq!(create.method(), http::Method::POST);
+            b.answered(&answer(201, "{}")).unwrap();
+        }
+        let list = b.next_request().unwrap();
+        assert_eq!((list.method(), list.uri().path()), (&http::Method::GET, "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas"));
+        let kept = |name: &str, auto: &str| format!(r#"{{"metadata":{{"name":"{name}","annotations":{{"{}":"{auto}"}}}}}}"#, flowcontrol::AUTO_UPDATE);
+        let stored = format!(r#"{{"items":[{},{},{}]}}"#, kept("exempt", "true"), kept("old-a", "true"), kept("old-b", "true"));
+        b.answered(&answer(200, &stored)).unwrap();
+        for (name, code) in [("old-a", 200), ("old-b", 404)] {
+            let delete = b.next_request().unwrap();
+            assert_eq!(delete.method(), http::Method::DELETE);
+            assert_eq!(delete.uri().path(), format!("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}"));
+            b.answered(&answer(code, "{}")).unwrap();
+        }
+        // Levels: a user's own (no annotation) and one handed over (false) stay.
+        assert_eq!(b.next_request().unwrap().uri().path(), "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations");
+        let stored = format!(r#"{{"items":[{},{{"metadata":{{"name":"mine"}}}}]}}"#, kept("handed-over", "false"));
+        b.answered(&answer(200, &stored)).unwrap();
+        assert!(b.next_request().is_none());
+        assert!(b.finished());
     }
 
     #[test]

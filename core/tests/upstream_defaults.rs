@@ -17,9 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Recordings not compared, by file, and why.
 const SKIPPED: &[(&str, &str)] = &[
-    ("apiregistration.k8s.io_v1_apiservices", "not served by Apiary yet"),
-    ("flowcontrol.apiserver.k8s.io_v1_flowschemas", "not served by Apiary yet"),
-    ("flowcontrol.apiserver.k8s.io_v1_prioritylevelconfigurations", "not served by Apiary yet"),
     ("networking.k8s.io_v1_ipaddresses", "not served by Apiary yet"),
     ("networking.k8s.io_v1_servicecidrs", "not served by Apiary yet"),
     ("core_v1_services", "Service defaults and allocation are the services slice's"),
@@ -167,6 +164,14 @@ fn normalized(mut answer: Value, input: &Value) -> Value {
     // A server-set time (a PersistentVolume's phase transition).
     if let Some(t) = answer.pointer_mut("/status/lastPhaseTransitionTime") {
         *t = json!("<timestamp>");
+    }
+    // Conditions the server sets on create (a local APIService's Available).
+    if let Some(Value::Array(conditions)) = answer.pointer_mut("/status/conditions") {
+        for c in conditions {
+            if c.get("lastTransitionTime").is_some_and(Value::is_string) {
+                c["lastTransitionTime"] = json!("<timestamp>");
+            }
+        }
     }
     answer
 }

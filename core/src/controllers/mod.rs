@@ -1,7 +1,8 @@
 //! The controllers Apiary runs over its own objects, as kube-controller-manager (and
 //! the apiextensions server) would over a cluster's: ClusterRole aggregation, the CRD
 //! controllers (names, establishing, cleanup of a deleted CRD's objects), the
-//! namespace controller, the ServiceAccount controller and the root CA publisher. Each
+//! namespace controller, the ServiceAccount controller, the root CA publisher and
+//! kube-apiserver's APF configuration ensurer. Each
 //! is a pure function of the watch caches that answers the writes it wants now; the
 //! adapter (or the harness) runs them as the server's own requests whenever a cache
 //! they read changes, until they want nothing. kube-controller-manager's may be
@@ -159,10 +160,25 @@ pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::R
     if enabled.runs(Controller::ResourceQuota) && moved(6) {
         writes.extend(resource_quotas(shared, at));
     }
-    if shared.flowcontrol.is_some() && moved(7) {
-        writes.extend(flow_schema_conditions(shared, &now));
+    if moved(7) {
+        writes.extend(flowcontrol_configuration(shared));
+        if shared.flowcontrol.is_some() {
+            writes.extend(flow_schema_conditions(shared, &now));
+        }
     }
     writes
+}
+
+/// kube-apiserver's APF configuration ensurer, which upstream runs every minute: here
+/// whenever a FlowSchema or PriorityLevelConfiguration changes (a deleted mandatory
+/// object is written back at once). Nothing while either cache is not filled.
+fn flowcontrol_configuration(shared: &Shared) -> Vec<http::Request<Bytes>> {
+    let schemas = objects(cache(shared, crate::flowcontrol::GROUP, "flowschemas"));
+    let levels = objects(cache(shared, crate::flowcontrol::GROUP, "prioritylevelconfigurations"));
+    match (schemas, levels) {
+        (Some(schemas), Some(levels)) => crate::bootstrap::flowcontrol::ensure(&schemas, &levels),
+        _ => Vec::new(),
+    }
 }
 
 /// The field manager of FlowSchemas' `Dangling` conditions, upstream's.

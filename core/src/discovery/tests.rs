@@ -40,10 +40,13 @@ fn api_group_list_document() {
     assert_eq!(doc["kind"], "APIGroupList");
     assert_eq!(doc["apiVersion"], "v1");
     let groups = doc["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 17);
+    assert_eq!(groups.len(), 19);
     assert!(groups.iter().all(|g| g["name"] != ""));
+    // Upstream's group priorities put apiregistration.k8s.io first, flowcontrol last.
+    assert_eq!(groups[0]["name"], "apiregistration.k8s.io");
+    assert_eq!(groups[18]["name"], "flowcontrol.apiserver.k8s.io");
     assert_eq!(
-        groups[0],
+        groups[1],
         json!({
             "name": "apps",
             "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
@@ -51,7 +54,7 @@ fn api_group_list_document() {
         })
     );
     assert_eq!(
-        groups[4],
+        groups[5],
         json!({
             "name": "autoscaling",
             "versions": [
@@ -64,7 +67,7 @@ fn api_group_list_document() {
     // Entries of the list carry no kind or apiVersion.
     assert!(groups[0].get("kind").is_none());
     assert!(text(&api_group_list(&reg())).starts_with(
-        r#"{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":"#
+        r#"{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apiregistration.k8s.io","versions":"#
     ));
 }
 
@@ -237,7 +240,8 @@ fn aggregated_apis_matches_kube_shape() {
     assert_eq!(v["apiVersion"], "apidiscovery.k8s.io/v2");
     assert_eq!(v["metadata"], json!({}));
     let items = v["items"].as_array().unwrap();
-    assert_eq!(items[0], kube_apps_item());
+    assert_eq!(items[0]["metadata"]["name"], "apiregistration.k8s.io");
+    assert_eq!(items[1], kube_apps_item());
     let names: Vec<&str> = items
         .iter()
         .map(|i| i["metadata"]["name"].as_str().unwrap())
@@ -245,7 +249,7 @@ fn aggregated_apis_matches_kube_shape() {
     let groups: Vec<String> = reg().groups().into_iter().map(|g| g.name).collect();
     assert_eq!(names, groups);
 
-    let autoscaling = &items[4];
+    let autoscaling = &items[5];
     assert_eq!(autoscaling["metadata"]["name"], "autoscaling");
     let versions: Vec<&str> = autoscaling["versions"]
         .as_array()
@@ -276,8 +280,8 @@ fn aggregated_apis_matches_kube_shape() {
     let s = text(&doc);
     assert!(s.starts_with(concat!(
         r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":["#,
-        r#"{"metadata":{"name":"apps","creationTimestamp":null},"versions":[{"version":"v1","resources":["#,
-        r#"{"resource":"controllerrevisions","responseKind":{"group":"","version":"","kind":"ControllerRevision"},"scope":"Namespaced","singularResource":"controllerrevision","verbs":["#
+        r#"{"metadata":{"name":"apiregistration.k8s.io","creationTimestamp":null},"versions":[{"version":"v1","resources":["#,
+        r#"{"resource":"apiservices","responseKind":{"group":"","version":"","kind":"APIService"},"scope":"Cluster","singularResource":"apiservice","verbs":["#
     )));
     assert!(s.contains(r#"],"freshness":"Current"}]}"#));
     assert!(s.contains(r#""subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]}"#));

@@ -10,10 +10,12 @@
 // VolumeAttachment, 465-466, meta.k8s.io's PartialObjectMetadata and its list (kinds
 // listed for meta.k8s.io v1 and v1beta1), 467-469, meta/v1 Status (in any group
 // version, for errors), and 470-496, admissionregistration.k8s.io/v1's webhook
-// configurations, ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding, were
-// added by hand from the same sources, in the generator's form.)
+// configurations, ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding, and
+// 497-525, apiregistration.k8s.io/v1 APIService (k8s.io/kube-aggregator) and
+// flowcontrol.apiserver.k8s.io/v1 FlowSchema and PriorityLevelConfiguration, were added
+// by hand from the same sources, in the generator's form.)
 //
-// 497 messages, 1885 fields, 123 kinds (and 1 response-only kind).
+// 526 messages, 1966 fields, 129 kinds (and 1 response-only kind).
 
 use super::schema::{f, m, Message, Shape::*, Ty::*, INLINE, MAP, OE, PTR, REP};
 
@@ -40,6 +42,8 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyList", 488),
     ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", 492),
     ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfigurationList", 493),
+    ("apiregistration.k8s.io/v1", "APIService", 497),
+    ("apiregistration.k8s.io/v1", "APIServiceList", 499),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition", 2),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", 4),
     ("apps/v1", "ControllerRevision", 24),
@@ -76,6 +80,10 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
     ("discovery.k8s.io/v1", "EndpointSliceList", 334),
     ("events.k8s.io/v1", "Event", 337),
     ("events.k8s.io/v1", "EventList", 338),
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", 505),
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchemaList", 507),
+    ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", 515),
+    ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfigurationList", 517),
     ("networking.k8s.io/v1", "IPAddress", 427),
     ("networking.k8s.io/v1", "IPAddressList", 428),
     ("networking.k8s.io/v1", "Ingress", 356),
@@ -153,7 +161,7 @@ pub(crate) static KINDS: &[(&str, &str, u16)] = &[
 ];
 
 #[rustfmt::skip]
-pub(crate) static MESSAGES: [Message; 497] = [
+pub(crate) static MESSAGES: [Message; 526] = [
     /* 0 */ m("apiextensions.v1.CustomResourceColumnDefinition", Struct, &[f(1, "name", S, 0), f(2, "type", S, 0), f(3, "format", S, OE), f(4, "description", S, OE), f(5, "priority", I32, OE), f(6, "jsonPath", S, 0)]),
     /* 1 */ m("apiextensions.v1.CustomResourceConversion", Struct, &[f(1, "strategy", S, 0), f(2, "webhook", M(23), OE|PTR)]),
     /* 2 */ m("apiextensions.v1.CustomResourceDefinition", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(6), 0), f(3, "status", M(7), OE)]),
@@ -651,4 +659,33 @@ pub(crate) static MESSAGES: [Message; 497] = [
     /* 494 */ m("admissionregistration.v1.Validation", Struct, &[f(1, "expression", S, 0), f(2, "message", S, OE), f(3, "reason", S, OE|PTR), f(4, "messageExpression", S, OE)]),
     /* 495 */ m("admissionregistration.v1.Variable", Struct, &[f(1, "name", S, 0), f(2, "expression", S, 0)]),
     /* 496 */ m("admissionregistration.v1.WebhookClientConfig", Struct, &[f(3, "url", S, OE|PTR), f(1, "service", M(482), OE|PTR), f(2, "caBundle", BY, OE)]),
+    /* 497 */ m("apiregistration.v1.APIService", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(500), OE), f(3, "status", M(501), OE)]),
+    /* 498 */ m("apiregistration.v1.APIServiceCondition", Struct, &[f(1, "type", S, 0), f(2, "status", S, 0), f(3, "lastTransitionTime", M(352), OE), f(4, "reason", S, OE), f(5, "message", S, OE)]),
+    /* 499 */ m("apiregistration.v1.APIServiceList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(497), REP)]),
+    /* 500 */ m("apiregistration.v1.APIServiceSpec", Struct, &[f(1, "service", M(502), OE|PTR), f(2, "group", S, OE), f(3, "version", S, OE), f(4, "insecureSkipTLSVerify", B, OE), f(5, "caBundle", BY, OE), f(7, "groupPriorityMinimum", I32, 0), f(8, "versionPriority", I32, 0)]),
+    /* 501 */ m("apiregistration.v1.APIServiceStatus", Struct, &[f(1, "conditions", M(498), OE|REP)]),
+    /* 502 */ m("apiregistration.v1.ServiceReference", Struct, &[f(1, "namespace", S, OE), f(2, "name", S, OE), f(3, "port", I32, OE|PTR)]),
+    /* 503 */ m("flowcontrol.v1.ExemptPriorityLevelConfiguration", Struct, &[f(1, "nominalConcurrencyShares", I32, OE|PTR), f(2, "lendablePercent", I32, OE|PTR)]),
+    /* 504 */ m("flowcontrol.v1.FlowDistinguisherMethod", Struct, &[f(1, "type", S, 0)]),
+    /* 505 */ m("flowcontrol.v1.FlowSchema", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(508), OE), f(3, "status", M(509), OE)]),
+    /* 506 */ m("flowcontrol.v1.FlowSchemaCondition", Struct, &[f(1, "type", S, OE), f(2, "status", S, OE), f(3, "lastTransitionTime", M(352), OE), f(4, "reason", S, OE), f(5, "message", S, OE)]),
+    /* 507 */ m("flowcontrol.v1.FlowSchemaList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(505), REP)]),
+    /* 508 */ m("flowcontrol.v1.FlowSchemaSpec", Struct, &[f(1, "priorityLevelConfiguration", M(518), 0), f(2, "matchingPrecedence", I32, OE), f(3, "distinguisherMethod", M(504), OE|PTR), f(4, "rules", M(514), OE|REP)]),
+    /* 509 */ m("flowcontrol.v1.FlowSchemaStatus", Struct, &[f(1, "conditions", M(506), OE|REP)]),
+    /* 510 */ m("flowcontrol.v1.GroupSubject", Struct, &[f(1, "name", S, 0)]),
+    /* 511 */ m("flowcontrol.v1.LimitResponse", Struct, &[f(1, "type", S, 0), f(2, "queuing", M(521), OE|PTR)]),
+    /* 512 */ m("flowcontrol.v1.LimitedPriorityLevelConfiguration", Struct, &[f(1, "nominalConcurrencyShares", I32, PTR), f(2, "limitResponse", M(511), OE), f(3, "lendablePercent", I32, OE|PTR), f(4, "borrowingLimitPercent", I32, OE|PTR)]),
+    /* 513 */ m("flowcontrol.v1.NonResourcePolicyRule", Struct, &[f(1, "verbs", S, REP), f(6, "nonResourceURLs", S, REP)]),
+    /* 514 */ m("flowcontrol.v1.PolicyRulesWithSubjects", Struct, &[f(1, "subjects", M(524), REP), f(2, "resourceRules", M(522), OE|REP), f(3, "nonResourceRules", M(513), OE|REP)]),
+    /* 515 */ m("flowcontrol.v1.PriorityLevelConfiguration", Struct, &[f(1, "metadata", M(349), OE), f(2, "spec", M(519), OE), f(3, "status", M(520), OE)]),
+    /* 516 */ m("flowcontrol.v1.PriorityLevelConfigurationCondition", Struct, &[f(1, "type", S, OE), f(2, "status", S, OE), f(3, "lastTransitionTime", M(352), OE), f(4, "reason", S, OE), f(5, "message", S, OE)]),
+    /* 517 */ m("flowcontrol.v1.PriorityLevelConfigurationList", Struct, &[f(1, "metadata", M(346), OE), f(2, "items", M(515), REP)]),
+    /* 518 */ m("flowcontrol.v1.PriorityLevelConfigurationReference", Struct, &[f(1, "name", S, 0)]),
+    /* 519 */ m("flowcontrol.v1.PriorityLevelConfigurationSpec", Struct, &[f(1, "type", S, 0), f(2, "limited", M(512), OE|PTR), f(3, "exempt", M(503), OE|PTR)]),
+    /* 520 */ m("flowcontrol.v1.PriorityLevelConfigurationStatus", Struct, &[f(1, "conditions", M(516), OE|REP)]),
+    /* 521 */ m("flowcontrol.v1.QueuingConfiguration", Struct, &[f(1, "queues", I32, 0), f(2, "handSize", I32, 0), f(3, "queueLengthLimit", I32, 0)]),
+    /* 522 */ m("flowcontrol.v1.ResourcePolicyRule", Struct, &[f(1, "verbs", S, REP), f(2, "apiGroups", S, REP), f(3, "resources", S, REP), f(4, "clusterScope", B, OE), f(5, "namespaces", S, REP)]),
+    /* 523 */ m("flowcontrol.v1.ServiceAccountSubject", Struct, &[f(1, "namespace", S, 0), f(2, "name", S, 0)]),
+    /* 524 */ m("flowcontrol.v1.Subject", Struct, &[f(1, "kind", S, 0), f(2, "user", M(525), OE|PTR), f(3, "group", M(510), OE|PTR), f(4, "serviceAccount", M(523), OE|PTR)]),
+    /* 525 */ m("flowcontrol.v1.UserSubject", Struct, &[f(1, "name", S, 0)]),
 ];

@@ -123,21 +123,9 @@ impl<S: SyncStorage> Harness<S> {
             server,
         };
         h.lifecycle(Event::ListenerBound);
-        let mut bootstrap = h.server.bootstrap();
-        while let Some(request) = bootstrap.next_request() {
-            let mut step = h.server.handle_as_system(request, h.inputs());
-            let response = loop {
-                step = match step {
-                    crate::Step::Storage(op, pending) => pending.resume(h.store.run_now(op)),
-                    crate::Step::Respond(response) => break response,
-                    _ => panic!("a bootstrap request is neither storage nor an answer"),
-                };
-            };
-            if let Err(e) = bootstrap.answered(&response) {
-                panic!("bootstrap failed: {e}");
-            }
+        if let Err(e) = h.run_bootstrap(h.server.bootstrap()) {
+            panic!("bootstrap failed: {e}");
         }
-        h.reflect();
         let health = h.server.health();
         health.set(crate::health::BOOTSTRAP_HOOK, true);
         health.set(crate::health::RBAC_HOOK, true);
@@ -146,6 +134,28 @@ impl<S: SyncStorage> Harness<S> {
         }
         h.lifecycle(Event::PostStartHookFinished(crate::lifecycle::BOOTSTRAP.to_owned()));
         h
+    }
+
+    /// One pass of a bootstrap's writes as the server itself (at start, the whole
+    /// bootstrap; later, a pass such as [`crate::bootstrap::Bootstrap::flowcontrol`]'s),
+    /// then the caches catch up. The first failure, if any.
+    pub fn run_bootstrap(&self, mut bootstrap: crate::bootstrap::Bootstrap) -> Result<(), String> {
+        let mut failed = Ok(());
+        while let Some(request) = bootstrap.next_request() {
+            let mut step = self.server.handle_as_system(request, self.inputs());
+            let response = loop {
+                step = match step {
+                    crate::Step::Storage(op, pending) => pending.resume(self.store.run_now(op)),
+                    crate::Step::Respond(response) => break response,
+                    _ => panic!("a bootstrap request is neither storage nor an answer"),
+                };
+            };
+            if let Err(e) = bootstrap.answered(&response) {
+                failed = failed.and(Err(e));
+            }
+        }
+        self.reflect();
+        failed
     }
 
     /// Clients from now on are `name` in `groups`; no name is anonymous.

@@ -211,6 +211,8 @@ const AUTHORIZATION: (&str, &str) = ("authorization.k8s.io", "v1");
 const CERTIFICATES: (&str, &str) = ("certificates.k8s.io", "v1");
 const NODE: (&str, &str) = ("node.k8s.io", "v1");
 const ADMISSIONREGISTRATION: (&str, &str) = ("admissionregistration.k8s.io", "v1");
+const APIREGISTRATION: (&str, &str) = ("apiregistration.k8s.io", "v1");
+const FLOWCONTROL: (&str, &str) = ("flowcontrol.apiserver.k8s.io", "v1");
 
 /// The built-in resources. Columns: group/version, plural, singular, kind, scope, verbs,
 /// short names, categories, subresources, name rule, storage version hash, strategy.
@@ -283,6 +285,8 @@ pub(super) const TABLE: &[Row] = &[
 
     row(NODE, "runtimeclasses", "runtimeclass", "RuntimeClass", CLUSTER, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "WQTu1GL3T2Q=", SharedStrategy::of(&kinds::runtimeclasses::RuntimeClasses)),
 
+    row(APIREGISTRATION, "apiservices", "apiservice", "APIService", CLUSTER, CRUD, NONE, API_EXT, ONLY_STATUS, SEGMENT, "InPBPD7+PqM=", SharedStrategy::of(&kinds::apiservices::APIServices)),
+
     row(ADMISSIONREGISTRATION, "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", "MutatingWebhookConfiguration", CLUSTER, CRUD, NONE, API_EXT, NO_SUBS, SUBDOMAIN, "Sqi0GUgDaX0=", SharedStrategy::of(&kinds::webhookconfigurations::MUTATING)),
     row(ADMISSIONREGISTRATION, "validatingadmissionpolicies", "validatingadmissionpolicy", "ValidatingAdmissionPolicy", CLUSTER, CRUD, NONE, API_EXT, ONLY_STATUS, SUBDOMAIN, "6OxvlMmQ6is=", SharedStrategy::of(&kinds::validatingadmissionpolicies::ValidatingAdmissionPolicies)),
     row(ADMISSIONREGISTRATION, "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", "ValidatingAdmissionPolicyBinding", CLUSTER, CRUD, NONE, API_EXT, NO_SUBS, SUBDOMAIN, "v9715VZqakg=", SharedStrategy::of(&kinds::validatingadmissionpolicybindings::ValidatingAdmissionPolicyBindings)),
@@ -295,4 +299,7 @@ pub(super) const TABLE: &[Row] = &[
     row(COORDINATION, "leases", "lease", "Lease", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "gqkMMb/YqFM=", SharedStrategy::of(&kinds::leases::Leases)),
 
     row(DISCOVERY, "endpointslices", "endpointslice", "EndpointSlice", NS, CRUD, NONE, NONE, NO_SUBS, SUBDOMAIN, "Nx3SIv6I0mE=", SharedStrategy::of(&kinds::endpointslices::EndpointSlices)),
+
+    row(FLOWCONTROL, "flowschemas", "flowschema", "FlowSchema", CLUSTER, CRUD, NONE, NONE, ONLY_STATUS, SUBDOMAIN, "9NnFrw7ZEmA=", SharedStrategy::of(&kinds::flowschemas::FlowSchemas)),
+    row(FLOWCONTROL, "prioritylevelconfigurations", "prioritylevelconfiguration", "PriorityLevelConfiguration", CLUSTER, CRUD, NONE, NONE, ONLY_STATUS, SUBDOMAIN, "+CwSrEWTDhc=", SharedStrategy::of(&kinds::prioritylevelconfigurations::PriorityLevelConfigurations)),
 ];

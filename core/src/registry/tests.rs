@@ -139,6 +139,7 @@ fn groups_in_kube_order_with_preferred_versions() {
     assert_eq!(
         names,
         [
+            "apiregistration.k8s.io",
             "apps",
             "events.k8s.io",
             "authentication.k8s.io",
@@ -156,6 +157,7 @@ fn groups_in_kube_order_with_preferred_versions() {
             "coordination.k8s.io",
             "node.k8s.io",
             "discovery.k8s.io",
+            "flowcontrol.apiserver.k8s.io",
         ]
     );
     for g in &groups {
@@ -292,6 +294,8 @@ fn required_resources_are_present() {
                 "validatingadmissionpolicybindings",
             ],
         ),
+        ("apiregistration.k8s.io", "v1", &["apiservices"]),
+        ("flowcontrol.apiserver.k8s.io", "v1", &["flowschemas", "prioritylevelconfigurations"]),
     ];
     for (g, v, plurals) in want {
         for p in *plurals {
@@ -375,6 +379,9 @@ const FACTS: &[Fact] = &[
     ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", false, CRUD, &[], &["api-extensions"], &["status:ValidatingAdmissionPolicy:get,patch,update"]),
     ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", false, CRUD, &[], &["api-extensions"], &[]),
     ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, CRUD, &[], &["api-extensions"], &[]),
+    ("apiregistration.k8s.io", "v1", "apiservices", "APIService", false, CRUD, &[], &["api-extensions"], &["status:APIService:get,patch,update"]),
+    ("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", false, CRUD, &[], &[], &["status:FlowSchema:get,patch,update"]),
+    ("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations", "PriorityLevelConfiguration", false, CRUD, &[], &[], &["status:PriorityLevelConfiguration:get,patch,update"]),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, CRUD, &["pc"], &[], &[]),
     ("coordination.k8s.io", "v1", "leases", "Lease", true, CRUD, &[], &[], &[]),
     ("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true, CRUD, &[], &[], &[]),

@@ -18,6 +18,7 @@ pub mod columns;
 pub mod defaults;
 pub mod pod_spec;
 
+pub mod apiservices;
 pub mod bindings;
 pub mod certificatesigningrequests;
 pub mod componentstatuses;
@@ -34,6 +35,7 @@ pub mod deployments;
 pub mod endpoints;
 pub mod endpointslices;
 pub mod events;
+pub mod flowschemas;
 pub mod horizontalpodautoscalers;
 pub mod ingressclasses;
 pub mod ingresses;
@@ -51,6 +53,7 @@ pub mod poddisruptionbudgets;
 pub mod pods;
 pub mod podtemplates;
 pub mod priorityclasses;
+pub mod prioritylevelconfigurations;
 pub mod replicasets;
 pub mod rolebindings;
 pub mod roles;
@@ -198,6 +201,10 @@ pub trait Strategy: Send + Sync + 'static {
     fn check_grants(&self, _grants: &Grants<'_>, _new: &Object, _old: Option<&Object>) -> Result<(), ApiError> {
         Ok(())
     }
+
+    /// Put a list's objects in the order the kind's Table rows show them: as listed,
+    /// unless upstream's printer sorts them (FlowSchemas by matching precedence).
+    fn order_table_rows(&self, _objects: &mut [&Object]) {}
 
     /// The columns of the kind's Tables: a built-in kind's fixed ones, or those a
     /// custom resource's CRD declares.

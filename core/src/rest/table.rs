@@ -166,8 +166,10 @@ pub fn row_of(columns: Columns<'_>, obj: &Object, now: SystemTime) -> (Vec<Value
 pub(crate) fn table(scope: &Scope, version: &str, objects: &[Object], rv: &str, next: Option<&str>) -> Value {
     let (columns, cells) = layout(scope.resource().strategy.columns(), scope.inputs.now);
     let include = scope.query.get("includeObject").unwrap_or("Metadata");
-    let rows: Vec<Value> = objects
-        .iter()
+    let mut ordered: Vec<&Object> = objects.iter().collect();
+    scope.resource().strategy.order_table_rows(&mut ordered);
+    let rows: Vec<Value> = ordered
+        .into_iter()
         .map(|obj| {
             let embedded = match include {
                 "None" => Value::Null,

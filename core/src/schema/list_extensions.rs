@@ -209,6 +209,18 @@ pub const LIST_EXTENSIONS: &[ListExtension] = &[
     ListExtension { definition: "io.k8s.api.discovery.v1.EndpointHints", field: "forZones", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
     ListExtension { definition: "io.k8s.api.discovery.v1.EndpointSlice", field: "endpoints", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
     ListExtension { definition: "io.k8s.api.discovery.v1.EndpointSlice", field: "ports", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.FlowSchemaSpec", field: "rules", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.FlowSchemaStatus", field: "conditions", list_type: Some("map"), list_map_keys: &["type"], patch_strategy: Some("merge"), patch_merge_key: Some("type") },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule", field: "nonResourceURLs", list_type: Some("set"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule", field: "verbs", list_type: Some("set"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects", field: "nonResourceRules", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects", field: "resourceRules", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects", field: "subjects", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", field: "conditions", list_type: Some("map"), list_map_keys: &["type"], patch_strategy: Some("merge"), patch_merge_key: Some("type") },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.ResourcePolicyRule", field: "apiGroups", list_type: Some("set"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.ResourcePolicyRule", field: "namespaces", list_type: Some("set"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.ResourcePolicyRule", field: "resources", list_type: Some("set"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.api.flowcontrol.v1.ResourcePolicyRule", field: "verbs", list_type: Some("set"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
     ListExtension { definition: "io.k8s.api.networking.v1.HTTPIngressRuleValue", field: "paths", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
     ListExtension { definition: "io.k8s.api.networking.v1.IPBlock", field: "except", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
     ListExtension { definition: "io.k8s.api.networking.v1.IngressLoadBalancerIngress", field: "ports", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
@@ -273,6 +285,7 @@ pub const LIST_EXTENSIONS: &[ListExtension] = &[
     ListExtension { definition: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", field: "ownerReferences", list_type: Some("map"), list_map_keys: &["uid"], patch_strategy: Some("merge"), patch_merge_key: Some("uid") },
     ListExtension { definition: "io.k8s.apimachinery.pkg.apis.meta.v1.Status", field: "details", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
     ListExtension { definition: "io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails", field: "causes", list_type: Some("atomic"), list_map_keys: &[], patch_strategy: None, patch_merge_key: None },
+    ListExtension { definition: "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus", field: "conditions", list_type: Some("map"), list_map_keys: &["type"], patch_strategy: Some("merge"), patch_merge_key: Some("type") },
 ];
 
 /// Every map-type extension, sorted by definition and field.

@@ -41,3 +41,18 @@ pub fn non_negative(path: &FieldPath, value: Option<i64>) -> Vec<FieldError> {
         _ => Vec::new(),
     }
 }
+
+/// `v` with every field `is_zero` calls a zero value left out, at every depth: a value
+/// as Go's semantic equality compares decoded types, for callers to compare.
+pub fn without_zero_values(v: &Value, is_zero: fn(&Value) -> bool) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), without_zero_values(v, is_zero)))
+                .filter(|(_, v)| !is_zero(v))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(|i| without_zero_values(i, is_zero)).collect()),
+        other => other.clone(),
+    }
+}

@@ -196,6 +196,9 @@ fn register(g: &mut Generator) {
     g.kind::<admissionregistration::ValidatingWebhookConfiguration>();
     g.kind::<admissionregistration::ValidatingAdmissionPolicy>();
     g.kind::<admissionregistration::ValidatingAdmissionPolicyBinding>();
+    g.kind::<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService>();
+    g.kind::<api::flowcontrol::v1::FlowSchema>();
+    g.kind::<api::flowcontrol::v1::PriorityLevelConfiguration>();
     g.kind::<api::scheduling::v1::PriorityClass>();
     g.kind::<api::coordination::v1::Lease>();
     g.kind::<api::discovery::v1::EndpointSlice>();
@@ -239,6 +242,7 @@ fn register(g: &mut Generator) {
         ("", "v1"),
         ("admissionregistration.k8s.io", "v1"),
         ("apiextensions.k8s.io", "v1"),
+        ("apiregistration.k8s.io", "v1"),
         ("apps", "v1"),
         ("authentication.k8s.io", "v1"),
         ("authorization.k8s.io", "v1"),
@@ -249,6 +253,7 @@ fn register(g: &mut Generator) {
         ("coordination.k8s.io", "v1"),
         ("discovery.k8s.io", "v1"),
         ("events.k8s.io", "v1"),
+        ("flowcontrol.apiserver.k8s.io", "v1"),
         ("networking.k8s.io", "v1"),
         ("node.k8s.io", "v1"),
         ("policy", "v1"),
@@ -391,6 +396,18 @@ fn finish(mut g: Generator) -> Map<String, Value> {
         def.insert(
             "x-kubernetes-unions".into(),
             json!([{"discriminator": "type", "fields-to-discriminateBy": {"localhostProfile": "LocalhostProfile"}}]),
+        );
+    }
+    // The unions of flowcontrol.apiserver.k8s.io/v1.
+    for (name, discriminator, fields) in [
+        ("io.k8s.api.flowcontrol.v1.LimitResponse", "type", json!({"queuing": "Queuing"})),
+        ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec", "type", json!({"exempt": "Exempt", "limited": "Limited"})),
+        ("io.k8s.api.flowcontrol.v1.Subject", "kind", json!({"group": "Group", "serviceAccount": "ServiceAccount", "user": "User"})),
+    ] {
+        let def = defs.get_mut(name).expect("union definition").as_object_mut().expect("object");
+        def.insert(
+            "x-kubernetes-unions".into(),
+            json!([{"discriminator": discriminator, "fields-to-discriminateBy": fields}]),
         );
     }
 

@@ -102,16 +102,7 @@ fn restore(map: &mut Map<String, Value>, old: &Value, key: &str) {
 /// A value as Go compares the decoded types semantically: absent, null, empty
 /// strings, lists and maps are all the zero value.
 pub(super) fn normalized(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), normalized(v)))
-                .filter(|(_, v)| !is_zero(v))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(normalized).collect()),
-        other => other.clone(),
-    }
+    crate::validation::value::without_zero_values(v, is_zero)
 }
 
 fn is_zero(v: &Value) -> bool {
