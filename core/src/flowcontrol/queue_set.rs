@@ -176,6 +176,11 @@ impl Queue {
         self.waiting.is_empty() && self.executing == 0
     }
 
+    /// Idle, and no seats held after its requests: it may go.
+    fn unused(&self) -> bool {
+        self.idle() && self.seats_in_use == 0
+    }
+
     /// A queue never starts its next request before that request arrived.
     fn bound_next_dispatch(&mut self) {
         if let Some(oldest) = self.waiting.front() {
@@ -250,7 +255,7 @@ impl QueueSet {
         }
         // Surplus queues go once nothing is left in them (from the end, so that
         // running requests keep their queue's index).
-        while self.queues.len() > wanted && self.queues.last().is_some_and(Queue::idle) {
+        while self.queues.len() > wanted && self.queues.last().is_some_and(Queue::unused) {
             self.queues.pop();
         }
         self.dispatch_all(now);
@@ -599,6 +604,21 @@ mod tests {
         assert_eq!(waiting.decision(), Decision::Waiting);
         set.sync(6 * MS);
         assert!(matches!(waiting.decision(), Decision::Execute(_)));
+    }
+
+    #[test]
+    fn a_queue_holding_seats_after_its_requests_outlives_a_smaller_configuration() {
+        // Found by the flowcontrol fuzz target: the queue went while its seats were
+        // held, and their release came back to a new, empty queue.
+        let mut set = QueueSet::new(queuing(2, 1, 10), 4, Duration::ZERO);
+        let work = Work { initial_seats: 1, final_seats: 2, additional_latency: 5 * MS };
+        let hash = (0..).find(|h| deal(*h, 2, 1)[0] == 1).unwrap();
+        let e = executed(set.start(work, hash, &fs(), Duration::ZERO));
+        set.finish(e, MS);
+        set.reconfigure(queuing(1, 1, 10), 4, MS);
+        set.reconfigure(queuing(2, 1, 10), 4, 2 * MS);
+        set.sync(10 * MS);
+        assert_eq!(set.seats_in_use(), 0);
     }
 
     #[test]
