@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 /// A client whose user is `loader` in group `dev`, not `system:masters`: a
 /// certificate signed here by the CA apiary made.
 pub async fn unprivileged_client(apiary: &Apiary) -> Client {
+    let client = user_client(apiary, "loader", "dev").await;
     // RBAC lets the loader's group work with ConfigMaps anywhere, and no more.
     for args in [
         &["create", "clusterrole", "loader", "--verb=get,list,watch,create,update,patch,delete,deletecollection", "--resource=configmaps"][..],
@@ -20,6 +21,12 @@ pub async fn unprivileged_client(apiary: &Apiary) -> Client {
     ] {
         apiary_conformance::harness::ok(&apiary.kubectl("1.33", args));
     }
+    client
+}
+
+/// A client whose user is `name` in group `group`: a certificate signed here by the
+/// CA apiary made. What the user may do is for the caller to grant.
+pub async fn user_client(apiary: &Apiary, name: &str, group: &str) -> Client {
     let pki = apiary.data_dir.join("pki");
     let ca_key =
         KeyPair::from_pem(&std::fs::read_to_string(pki.join("ca.key")).unwrap()).expect("ca.key");
@@ -31,13 +38,12 @@ pub async fn unprivileged_client(apiary: &Apiary) -> Client {
 
     let mut leaf = CertificateParams::default();
     leaf.distinguished_name = DistinguishedName::new();
-    leaf.distinguished_name
-        .push(DnType::OrganizationName, "dev");
-    leaf.distinguished_name.push(DnType::CommonName, "loader");
+    leaf.distinguished_name.push(DnType::OrganizationName, group);
+    leaf.distinguished_name.push(DnType::CommonName, name);
     leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
     let key = KeyPair::generate().unwrap();
     let cert = leaf.signed_by(&key, &issuer, &ca_key).unwrap();
-    let (cert_path, key_path) = (pki.join("loader.crt"), pki.join("loader.key"));
+    let (cert_path, key_path) = (pki.join(format!("{name}.crt")), pki.join(format!("{name}.key")));
     std::fs::write(&cert_path, cert.pem()).unwrap();
     std::fs::write(&key_path, key.serialize_pem()).unwrap();
 
@@ -70,9 +76,20 @@ pub async fn admin_client(apiary: &Apiary) -> Client {
     plain(config)
 }
 
+/// A client that presents no credentials: `system:anonymous`.
+pub async fn anonymous_client(apiary: &Apiary) -> Client {
+    let kubeconfig = Kubeconfig::read_from(&apiary.kubeconfig).expect("kubeconfig parses");
+    let mut config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("kubeconfig is usable");
+    config.auth_info = Default::default();
+    plain(config)
+}
+
 pub struct Answer {
     pub status: u16,
     pub retry_after: Option<String>,
+    pub headers: http::HeaderMap,
     pub body: bytes::Bytes,
 }
 
@@ -98,10 +115,12 @@ pub async fn send(client: &Client, method: &str, path: &str, body: Option<&Value
         .headers()
         .get("retry-after")
         .map(|v| v.to_str().unwrap().to_owned());
+    let headers = response.headers().clone();
     let body = response.into_body().collect_bytes().await.expect("a body");
     Answer {
         status,
         retry_after,
+        headers,
         body,
     }
 }

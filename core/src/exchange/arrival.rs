@@ -134,7 +134,9 @@ impl Exchange {
                 inputs,
                 info,
                 authenticated,
-                yielded: false,
+                // With priority and fairness the request yields once it has its
+                // seat instead (see `Stage::Dispatched`).
+                yielded: shared.flowcontrol.is_some(),
             }),
         };
         Arrived::Exchange(Exchange {
@@ -166,9 +168,6 @@ impl Exchange {
         finish::answer_headers(response.headers_mut(), &self.audit_id, self.wall, closing);
         if let Some(classification) = &self.classification {
             classification.set_headers(response.headers_mut());
-        }
-        if let Some(seat) = self.seat.take() {
-            seat.release(self.latest);
         }
         let code = response.status().as_u16();
         if response.extensions().get::<Refused>().is_some() {

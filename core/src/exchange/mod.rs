@@ -74,6 +74,9 @@ enum Stage {
     Authenticating(Admitted),
     /// Waiting in a priority level's queue for a seat.
     Queued(Box<Queued>),
+    /// Holding its seat; authorized and handled after one yield, so that requests on
+    /// other connections reach priority and fairness rather than wait unread.
+    Dispatched(Box<crate::dispatch::Identified>),
     /// Handling: the next step of the handler to take.
     Handling(Step),
     /// Waiting for a storage operation.
@@ -95,6 +98,7 @@ impl std::fmt::Debug for Stage {
             Stage::Admitted(_) => "Admitted",
             Stage::Authenticating(_) => "Authenticating",
             Stage::Queued(_) => "Queued",
+            Stage::Dispatched(_) => "Dispatched",
             Stage::Handling(_) => "Handling",
             Stage::AwaitingStorage(_) => "AwaitingStorage",
             Stage::AwaitingCall(_) => "AwaitingCall",
@@ -200,6 +204,10 @@ impl Exchange {
                 let next = Next::Wait { turn: queued.waiting.turn(), until: queued.waiting.look_again(queued.wait_limit) };
                 self.stage = Stage::Queued(queued);
                 return next;
+            }
+            Stage::Dispatched(identified) => {
+                let shared = self.shared.clone();
+                crate::dispatch::authorize(&shared, *identified, self.audit.as_mut())
             }
             Stage::Handling(step) => step,
             // Polled again before the outcome came: an adapter's mistake; the request
@@ -331,8 +339,12 @@ impl Exchange {
         std::mem::take(&mut self.audit_lines)
     }
 
-    /// The answer has been written at `now`: the request no longer counts in flight.
+    /// The answer has been written at `now`: the request no longer counts in flight,
+    /// and its seat goes back (upstream's handler writes its answer on its seat).
     pub fn written(mut self, now: Duration) {
+        if let Some(seat) = self.seat.take() {
+            seat.release(now.max(self.latest));
+        }
         if let Some(in_flight) = self.in_flight.as_mut() {
             in_flight.finish_at(now.max(self.latest));
         }
@@ -371,7 +383,11 @@ impl Exchange {
         self.classification = classification;
         match admit {
             crate::flowcontrol::Admit::Bypass => {}
-            crate::flowcontrol::Admit::Execute(seat) => self.seat = Some(seat),
+            crate::flowcontrol::Admit::Execute(seat) => {
+                self.seat = Some(seat);
+                self.stage = Stage::Dispatched(Box::new(identified));
+                return Flow::Wait(Next::Yield);
+            }
             crate::flowcontrol::Admit::Queued(waiting) => {
                 let timeout = shared.config.lifecycle.request_timeout;
                 let wait_limit = crate::flowcontrol::Waiting::wait_limit(self.arrived, self.deadline, timeout);
@@ -398,8 +414,7 @@ impl Exchange {
             crate::flowcontrol::Waited::Execute(seat) => {
                 self.seat = Some(seat);
                 let Queued { identified, .. } = *queued;
-                let shared = self.shared.clone();
-                self.stage = Stage::Handling(crate::dispatch::authorize(&shared, identified, self.audit.as_mut()));
+                self.stage = Stage::Dispatched(Box::new(identified));
             }
             crate::flowcontrol::Waited::Rejected { retry_after } => {
                 self.stage = Stage::Handling(Step::Respond(crate::flowcontrol::too_many_requests(retry_after)));
