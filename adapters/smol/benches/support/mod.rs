@@ -297,3 +297,38 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
 }
+
+/// A client that presents a certificate for user `name` in group `group`, signed
+/// here by the CA the server made (its `ca.key` in `pki`).
+pub fn user_tls_config(pki: &Path, name: &str, group: &str) -> Arc<ClientConfig> {
+    use rcgen::{CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair};
+    let ca_key = KeyPair::from_pem(&std::fs::read_to_string(pki.join("ca.key")).expect("ca.key")).expect("CA key");
+    let mut ca = CertificateParams::default();
+    ca.distinguished_name = DistinguishedName::new();
+    ca.distinguished_name.push(DnType::CommonName, "apiary-ca");
+    ca.is_ca = IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let issuer = ca.self_signed(&ca_key).expect("CA");
+    let mut leaf = CertificateParams::default();
+    leaf.distinguished_name = DistinguishedName::new();
+    leaf.distinguished_name.push(DnType::OrganizationName, group);
+    leaf.distinguished_name.push(DnType::CommonName, name);
+    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let key = KeyPair::generate().expect("key");
+    let cert = leaf.signed_by(&key, &issuer, &ca_key).expect("certificate");
+    let certs = vec![CertificateDer::from(cert.der().to_vec())];
+    let key = PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).expect("key");
+    let provider = Arc::new(futures_rustls::rustls::crypto::ring::default_provider());
+    let config = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("protocol versions")
+        .with_root_certificates(roots(pki))
+        .with_client_auth_cert(certs, key)
+        .expect("client auth");
+    Arc::new(config)
+}
+
+/// The `p`th percentile (0 to 1) of some figures.
+pub fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
