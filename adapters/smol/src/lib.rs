@@ -60,6 +60,15 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The h2 crate logs every frame at debug: only at trace verbosity (`-v=6` and up),
+/// as Go logs HTTP/2 frames only when asked (GODEBUG=http2debug).
+fn quiet_frames(targets: Targets, verbosity: u32) -> Targets {
+    match verbosity {
+        0..=5 => targets.with_target("h2", LevelFilter::INFO),
+        _ => targets,
+    }
+}
+
 /// Log to stderr: RUST_LOG's `target=level,…` directives when set, else the level
 /// `--v` asks for (0-2 info, 3-5 debug, 6+ trace).
 pub fn init_logging(verbosity: u32) {
@@ -74,10 +83,10 @@ pub fn init_logging(verbosity: u32) {
             Ok(targets) => targets,
             Err(e) => {
                 bad_rust_log = Some(format!("ignoring RUST_LOG={spec:?}: {e}"));
-                Targets::new().with_default(level)
+                quiet_frames(Targets::new().with_default(level), verbosity)
             }
         },
-        _ => Targets::new().with_default(level),
+        _ => quiet_frames(Targets::new().with_default(level), verbosity),
     };
     let _ = tracing_subscriber::registry()
         .with(

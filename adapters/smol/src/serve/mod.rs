@@ -1,11 +1,13 @@
 //! Serving: bind the listener, accept TLS connections, decode requests with the core's
-//! HTTP/1.1 codec and drive each request through the core's state machine against the
-//! storage backend.
+//! HTTP/1.1 codec or the h2 crate (HTTP/2, chosen by ALPN) and drive each request
+//! through the core's state machine against the storage backend.
 
 mod background;
 mod drive;
 mod exchange;
+mod http2;
 pub mod lifecycle;
+mod request;
 mod watch_pump;
 
 pub use drive::{drive, drive_exchange, inputs, Driven};
@@ -69,6 +71,8 @@ pub struct Apiary<S: Storage> {
     limits: Limits,
     /// How long a client may take to send a request, or to start one.
     timeouts: Timeouts,
+    /// What HTTP/2 connections are served with.
+    http2: http2::Settings,
     local_addr: SocketAddr,
     url: String,
     kubeconfig: PathBuf,
@@ -201,6 +205,7 @@ impl<S: Storage> Apiary<S> {
                 request_body: options.request_timeout,
                 ..Timeouts::default()
             },
+            http2: http2::Settings::new(options.http2_max_streams_per_connection),
             local_addr,
             url,
             kubeconfig,
@@ -350,9 +355,10 @@ impl<S: Storage> Apiary<S> {
                 Ok((tcp, remote)) => {
                     backoff = Duration::from_millis(5);
                     let this = self.clone();
+                    let spawner = executor.clone();
                     executor
                         .spawn(async move {
-                            let served = AssertUnwindSafe(this.connection(tcp, remote))
+                            let served = AssertUnwindSafe(this.connection(tcp, remote, &spawner))
                                 .catch_unwind()
                                 .await;
                             if served.is_err() {
