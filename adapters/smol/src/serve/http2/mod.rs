@@ -54,12 +54,19 @@ pub(super) struct Shared {
     peer: Mutex<PeerChain>,
     /// Streams whose handler is still running (a stream the client has reset included).
     handlers: AtomicUsize,
+    /// Streams the client reset before they were answered.
+    premature_resets: AtomicUsize,
     /// An answer said `Connection: close`: the connection sends GOAWAY, as Go's does.
     close_asked: AtomicBool,
     wake: smol::channel::Sender<()>,
 }
 
 impl Shared {
+    /// The client reset a stream before it was answered.
+    fn reset_early(&self) {
+        self.premature_resets.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// Ask the connection to say GOAWAY.
     fn ask_goaway(&self) {
         self.close_asked.store(true, Ordering::Release);
@@ -110,6 +117,7 @@ impl<S: Storage> Apiary<S> {
         let shared = Arc::new(Shared {
             peer: Mutex::new(peer),
             handlers: AtomicUsize::new(0),
+            premature_resets: AtomicUsize::new(0),
             close_asked: AtomicBool::new(false),
             wake,
         });
@@ -132,10 +140,12 @@ impl<S: Storage> Apiary<S> {
             match accept.or(closing).or(idle).await {
                 Woke::Accepted(Some(Ok((request, respond)))) => {
                     streams += 1;
-                    if shared.handlers.load(Ordering::Acquire) >= self.http2.max_handlers() {
-                        // Streams opened and reset faster than their handlers finish (the
-                        // "rapid reset" attack): cut the connection off, as Go's server does.
-                        tracing::warn!(%remote, "HTTP/2 client opened too many streams whose handlers are still running; closing the connection");
+                    let resets = shared.premature_resets.load(Ordering::Acquire);
+                    let running = shared.handlers.load(Ordering::Acquire);
+                    if let Some(why) = self.http2.reset_flood(streams, resets as u64, running) {
+                        // The 2023 "rapid reset" attack: streams opened and reset at once
+                        // cost the server work each while the client pays nothing.
+                        tracing::warn!(%remote, streams, resets, "HTTP/2 client cut off: {why}");
                         connection.abrupt_shutdown(h2::Reason::ENHANCE_YOUR_CALM);
                         phase = Phase::Draining;
                         continue;

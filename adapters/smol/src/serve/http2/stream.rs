@@ -41,7 +41,7 @@ impl<S: Storage> Apiary<S> {
         // Kept until the answer is out: dropping it earlier would reset the stream.
         let body = match self.gather(&parts.headers, &mut incoming).await {
             Gathered::Whole(body) => body,
-            Gathered::Broken => return,
+            Gathered::Broken => return shared.reset_early(),
             Gathered::TooLarge => {
                 let response = apiary_core::http1::request_entity_too_large(self.limits.max_body_bytes);
                 return self.refuse(respond, response, shared).await;
@@ -64,6 +64,11 @@ impl<S: Storage> Apiary<S> {
         };
         drop(incoming);
         let sent = match self.answer(&mut arrival, remote).await {
+            Driven::Respond(_) if was_reset(&mut respond).await => {
+                // Nobody to answer: the exchange ends unwritten.
+                shared.reset_early();
+                Ok(())
+            }
             Driven::Respond(response) => self.respond(arrival, respond, response, head, shared).await,
             Driven::Close => {
                 respond.send_reset(h2::Reason::INTERNAL_ERROR);
@@ -144,6 +149,12 @@ impl<S: Storage> Apiary<S> {
         self.written(arrival);
         sent
     }
+}
+
+/// Whether the client has reset the stream (looked at without waiting).
+async fn was_reset(respond: &mut SendResponse<Bytes>) -> bool {
+    let reset = poll_fn(|cx| respond.poll_reset(cx));
+    matches!(smol::future::poll_once(reset).await, Some(Ok(_)))
 }
 
 /// The request as the HTTP/1.1 codec hands it over: an origin-form URI (path and
