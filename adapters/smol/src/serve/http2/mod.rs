@@ -37,11 +37,16 @@ enum Phase {
     Draining,
 }
 
+/// A stream the client opened: its request, and where its answer goes.
+type Opened = (http::Request<h2::RecvStream>, h2::server::SendResponse<Bytes>);
+
 /// What woke the connection's task.
 #[derive(Debug)]
+// Not boxed: made once per stream and taken apart at once.
+#[allow(clippy::large_enum_variant)]
 enum Woke {
     /// A new stream, the connection's end (`None`), or its failure.
-    Accepted(Option<Result<(http::Request<h2::RecvStream>, h2::server::SendResponse<Bytes>), h2::Error>>),
+    Accepted(Option<Result<Opened, h2::Error>>),
     /// Requests are no longer taken, or an answer said `Connection: close`: GOAWAY.
     GoAway(&'static str),
     /// The idle timer is due.

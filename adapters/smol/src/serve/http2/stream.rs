@@ -213,7 +213,7 @@ async fn send_whole(
         || status == http::StatusCode::NO_CONTENT
         || status == http::StatusCode::NOT_MODIFIED;
     // As the HTTP/1.1 encoder: the body's length, unless HEAD keeps the handler's.
-    if !bodiless && !(head && body.is_empty()) {
+    if !(bodiless || head && body.is_empty()) {
         parts.headers.insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(body.len()));
     }
     let body = if bodiless || head { Bytes::new() } else { body };
