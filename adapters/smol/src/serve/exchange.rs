@@ -28,16 +28,8 @@ impl<S: Storage> Apiary<S> {
         executor: &Arc<smol::Executor<'static>>,
     ) {
         let _ = tcp.set_nodelay(true);
-        let stream = match timeout(HANDSHAKE_TIMEOUT, self.tls.acceptor().accept(tcp)).await {
-            Some(Ok(stream)) => stream,
-            Some(Err(e)) => {
-                tracing::debug!(%remote, "TLS handshake failed: {e}");
-                return;
-            }
-            None => {
-                tracing::debug!(%remote, "TLS handshake timed out");
-                return;
-            }
+        let Some(stream) = handshake("TLS", remote, self.tls.acceptor().accept(tcp)).await else {
+            return;
         };
         let peer = PeerChain::new(
             stream
@@ -196,6 +188,26 @@ impl<S: Storage> Apiary<S> {
                 }
                 Event::Closed => return finish(&mut stream).await,
             }
+        }
+    }
+}
+
+/// A handshake (`what`: TLS, HTTP/2) within [`HANDSHAKE_TIMEOUT`]; its failure is the
+/// client's, logged at debug.
+pub(super) async fn handshake<T, E: std::fmt::Display>(
+    what: &str,
+    remote: SocketAddr,
+    shake: impl std::future::Future<Output = Result<T, E>>,
+) -> Option<T> {
+    match timeout(HANDSHAKE_TIMEOUT, shake).await {
+        Some(Ok(done)) => Some(done),
+        Some(Err(e)) => {
+            tracing::debug!(%remote, "{what} handshake failed: {e}");
+            None
+        }
+        None => {
+            tracing::debug!(%remote, "{what} handshake timed out");
+            None
         }
     }
 }

@@ -16,7 +16,7 @@ mod stream;
 pub(super) use settings::Settings;
 
 use super::lifecycle::Lifecycle;
-use super::{timeout, Apiary, HANDSHAKE_TIMEOUT};
+use super::Apiary;
 use crate::tls::PeerChain;
 use apiary_core::storage::Storage;
 use apiary_io_compat::Compat;
@@ -107,16 +107,8 @@ impl<S: Storage> Apiary<S> {
         T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin + Send + 'static,
     {
         let handshake = self.http2.builder().handshake::<_, Bytes>(Compat(io));
-        let mut connection = match timeout(HANDSHAKE_TIMEOUT, handshake).await {
-            Some(Ok(connection)) => connection,
-            Some(Err(e)) => {
-                tracing::debug!(%remote, "HTTP/2 handshake failed: {e}");
-                return;
-            }
-            None => {
-                tracing::debug!(%remote, "HTTP/2 handshake timed out");
-                return;
-            }
+        let Some(mut connection) = super::exchange::handshake("HTTP/2", remote, handshake).await else {
+            return;
         };
         let (wake, woken) = smol::channel::bounded(1);
         let shared = Arc::new(Shared {
