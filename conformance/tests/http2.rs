@@ -148,6 +148,24 @@ fn a_body_over_the_limit_is_answered_413() {
 }
 
 #[test]
+fn a_body_that_does_not_finish_in_time_is_answered_504() {
+    let apiary = Apiary::start_with(&["--storage", "memory", "--request-timeout=1s"]);
+    let rt = raw_tls::runtime();
+    rt.block_on(async {
+        let h2 = h2_client::connect(&apiary).await;
+        let mut create = h2.request("POST", CONFIGMAPS);
+        create.headers_mut().insert("content-type", http::HeaderValue::from_static("application/json"));
+        let mut send = h2.send.clone().ready().await.unwrap();
+        let (answer, mut body) = send.send_request(create, false).unwrap();
+        body.send_data(Bytes::from_static(b"{\"apiVersion\":"), false).unwrap();
+        let answer = tokio::time::timeout(Duration::from_secs(10), answer).await.expect("answered in time").unwrap();
+        assert_eq!(answer.status(), 504);
+        let status: serde_json::Value = serde_json::from_slice(&h2_client::read_all(answer.into_body()).await).unwrap();
+        assert_eq!(status["reason"], "Timeout");
+    });
+}
+
+#[test]
 fn many_streams_on_one_connection_respect_the_limit() {
     for (flag, limit) in [(None, 100usize), (Some("--http2-max-streams-per-connection=30"), 30)] {
         let mut args = vec!["--storage", "memory"];
