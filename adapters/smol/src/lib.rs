@@ -198,6 +198,11 @@ pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
             smol::future::pending::<i32>().await
         };
         let code = smol::future::or(apiary.lifecycle().exited(), signalled).await;
+        if code == 0 {
+            // The last frames of HTTP/2 answers (a watch's end) are out once their
+            // connections, past GOAWAY, have closed.
+            apiary.h2_connections_closed(std::time::Duration::from_secs(2)).await;
+        }
         apiary.flush_audit_log();
         if code == 0 {
             tracing::info!("shut down cleanly");

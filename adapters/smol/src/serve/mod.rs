@@ -73,6 +73,8 @@ pub struct Apiary<S: Storage> {
     timeouts: Timeouts,
     /// What HTTP/2 connections are served with.
     http2: http2::Settings,
+    /// HTTP/2 connections open: their last frames are written by their own task.
+    open_h2: std::sync::atomic::AtomicUsize,
     local_addr: SocketAddr,
     url: String,
     kubeconfig: PathBuf,
@@ -206,6 +208,7 @@ impl<S: Storage> Apiary<S> {
                 ..Timeouts::default()
             },
             http2: http2::Settings::new(options.http2_max_streams_per_connection),
+            open_h2: std::sync::atomic::AtomicUsize::new(0),
             local_addr,
             url,
             kubeconfig,
@@ -245,6 +248,16 @@ impl<S: Storage> Apiary<S> {
     pub fn flush_audit_log(&self) {
         if let Some(log) = &self.audit_log {
             log.flush(Duration::from_secs(5));
+        }
+    }
+
+    /// Wait, for `within` at most, until every HTTP/2 connection has closed: an answer
+    /// counts as written once h2 has it, but its connection's task writes the frames, and
+    /// after GOAWAY it closes once they are out. Before the process exits cleanly.
+    pub async fn h2_connections_closed(&self, within: Duration) {
+        let deadline = std::time::Instant::now() + within;
+        while self.open_h2.load(std::sync::atomic::Ordering::Acquire) > 0 && std::time::Instant::now() < deadline {
+            Timer::after(Duration::from_millis(5)).await;
         }
     }
 

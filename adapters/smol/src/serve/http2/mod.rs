@@ -79,6 +79,22 @@ impl Shared {
     }
 }
 
+/// Counts an open connection until it is dropped.
+struct Open<'a>(&'a AtomicUsize);
+
+impl<'a> Open<'a> {
+    fn new(count: &'a AtomicUsize) -> Open<'a> {
+        count.fetch_add(1, Ordering::AcqRel);
+        Open(count)
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Counts a stream's handler while it runs.
 struct Handler(Arc<Shared>);
 
@@ -110,6 +126,7 @@ impl<S: Storage> Apiary<S> {
         let Some(mut connection) = super::exchange::handshake("HTTP/2", remote, handshake).await else {
             return;
         };
+        let _open = Open::new(&self.open_h2);
         let (wake, woken) = smol::channel::bounded(1);
         let shared = Arc::new(Shared {
             peer: Mutex::new(peer),
