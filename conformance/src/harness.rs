@@ -155,6 +155,16 @@ impl Apiary {
         }
     }
 
+    /// How many of the kept log lines contain `needle`.
+    pub fn log_count(&self, needle: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|line| line.contains(needle))
+            .count()
+    }
+
     /// Wait up to `within` for a log line containing `needle`; whether one came.
     pub fn wait_for_log(&self, needle: &str, within: Duration) -> bool {
         let deadline = std::time::Instant::now() + within;

@@ -49,6 +49,9 @@ pub struct Options {
     pub advertise_address: Option<IpAddr>,
     /// `--cert-dir`: where the CA, serving and admin certificates live.
     pub cert_dir: PathBuf,
+    /// `--http2-max-streams-per-connection`: streams an HTTP/2 client may have open on
+    /// one connection; 0 is kube-apiserver's default (100).
+    pub http2_max_streams_per_connection: u32,
     /// `--storage`: the storage backend.
     pub storage: StorageKind,
     /// `--data-dir`: apiary's state (certificates, kubeconfig, data files).
@@ -330,6 +333,15 @@ const FLAGS: &[Flag] = &[
         default: Some("6443"),
         usage: "The HTTPS port. 0 picks a free port; the ready line and the kubeconfig show \
                 the port chosen.",
+    },
+    Flag {
+        name: "http2-max-streams-per-connection",
+        short: None,
+        section: Section::SecureServing,
+        kind: "int",
+        default: Some("0"),
+        usage: "The limit that the server gives to clients for the maximum number of streams \
+                in an HTTP/2 connection. Zero means to use kube-apiserver's default (100).",
     },
     Flag {
         name: "data-dir",
@@ -1101,6 +1113,22 @@ where
         }
     };
 
+    let http2_max_streams_per_connection = {
+        let value = get("http2-max-streams-per-connection").unwrap_or_default();
+        match value.parse::<i64>() {
+            // Upstream's flag is a Go int: zero or less is the default.
+            Ok(n) => Some(u32::try_from(n.max(0)).unwrap_or(u32::MAX)),
+            Err(_) => {
+                // pflag's words for an int it cannot parse.
+                problems.push(format!(
+                    "invalid argument {value:?} for \"--http2-max-streams-per-connection\" flag: \
+                     strconv.ParseInt: parsing {value:?}: invalid syntax"
+                ));
+                None
+            }
+        }
+    };
+
     let storage = {
         let value = get("storage").unwrap_or_default();
         match StorageKind::ALL.iter().find(|(name, _)| *name == value) {
@@ -1437,6 +1465,7 @@ where
         secure_port: secure_port.expect("validated"),
         advertise_address,
         cert_dir: cert_dir.expect("validated"),
+        http2_max_streams_per_connection: http2_max_streams_per_connection.expect("validated"),
         storage: storage.expect("validated"),
         data_dir: data_dir.expect("validated"),
         etcd_prefix: etcd_prefix.expect("validated"),
@@ -1484,6 +1513,21 @@ mod tests {
             Err(p) => p,
             other => panic!("expected problems, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn http2_max_streams_per_connection() {
+        assert_eq!(serve(&[]).http2_max_streams_per_connection, 0);
+        assert_eq!(serve(&["--http2-max-streams-per-connection=250"]).http2_max_streams_per_connection, 250);
+        // A Go int: zero or less is the default.
+        assert_eq!(serve(&["--http2-max-streams-per-connection=-3"]).http2_max_streams_per_connection, 0);
+        assert_eq!(
+            problems(&["--http2-max-streams-per-connection=many"]),
+            vec![
+                "invalid argument \"many\" for \"--http2-max-streams-per-connection\" flag: \
+                 strconv.ParseInt: parsing \"many\": invalid syntax"
+            ]
+        );
     }
 
     #[test]
@@ -1873,7 +1917,9 @@ mod tests {
             assert!(text.contains(&format!("--{}", flag.name)));
         }
         assert!(text.contains("--secure-port int"));
-        assert!(text.contains("(default 6443)"));
+        // Wrapped where the column width puts it.
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("(default 6443)"));
         assert!(text.contains("-v, --v int"));
     }
 }

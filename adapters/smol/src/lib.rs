@@ -60,6 +60,15 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The h2 crate logs every frame at debug: only at trace verbosity (`-v=6` and up),
+/// as Go logs HTTP/2 frames only when asked (GODEBUG=http2debug).
+fn quiet_frames(targets: Targets, verbosity: u32) -> Targets {
+    match verbosity {
+        0..=5 => targets.with_target("h2", LevelFilter::INFO),
+        _ => targets,
+    }
+}
+
 /// Log to stderr: RUST_LOG's `target=level,…` directives when set, else the level
 /// `--v` asks for (0-2 info, 3-5 debug, 6+ trace).
 pub fn init_logging(verbosity: u32) {
@@ -74,10 +83,10 @@ pub fn init_logging(verbosity: u32) {
             Ok(targets) => targets,
             Err(e) => {
                 bad_rust_log = Some(format!("ignoring RUST_LOG={spec:?}: {e}"));
-                Targets::new().with_default(level)
+                quiet_frames(Targets::new().with_default(level), verbosity)
             }
         },
-        _ => Targets::new().with_default(level),
+        _ => quiet_frames(Targets::new().with_default(level), verbosity),
     };
     let _ = tracing_subscriber::registry()
         .with(
@@ -189,6 +198,11 @@ pub fn run_with<S: Storage>(options: &Options, storage: S) -> ExitCode {
             smol::future::pending::<i32>().await
         };
         let code = smol::future::or(apiary.lifecycle().exited(), signalled).await;
+        if code == 0 {
+            // The last frames of HTTP/2 answers (a watch's end) are out once their
+            // connections, past GOAWAY, have closed.
+            apiary.h2_connections_closed(std::time::Duration::from_secs(2)).await;
+        }
         apiary.flush_audit_log();
         if code == 0 {
             tracing::info!("shut down cleanly");

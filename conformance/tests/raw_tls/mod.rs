@@ -45,7 +45,8 @@ impl Response {
     }
 }
 
-fn tls_config(apiary: &Apiary) -> Arc<ClientConfig> {
+/// The admin's client configuration: apiary's CA, the admin certificate.
+pub fn tls_config(apiary: &Apiary) -> Arc<ClientConfig> {
     let pki = apiary.data_dir.join("pki");
     let mut roots = RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(pki.join("ca.crt")).expect("ca.crt") {

@@ -146,21 +146,14 @@ pub(super) fn failure(failure: Failure, limits: &Limits) -> Bytes {
             out.freeze()
         }
         Failure::BodyTooLarge => {
-            // kube-apiserver's Status for a body over its limit.
-            let body = format!(
-                concat!(
-                    r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","#,
-                    r#""message":"Request entity too large: limit is {}","#,
-                    r#""reason":"RequestEntityTooLarge","code":413}}"#
-                ),
-                limits.max_body_bytes
-            );
+            let response = super::request_entity_too_large(limits.max_body_bytes);
+            let body = response.body();
             let mut out = BytesMut::with_capacity(128 + body.len());
             status_line(&mut out, StatusCode::PAYLOAD_TOO_LARGE);
             out.extend_from_slice(b"Content-Type: application/json\r\n");
             content_length(&mut out, body.len());
             out.extend_from_slice(b"Connection: close\r\n\r\n");
-            out.extend_from_slice(body.as_bytes());
+            out.extend_from_slice(body);
             out.freeze()
         }
     }

@@ -110,6 +110,24 @@ pub enum Event {
     Closed,
 }
 
+/// kube-apiserver's answer to a request body over `limit` bytes (`--max-request-body-bytes`),
+/// for the HTTP/1.1 codec and the HTTP/2 adapter alike.
+pub fn request_entity_too_large(limit: usize) -> http::Response<Bytes> {
+    let body = format!(
+        concat!(
+            r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","#,
+            r#""message":"Request entity too large: limit is {}","#,
+            r#""reason":"RequestEntityTooLarge","code":413}}"#
+        ),
+        limit
+    );
+    http::Response::builder()
+        .status(http::StatusCode::PAYLOAD_TOO_LARGE)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(Bytes::from(body))
+        .expect("static response")
+}
+
 /// The bytes of an interim `100 Continue` response.
 pub const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 

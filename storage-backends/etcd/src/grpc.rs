@@ -6,7 +6,7 @@
 //! and reports the outcome as `grpc-status` (and `grpc-message`) in the trailers, or in
 //! the headers of a response without a body.
 
-use crate::io_compat::Compat;
+use apiary_io_compat::Compat;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use futures_rustls::rustls::pki_types::ServerName;
 use futures_rustls::TlsConnector;
@@ -191,7 +191,7 @@ impl Channel {
 
 async fn handshake<T>(io: T) -> Result<SendRequest<Bytes>, GrpcError>
 where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    T: apiary_io_compat::TokioRead + apiary_io_compat::TokioWrite + Unpin + Send + 'static,
 {
     let (send, connection) = h2::client::Builder::new()
         // etcd's replies can be large (lists, watch bursts): a wide window keeps them moving.

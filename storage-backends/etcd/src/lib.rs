@@ -10,7 +10,6 @@
 
 mod client;
 pub mod grpc;
-mod io_compat;
 mod kv;
 pub mod proto;
 mod tls;

@@ -1,38 +1,35 @@
-//! One connection: the TLS handshake, then requests read and responses written in
-//! order through the core's HTTP/1.1 codec.
+//! One connection: the TLS handshake, then (unless the client chose HTTP/2, see
+//! [`super::http2`]) requests read and responses written in order through the core's
+//! HTTP/1.1 codec.
 
 use super::watch_pump::WatchClient;
-use super::{drive_exchange, inputs, timeout, Apiary, Driven};
-use crate::memory;
+use super::{timeout, Apiary, Driven};
 use crate::tls::PeerChain;
-use apiary_core::exchange::{answer_headers, Arrived, Exchange};
 use apiary_core::http1::{Connection, Event};
 use apiary_core::storage::Storage;
 use bytes::Bytes;
-use smol::future::FutureExt as _;
 use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use smol::net::TcpStream;
 use std::io;
 use std::net::SocketAddr;
-use std::panic::AssertUnwindSafe;
-use std::time::{Duration, SystemTime};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// How long a client has to complete the TLS handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl<S: Storage> Apiary<S> {
-    pub(super) async fn connection(&self, tcp: TcpStream, remote: SocketAddr) {
+    /// Serve one accepted connection: the TLS handshake, then HTTP/2 when the client
+    /// chose it by ALPN, HTTP/1.1 otherwise.
+    pub(super) async fn connection(
+        self: &Arc<Self>,
+        tcp: TcpStream,
+        remote: SocketAddr,
+        executor: &Arc<smol::Executor<'static>>,
+    ) {
         let _ = tcp.set_nodelay(true);
-        let stream = match timeout(HANDSHAKE_TIMEOUT, self.tls.acceptor().accept(tcp)).await {
-            Some(Ok(stream)) => stream,
-            Some(Err(e)) => {
-                tracing::debug!(%remote, "TLS handshake failed: {e}");
-                return;
-            }
-            None => {
-                tracing::debug!(%remote, "TLS handshake timed out");
-                return;
-            }
+        let Some(stream) = handshake("TLS", remote, self.tls.acceptor().accept(tcp)).await else {
+            return;
         };
         let peer = PeerChain::new(
             stream
@@ -47,25 +44,14 @@ impl<S: Storage> Apiary<S> {
                 })
                 .unwrap_or_default(),
         );
+        if stream.get_ref().1.alpn_protocol() == Some(crate::tls::ALPN_H2) {
+            tracing::debug!(%remote, "serving HTTP/2");
+            self.serve_h2(stream, remote, peer, executor).await;
+            return;
+        }
+        tracing::debug!(%remote, "serving HTTP/1.1");
         if let Err(e) = self.exchange(stream, remote, peer).await {
             tracing::debug!(%remote, "connection ended: {e}");
-        }
-    }
-
-    /// The headers every answer gets (the core adds them to the answers of its chain;
-    /// this is for the answers the connection writes itself).
-    fn finish_headers(&self, response: &mut http::Response<Bytes>, audit_id: http::HeaderValue) {
-        let closing = self.lifecycle.closing.fired();
-        answer_headers(response.headers_mut(), &audit_id, SystemTime::now(), closing);
-    }
-
-    /// Append a request's audit events to the audit log.
-    fn write_audit(&self, exchange: &mut Exchange) {
-        let lines = exchange.take_audit_lines();
-        if let Some(log) = &self.audit_log {
-            for line in lines {
-                log.write(line);
-            }
         }
     }
 
@@ -89,59 +75,34 @@ impl<S: Storage> Apiary<S> {
         loop {
             match codec.poll() {
                 Event::Request(request) => {
-                    let path = request.uri().path().to_owned();
-                    let started = std::time::Instant::now();
-                    // Verified against the client CA of this moment, not of the handshake.
-                    let (peer_certificates, rejected) = self.tls.authenticate_peer(&mut peer);
-                    let mut inputs = inputs(self.lifecycle.now(), Some(remote), peer_certificates);
-                    inputs.peer_certificates_rejected = rejected;
-                    let mut exchange = match self.server.exchange(request, inputs, begun.take()) {
-                        Arrived::Exchange(exchange) => exchange,
+                    let Some(mut arrival) = self.arrive(request, remote, &mut peer, begun.take()) else {
                         // No new requests: close without an answer.
-                        Arrived::Refused => return finish(&mut stream).await,
+                        return finish(&mut stream).await;
                     };
-                    let now = || self.lifecycle.now();
-                    let driven = drive_exchange(&*self.storage, &mut exchange, now);
-                    let response = match AssertUnwindSafe(driven).catch_unwind().await {
-                        Ok(Driven::Respond(response)) => response,
-                        Ok(Driven::Close) => return finish(&mut stream).await,
-                        Ok(Driven::Watch(source, head, watch)) => {
-                            self.answered
-                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            self.write_audit(&mut exchange);
-                            let client = WatchClient {
+                    let response = match self.answer(&mut arrival, remote).await {
+                        Driven::Respond(response) => response,
+                        Driven::Close => return finish(&mut stream).await,
+                        Driven::Watch(source, head, watch) => {
+                            let mut client = WatchClient {
                                 stream: &mut stream,
                                 codec: &mut codec,
                                 buf: &mut buf,
                                 eof: &mut eof,
-                                head,
+                                lifecycle: &self.lifecycle,
                             };
-                            let pumped = self.pump_watch(client, source, watch).await;
-                            exchange.watch_ended(self.lifecycle.now());
-                            self.write_audit(&mut exchange);
-                            exchange.written(self.lifecycle.now());
-                            pumped?;
+                            self.stream_watch(arrival, &mut client, source, head, watch).await?;
                             if codec.should_close() || self.lifecycle.closing.fired() {
                                 return finish(&mut stream).await;
                             }
                             continue;
                         }
-                        Err(panic) => {
-                            tracing::error!(%remote, %path, "request handler panicked");
-                            exchange.panicked(&panic_message(&*panic), self.lifecycle.now())
-                        }
                     };
-                    self.write_audit(&mut exchange);
+                    self.write_audit(&mut arrival.exchange);
                     let bytes = codec.encode_response(&response);
                     stream.write_all(&bytes).await?;
                     drop((response, bytes));
-                    exchange.written(self.lifecycle.now());
+                    self.written(arrival);
                     answered_one = true;
-                    self.answered
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if memory::built_large_documents(&path, started.elapsed()) {
-                        memory::release_free_memory();
-                    }
                     if codec.should_close() {
                         return finish(&mut stream).await;
                     }
@@ -231,6 +192,26 @@ impl<S: Storage> Apiary<S> {
     }
 }
 
+/// A handshake (`what`: TLS, HTTP/2) within [`HANDSHAKE_TIMEOUT`]; its failure is the
+/// client's, logged at debug.
+pub(super) async fn handshake<T, E: std::fmt::Display>(
+    what: &str,
+    remote: SocketAddr,
+    shake: impl std::future::Future<Output = Result<T, E>>,
+) -> Option<T> {
+    match timeout(HANDSHAKE_TIMEOUT, shake).await {
+        Some(Ok(done)) => Some(done),
+        Some(Err(e)) => {
+            tracing::debug!(%remote, "{what} handshake failed: {e}");
+            None
+        }
+        None => {
+            tracing::debug!(%remote, "{what} handshake timed out");
+            None
+        }
+    }
+}
+
 /// What ended a wait for the client's bytes.
 #[derive(Debug)]
 enum Woke {
@@ -281,13 +262,4 @@ impl Linger {
 async fn finish<T: smol::io::AsyncWrite + Unpin>(stream: &mut T) -> io::Result<()> {
     stream.flush().await?;
     stream.close().await
-}
-
-/// The text a panic was raised with.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
 }

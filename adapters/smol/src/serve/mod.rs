@@ -1,11 +1,13 @@
 //! Serving: bind the listener, accept TLS connections, decode requests with the core's
-//! HTTP/1.1 codec and drive each request through the core's state machine against the
-//! storage backend.
+//! HTTP/1.1 codec or the h2 crate (HTTP/2, chosen by ALPN) and drive each request
+//! through the core's state machine against the storage backend.
 
 mod background;
 mod drive;
 mod exchange;
+mod http2;
 pub mod lifecycle;
+mod request;
 mod watch_pump;
 
 pub use drive::{drive, drive_exchange, inputs, Driven};
@@ -69,6 +71,10 @@ pub struct Apiary<S: Storage> {
     limits: Limits,
     /// How long a client may take to send a request, or to start one.
     timeouts: Timeouts,
+    /// What HTTP/2 connections are served with.
+    http2: http2::Settings,
+    /// HTTP/2 connections open: their last frames are written by their own task.
+    open_h2: std::sync::atomic::AtomicUsize,
     local_addr: SocketAddr,
     url: String,
     kubeconfig: PathBuf,
@@ -202,6 +208,8 @@ impl<S: Storage> Apiary<S> {
                 request_body: options.request_timeout,
                 ..Timeouts::default()
             },
+            http2: http2::Settings::new(options.http2_max_streams_per_connection),
+            open_h2: std::sync::atomic::AtomicUsize::new(0),
             local_addr,
             url,
             kubeconfig,
@@ -241,6 +249,16 @@ impl<S: Storage> Apiary<S> {
     pub fn flush_audit_log(&self) {
         if let Some(log) = &self.audit_log {
             log.flush(Duration::from_secs(5));
+        }
+    }
+
+    /// Wait, for `within` at most, until every HTTP/2 connection has closed: an answer
+    /// counts as written once h2 has it, but its connection's task writes the frames, and
+    /// after GOAWAY it closes once they are out. Before the process exits cleanly.
+    pub async fn h2_connections_closed(&self, within: Duration) {
+        let deadline = std::time::Instant::now() + within;
+        while self.open_h2.load(std::sync::atomic::Ordering::Acquire) > 0 && std::time::Instant::now() < deadline {
+            Timer::after(Duration::from_millis(5)).await;
         }
     }
 
@@ -351,9 +369,10 @@ impl<S: Storage> Apiary<S> {
                 Ok((tcp, remote)) => {
                     backoff = Duration::from_millis(5);
                     let this = self.clone();
+                    let spawner = executor.clone();
                     executor
                         .spawn(async move {
-                            let served = AssertUnwindSafe(this.connection(tcp, remote))
+                            let served = AssertUnwindSafe(this.connection(tcp, remote, &spawner))
                                 .catch_unwind()
                                 .await;
                             if served.is_err() {

@@ -16,14 +16,66 @@ use std::time::SystemTime;
 /// The most bytes of watch frames written at once.
 const MAX_WATCH_BATCH: usize = 256 * 1024;
 
-/// The client side of a connection while it carries a watch.
+/// Where a watch's frames go: an HTTP/1.1 connection (chunks) or an HTTP/2 stream (DATA
+/// frames sent as the client's flow control allows).
+pub(super) trait WatchSink {
+    /// Send the response head.
+    async fn head(&mut self, head: &http::response::Parts) -> io::Result<()>;
+    /// Append one watch frame to `batch` as the protocol carries it.
+    fn frame(&mut self, frame: &[u8], batch: &mut Vec<u8>);
+    /// Send a batch of framed frames now (an empty one flushes what was written).
+    async fn send(&mut self, batch: Vec<u8>) -> io::Result<()>;
+    /// Resolves once the client has gone away.
+    async fn gone(&mut self);
+    /// End the stream cleanly.
+    async fn end(&mut self) -> io::Result<()>;
+}
+
+/// The client side of an HTTP/1.1 connection while it carries a watch: bytes it sends
+/// meanwhile are kept for its next request.
 pub(super) struct WatchClient<'a, T> {
     pub stream: &'a mut T,
     pub codec: &'a mut Connection,
     pub buf: &'a mut Vec<u8>,
     pub eof: &'a mut bool,
-    /// The stream's response head.
-    pub head: http::response::Parts,
+    /// The lifecycle's clock, for the codec's timers.
+    pub lifecycle: &'a super::lifecycle::Lifecycle,
+}
+
+impl<T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin> WatchSink for WatchClient<'_, T> {
+    async fn head(&mut self, head: &http::response::Parts) -> io::Result<()> {
+        self.stream.write_all(&self.codec.encode_stream_head(head)).await
+    }
+
+    fn frame(&mut self, frame: &[u8], batch: &mut Vec<u8>) {
+        batch.extend_from_slice(&self.codec.encode_chunk(frame));
+    }
+
+    async fn send(&mut self, batch: Vec<u8>) -> io::Result<()> {
+        self.stream.write_all(&batch).await?;
+        self.stream.flush().await
+    }
+
+    async fn gone(&mut self) {
+        if *self.eof {
+            return future::pending().await;
+        }
+        loop {
+            match self.stream.read(self.buf).await {
+                Ok(0) | Err(_) => {
+                    *self.eof = true;
+                    self.codec.feed_eof();
+                    return;
+                }
+                Ok(n) => self.codec.feed(&self.buf[..n], self.lifecycle.now()),
+            }
+        }
+    }
+
+    async fn end(&mut self) -> io::Result<()> {
+        self.stream.write_all(&self.codec.encode_stream_end()).await?;
+        self.stream.flush().await
+    }
 }
 
 /// Where a watch's events come from, once its source is open.
@@ -38,35 +90,27 @@ enum Wake {
     Cached(Result<Arc<apiary_core::watch_cache::CachedEvent>, apiary_core::storage::StorageError>),
     Bookmark,
     Deadline,
-    Client(io::Result<usize>),
+    Gone,
 }
 
 impl<S: Storage> Apiary<S> {
     /// Stream a watch: the head, the initial frames, then a frame per event of the source
     /// the core chose (a watch cache subscription, or a backend watch opened here) and a
     /// bookmark per interval, until the stream ends, its timeout passes or the client
-    /// goes away. Bytes the client sends meanwhile are kept for the next request.
-    pub(super) async fn pump_watch<T>(
+    /// goes away.
+    pub(super) async fn pump_watch(
         &self,
-        client: WatchClient<'_, T>,
+        sink: &mut impl WatchSink,
+        head: http::response::Parts,
         source: WatchSource,
         mut watch: Box<dyn WatchResponse>,
-    ) -> io::Result<()>
-    where
-        T: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin,
-    {
+    ) -> io::Result<()> {
         use apiary_core::storage::WatchStream as _;
         use smol::stream::StreamExt as _;
-        let WatchClient {
-            stream,
-            codec,
-            buf,
-            eof,
-            head,
-        } = client;
-        stream.write_all(&codec.encode_stream_head(&head)).await?;
+        sink.head(&head).await?;
+        let mut batch = Vec::new();
         for frame in watch.take_initial() {
-            stream.write_all(&codec.encode_chunk(&frame)).await?;
+            sink.frame(&frame, &mut batch);
         }
         let mut events = match source {
             WatchSource::Cache(subscription) => Some(Source::Cache(subscription)),
@@ -74,12 +118,12 @@ impl<S: Storage> Apiary<S> {
                 Ok(events) => Some(Source::Backend(events)),
                 Err(e) => {
                     let frame = watch.on_error(e);
-                    stream.write_all(&codec.encode_chunk(&frame)).await?;
+                    sink.frame(&frame, &mut batch);
                     None
                 }
             },
         };
-        stream.flush().await?;
+        sink.send(batch).await?;
         let mut deadline = Timer::after(watch.timeout());
         let mut bookmarks = watch.bookmark_interval().map(Timer::interval);
         while let Some(source) = events.as_mut().filter(|_| !watch.is_done()) {
@@ -107,15 +151,11 @@ impl<S: Storage> Apiary<S> {
                     None => future::pending().await,
                 }
             };
-            let closed = *eof;
-            let read = async {
-                if closed {
-                    future::pending().await
-                } else {
-                    Wake::Client(stream.read(buf).await)
-                }
+            let gone = async {
+                sink.gone().await;
+                Wake::Gone
             };
-            let frame = match event.or(expired).or(ending).or(bookmark).or(read).await {
+            let frame = match event.or(expired).or(ending).or(bookmark).or(gone).await {
                 Wake::Event(Some(event)) => {
                     let frame = watch.on_event(event, SystemTime::now());
                     after_call(&mut *watch, frame).await
@@ -138,7 +178,7 @@ impl<S: Storage> Apiary<S> {
                             Err(e) => Some(watch.on_error(e)),
                         };
                         if let Some(frame) = frame {
-                            batch.extend_from_slice(&codec.encode_chunk(&frame));
+                            sink.frame(&frame, &mut batch);
                         }
                         if watch.is_done() || batch.len() >= MAX_WATCH_BATCH {
                             break;
@@ -146,31 +186,22 @@ impl<S: Storage> Apiary<S> {
                         next = subscription.try_next();
                     }
                     if !batch.is_empty() {
-                        stream.write_all(&batch).await?;
-                        stream.flush().await?;
+                        sink.send(batch).await?;
                     }
                     None
                 }
                 Wake::Event(None) | Wake::Deadline => break,
                 Wake::Bookmark => watch.bookmark(),
-                Wake::Client(Ok(0)) | Wake::Client(Err(_)) => {
-                    // The client is gone; nobody is left to read the end of the stream.
-                    *eof = true;
-                    codec.feed_eof();
-                    return Ok(());
-                }
-                Wake::Client(Ok(n)) => {
-                    codec.feed(&buf[..n], self.lifecycle.now());
-                    None
-                }
+                // The client is gone; nobody is left to read the end of the stream.
+                Wake::Gone => return Ok(()),
             };
             if let Some(frame) = frame {
-                stream.write_all(&codec.encode_chunk(&frame)).await?;
-                stream.flush().await?;
+                let mut batch = Vec::new();
+                sink.frame(&frame, &mut batch);
+                sink.send(batch).await?;
             }
         }
-        stream.write_all(&codec.encode_stream_end()).await?;
-        stream.flush().await
+        sink.end().await
     }
 }
 

@@ -7,7 +7,8 @@
 //! its requests is authenticated against the client CA current at that moment.
 //!
 //! TLS 1.2 and 1.3 on ring (`--tls-min-version`, `--tls-cipher-suites`), ALPN
-//! `http/1.1`, and session tickets that outlive a reload.
+//! `h2` and `http/1.1` (as kube-apiserver offers them), and session tickets that outlive
+//! a reload.
 
 mod client_ca;
 mod options;
@@ -31,6 +32,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use watched::Watched;
+
+/// The ALPN name of HTTP/2 over TLS.
+pub const ALPN_H2: &[u8] = b"h2";
 
 /// How often the certificate files are read for changes. Upstream reacts to file
 /// events at once and re-reads every minute; reading three small files every second
@@ -72,7 +76,8 @@ impl Settings {
             .with_cert_resolver(Arc::new(SingleCertAndKey::from(
                 sources.serving.value.clone(),
             )));
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        // HTTP/2 first, as Go offers it; a client without ALPN gets HTTP/1.1.
+        config.alpn_protocols = vec![crate::tls::ALPN_H2.to_vec(), b"http/1.1".to_vec()];
         // Session tickets let clients that reconnect (kubectl runs) skip the full handshake.
         config.ticketer = self.ticketer.clone();
         config.session_storage = self.sessions.clone();

@@ -1,6 +1,7 @@
 //! h2 reads and writes through tokio's IO traits; smol's sockets and futures-rustls
 //! implement futures-io's. This wrapper maps one onto the other (no tokio runtime
-//! involved: only the traits).
+//! involved: only the traits). The etcd backend's gRPC client and the server's HTTP/2
+//! connections share it.
 
 use std::io;
 use std::pin::Pin;
@@ -44,3 +45,6 @@ impl<T: futures_io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Compat<T> {
         Pin::new(&mut self.0).poll_close(cx)
     }
 }
+
+/// The traits h2 asks of its IO, for bounds in crates that do not depend on tokio.
+pub use tokio::io::{AsyncRead as TokioRead, AsyncWrite as TokioWrite};
