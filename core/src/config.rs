@@ -36,6 +36,10 @@ pub struct Config {
     pub authorizer: crate::authorization::Authorizer,
     /// Group versions served by other API servers, proxied by the aggregator.
     pub aggregated_apis: Vec<AggregatedApi>,
+    /// The client certificate and key the aggregator presents to extension API
+    /// servers (`--proxy-client-cert-file`, `--proxy-client-key-file`), with which it
+    /// vouches for the `X-Remote-*` headers it sends. `None`: it presents none.
+    pub proxy_client: Option<Arc<crate::effect::ClientTls>>,
     /// The kube-controller-manager controllers Apiary runs (`--disable-controllers`).
     pub controllers: crate::controllers::enabled::Enabled,
     /// The admission plugins that run (`--enable-admission-plugins`,
@@ -72,6 +76,7 @@ impl Default for Config {
             authenticators: crate::authn::Authenticators::default(),
             authorizer: crate::authorization::Authorizer::default(),
             aggregated_apis: Vec::new(),
+            proxy_client: None,
             controllers: crate::controllers::enabled::Enabled::default(),
             admission_plugins: crate::admission::plugins::Plugins::default(),
             admission_settings: crate::admission::Settings::default(),
