@@ -133,7 +133,8 @@ fn client_config(pki: &Path, with_admin_cert: bool) -> Arc<ClientConfig> {
     } else {
         builder.with_no_client_auth()
     };
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    // It speaks HTTP/1.1 only; the server would choose h2 if offered.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Arc::new(config)
 }
 
