@@ -34,8 +34,6 @@ pub struct Config {
     pub authenticators: crate::authn::Authenticators,
     /// Who may do what (`--authorization-mode`).
     pub authorizer: crate::authorization::Authorizer,
-    /// Group versions served by other API servers, proxied by the aggregator.
-    pub aggregated_apis: Vec<AggregatedApi>,
     /// The client certificate and key the aggregator presents to extension API
     /// servers (`--proxy-client-cert-file`, `--proxy-client-key-file`), with which it
     /// vouches for the `X-Remote-*` headers it sends. `None`: it presents none.
@@ -52,15 +50,6 @@ pub struct Config {
     pub service_network: crate::service_network::ServiceNetwork,
 }
 
-/// A group version another API server serves (an APIService with a backend).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AggregatedApi {
-    pub group: String,
-    pub version: String,
-    /// Where its server listens: `https://host:port`.
-    pub url: String,
-}
-
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -75,7 +64,6 @@ impl Default for Config {
             priority_and_fairness: true,
             authenticators: crate::authn::Authenticators::default(),
             authorizer: crate::authorization::Authorizer::default(),
-            aggregated_apis: Vec::new(),
             proxy_client: None,
             controllers: crate::controllers::enabled::Enabled::default(),
             admission_plugins: crate::admission::plugins::Plugins::default(),

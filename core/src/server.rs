@@ -176,6 +176,14 @@ impl Server {
         crate::controllers::writes(&self.shared, now)
     }
 
+    /// One look of the aggregator's availability check at `now`: the status writes it
+    /// decided from the caches, and the discovery calls whose outcomes decide the rest
+    /// ([`crate::aggregation::availability::DiscoveryCheck::finish`]). Run the writes
+    /// with [`Server::handle_as_system`].
+    pub fn availability_checks(&self, now: std::time::SystemTime) -> crate::aggregation::availability::AvailabilityPass {
+        crate::aggregation::availability::pass(&self.shared, now)
+    }
+
     /// Handle a request the server makes of itself, as the privileged loopback user.
     pub fn handle_as_system(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();

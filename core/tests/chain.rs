@@ -173,36 +173,6 @@ fn shutdown_drains_what_is_in_flight_and_refuses_the_rest() {
 }
 
 #[test]
-fn aggregated_apis_are_proxied_as_outbound_calls() {
-    let h = harness(Config {
-        aggregated_apis: vec![apiary_core::config::AggregatedApi {
-            group: "metrics.k8s.io".into(),
-            version: "v1beta1".into(),
-            url: "https://metrics.example:4443".into(),
-        }],
-        ..Config::default()
-    });
-    h.answer_calls(|out| {
-        assert_eq!(
-            out.request.uri(),
-            "https://metrics.example:4443/apis/metrics.k8s.io/v1beta1/nodes?limit=1"
-        );
-        Ok(http::Response::builder()
-            .status(200)
-            .header("content-type", "application/json")
-            .body(bytes::Bytes::from_static(br#"{"kind":"NodeMetricsList","items":[]}"#))
-            .unwrap())
-    });
-    let relayed = one(&h.send(&get("/apis/metrics.k8s.io/v1beta1/nodes?limit=1")));
-    assert_eq!(relayed.status, 200);
-    assert_eq!(relayed.json()["kind"], "NodeMetricsList");
-    h.answer_calls(|_| Err(CallError::Unreachable("connection refused".into())));
-    let down = one(&h.send(&get("/apis/metrics.k8s.io/v1beta1/nodes")));
-    assert_eq!(down.status, 503);
-    assert_eq!(down.json()["message"], "error trying to reach service: connection refused");
-}
-
-#[test]
 fn a_watch_streams_chunked_frames_with_its_audit_id() {
     let h = harness(Config::default());
     assert_eq!(one(&h.send(&post(CONFIGMAPS, &configmap("a")))).status, 201);

@@ -270,13 +270,34 @@ impl<S: SyncStorage> Harness<S> {
                 return;
             }
             for request in writes {
-                let mut step = self.server.handle_as_system(request, self.inputs());
-                while let crate::Step::Storage(op, pending) = step {
-                    step = pending.resume(self.store.run_now(op));
-                }
+                self.run_as_system(request);
             }
         }
         panic!("the controllers still want writes after {MAX_CONTROLLER_PASSES} passes: one of them fails or never settles");
+    }
+
+    /// One look of the aggregator's availability check: its discovery calls answered
+    /// by [`Harness::answer_calls`], its status writes made, the caches caught up.
+    pub fn check_availability(&self) {
+        let now = self.epoch + self.clock.get();
+        let pass = self.server.availability_checks(now);
+        let mut writes = pass.writes;
+        for check in pass.checks {
+            let outcome = (self.calls.borrow())(&check.outbound);
+            writes.extend(check.finish(outcome, now));
+        }
+        for request in writes {
+            self.run_as_system(request);
+        }
+        self.reflect();
+    }
+
+    /// Run a request of the server's own to its answer.
+    fn run_as_system(&self, request: http::Request<Bytes>) {
+        let mut step = self.server.handle_as_system(request, self.inputs());
+        while let crate::Step::Storage(op, pending) = step {
+            step = pending.resume(self.store.run_now(op));
+        }
     }
 
     fn feed_caches(&self) {

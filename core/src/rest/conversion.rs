@@ -174,7 +174,7 @@ pub(crate) struct CachedEndpoints<'a> {
 }
 
 impl CachedEndpoints<'_> {
-    fn object(&self, resource: &str, namespace: &str, name: &str) -> Result<Value, String> {
+    pub(crate) fn object(&self, resource: &str, namespace: &str, name: &str) -> Result<Value, String> {
         let prefix = resource_prefix(self.root, "", resource, None);
         let key = object_key(self.root, "", resource, Some(namespace), name);
         let kv = self.served.caches().get(&prefix).and_then(|cache| cache.get(&key)).flatten();
