@@ -178,7 +178,7 @@ impl Server {
 
     /// One look of the aggregator's availability check at `now`: the status writes it
     /// decided from the caches, and the discovery calls whose outcomes decide the rest
-    /// ([`crate::aggregation::availability::DiscoveryCheck::finish`]). Run the writes
+    /// ([`crate::aggregation::availability::AwaitingDiscovery::finish`]). Run the writes
     /// with [`Server::handle_as_system`].
     pub fn availability_checks(&self, now: std::time::SystemTime) -> crate::aggregation::availability::AvailabilityPass {
         crate::aggregation::availability::pass(&self.shared, now)

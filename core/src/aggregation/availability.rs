@@ -5,7 +5,7 @@
 //! within [`DISCOVERY_TIMEOUT`]. The verdict is written to `status.conditions`.
 //!
 //! Sans-IO: [`pass`] hands out the status writes it can decide from the caches and the
-//! discovery calls to make; each call's outcome goes to [`DiscoveryCheck::finish`],
+//! discovery calls to make; each call's outcome goes to [`AwaitingDiscovery::finish`],
 //! which answers the write it calls for. The adapter runs a pass every few seconds;
 //! the harness whenever a test asks.
 
@@ -32,18 +32,26 @@ pub struct AvailabilityPass {
     pub checks: Vec<DiscoveryCheck>,
 }
 
-/// A discovery GET sent to an APIService's backend, waiting for its outcome.
+/// A discovery GET to send to an APIService's backend, and what decides from its
+/// outcome.
 #[derive(Debug)]
 pub struct DiscoveryCheck {
     /// The GET to send.
     pub outbound: Outbound,
+    /// Give it the outcome.
+    pub verdict: AwaitingDiscovery,
+}
+
+/// A discovery check waiting for the outcome of its GET.
+#[derive(Debug)]
+pub struct AwaitingDiscovery {
     /// The APIService as read when the check began.
     api: Value,
     /// The URL as upstream's messages name it.
     url: String,
 }
 
-impl DiscoveryCheck {
+impl AwaitingDiscovery {
     /// The status write the outcome calls for at `now`, if the condition changes.
     pub fn finish(self, outcome: CallOutcome, now: SystemTime) -> Option<http::Request<Bytes>> {
         let url = &self.url;
@@ -87,7 +95,7 @@ pub(crate) fn pass(shared: &Shared, now: SystemTime) -> AvailabilityPass {
                 super::proxy::set_remote_identity(request.headers_mut(), &aggregator);
                 let tls = Some(Arc::new(backend.tls(shared.config.proxy_client.as_deref())));
                 let outbound = Outbound { request, timeout: DISCOVERY_TIMEOUT, tls };
-                pass.checks.push(DiscoveryCheck { outbound, api, url });
+                pass.checks.push(DiscoveryCheck { outbound, verdict: AwaitingDiscovery { api, url } });
             }
         }
     }

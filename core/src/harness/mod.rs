@@ -284,7 +284,7 @@ impl<S: SyncStorage> Harness<S> {
         let mut writes = pass.writes;
         for check in pass.checks {
             let outcome = (self.calls.borrow())(&check.outbound);
-            writes.extend(check.finish(outcome, now));
+            writes.extend(check.verdict.finish(outcome, now));
         }
         for request in writes {
             self.run_as_system(request);

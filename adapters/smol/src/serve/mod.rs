@@ -336,6 +336,8 @@ impl<S: Storage> Apiary<S> {
         let this = self.clone();
         executor.spawn(async move { this.run_controllers().await }).detach();
         let this = self.clone();
+        executor.spawn(async move { this.check_availability_periodically().await }).detach();
+        let this = self.clone();
         executor
             .spawn(async move { this.lifecycle.run().await })
             .detach();
