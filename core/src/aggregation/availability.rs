@@ -11,7 +11,7 @@
 
 use super::{status_update, text, with_available, Backend};
 use crate::effect::{CallOutcome, Outbound};
-use crate::rest::conversion::CachedEndpoints;
+use crate::rest::conversion::{endpoint_address, service_port_name, CachedEndpoints};
 use crate::schema::go_quote;
 use crate::shared::Shared;
 use crate::webhook::client_config::Endpoints;
@@ -118,22 +118,14 @@ fn look(endpoints: &CachedEndpoints<'_>, backend: &Backend) -> Look {
         return Look::Failed("ServiceNotFound", format!("service/{name} in {} is not present", go_quote(ns)));
     };
     if text(&service, "/spec/type") == "ClusterIP" || service.pointer("/spec/type").is_none() {
-        let ports = service.pointer("/spec/ports").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        let Some(port) = ports.iter().find(|p| p.get("port").and_then(Value::as_i64) == Some(backend.port)) else {
+        let Some(port_name) = service_port_name(&service, backend.port) else {
             let message = format!("service/{name} in {} is not listening on port {}", go_quote(ns), backend.port);
             return Look::Failed("ServicePortError", message);
         };
-        let port_name = text(port, "/name");
         let Ok(found) = endpoints.object("endpoints", ns, name) else {
             return Look::Failed("EndpointsNotFound", format!("cannot find endpoints for service/{name} in {}", go_quote(ns)));
         };
-        let subsets = found.get("subsets").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        let serving = subsets.iter().any(|s| {
-            let has_address = s.pointer("/addresses/0").is_some();
-            let ports = s.get("ports").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-            has_address && ports.iter().any(|p| text(p, "/name") == port_name)
-        });
-        if !serving {
+        if endpoint_address(&found, port_name).is_none() {
             let message = format!("endpoints for service/{name} in {} have no addresses with port name {}", go_quote(ns), go_quote(port_name));
             return Look::Failed("MissingEndpoints", message);
         }

@@ -24,9 +24,7 @@ pub(crate) const APISERVICES: &str = "/apis/apiregistration.k8s.io/v1/apiservice
 
 /// Every APIService, as the watch cache holds them; `None` while it is not filled.
 pub(crate) fn apiservices(shared: &Shared) -> Option<Vec<Value>> {
-    let prefix = crate::storage::resource_prefix(&shared.config.storage_prefix, GROUP, "apiservices", None);
-    let cache = shared.served.with_caches(|c| c.get(&prefix).cloned())?;
-    let (stored, _) = cache.snapshot("", 0)?;
+    let (stored, _) = crate::controllers::cache(shared, GROUP, "apiservices")?.snapshot("", 0)?;
     Some(stored.iter().filter_map(|kv| serde_json::from_slice(&kv.value).ok()).collect())
 }
 
@@ -100,11 +98,8 @@ pub(crate) fn backend_of_path(shared: &Shared, path: &str) -> Option<Backend> {
     if group.is_empty() || version.is_empty() {
         return None;
     }
-    let root = &shared.config.storage_prefix;
-    let prefix = crate::storage::resource_prefix(root, GROUP, "apiservices", None);
-    let key = crate::storage::object_key(root, GROUP, "apiservices", None, &format!("{version}.{group}"));
-    let cache = shared.served.with_caches(|c| c.get(&prefix).cloned())?;
-    let kv = cache.get(&key).flatten()?;
+    let key = crate::storage::object_key(&shared.config.storage_prefix, GROUP, "apiservices", None, &format!("{version}.{group}"));
+    let kv = crate::controllers::cache(shared, GROUP, "apiservices")?.get(&key).flatten()?;
     // Most requests are for local group versions: parse only what may name a Service.
     if !kv.value.windows(9).any(|w| w == b"\"service\"") {
         return None;

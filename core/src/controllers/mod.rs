@@ -111,7 +111,7 @@ fn defaults_revisions(shared: &Shared, namespaces: Option<Arc<WatchCache>>) -> u
 const CRD_GROUP: &str = "apiextensions.k8s.io";
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
-fn cache(shared: &Shared, group: &str, resource: &str) -> Option<Arc<WatchCache>> {
+pub(crate) fn cache(shared: &Shared, group: &str, resource: &str) -> Option<Arc<WatchCache>> {
     let prefix = crate::storage::resource_prefix(&shared.config.storage_prefix, group, resource, None);
     shared.served.with_caches(|c| c.get(&prefix).cloned())
 }
