@@ -80,7 +80,9 @@ fn discovery(
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let doc = match (parts.as_slice(), aggregated) {
         (["api"], Some(v)) => return Some(aggregated_response(&discovery::aggregated_api(registry, v), v)),
-        (["apis"], Some(v)) if !crate::aggregation::discovery::has_remote(shared) => return Some(aggregated_response(&discovery::aggregated_apis(registry, v), v)),
+        // While an extension server serves a group version, aggregated discovery (which
+        // would need its documents merged) is not offered: clients read the plain ones.
+        (["apis"], Some(v)) if !crate::aggregation::any_remote(shared) => return Some(aggregated_response(&discovery::aggregated_apis(registry, v), v)),
         (["api"], None) => to_value(&discovery::api_versions(shared.config.advertise_address)),
         (["apis"], _) => to_value(&discovery::group_list(crate::aggregation::discovery::groups(shared, registry))),
         (["api", version], _) => to_value(&discovery::api_resource_list(registry, "", version)?),

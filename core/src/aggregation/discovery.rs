@@ -14,18 +14,10 @@ use std::cmp::Reverse;
 /// The groups of `/apis` (the core group is not one), most preferred first.
 pub(crate) fn groups(shared: &Shared, registry: &Registry) -> Vec<GroupInfo> {
     let local = registry.groups();
-    let apis = super::apiservices(shared).unwrap_or_default();
-    if !apis.iter().any(|a| super::Backend::of(a).is_some()) {
+    if !super::any_remote(shared) {
         return local;
     }
-    merge(local, &apis)
-}
-
-/// Whether an extension server serves a group version: aggregated discovery (v2),
-/// which would need its servers' documents merged, is then not offered, and clients
-/// read the plain documents group version by group version.
-pub(crate) fn has_remote(shared: &Shared) -> bool {
-    super::apiservices(shared).is_some_and(|apis| apis.iter().any(|a| super::Backend::of(a).is_some()))
+    merge(local, &super::apiservices(shared).unwrap_or_default())
 }
 
 /// `local` groups with the remote versions of `apis` joined, in upstream's order.

@@ -101,10 +101,25 @@ pub(crate) fn backend_of_path(shared: &Shared, path: &str) -> Option<Backend> {
     let key = crate::storage::object_key(&shared.config.storage_prefix, GROUP, "apiservices", None, &format!("{version}.{group}"));
     let kv = crate::controllers::cache(shared, GROUP, "apiservices")?.get(&key).flatten()?;
     // Most requests are for local group versions: parse only what may name a Service.
-    if !kv.value.windows(9).any(|w| w == b"\"service\"") {
+    if !may_name_a_service(&kv.value) {
         return None;
     }
     Backend::of(&serde_json::from_slice(&kv.value).ok()?)
+}
+
+/// Whether a stored APIService may name a Service: a look at its bytes, no parse.
+fn may_name_a_service(stored: &[u8]) -> bool {
+    stored.windows(9).any(|w| w == b"\"service\"")
+}
+
+/// Whether any APIService names a Service.
+pub(crate) fn any_remote(shared: &Shared) -> bool {
+    let Some((stored, _)) = crate::controllers::cache(shared, GROUP, "apiservices").and_then(|c| c.snapshot("", 0)) else {
+        return false;
+    };
+    stored.iter().filter(|kv| may_name_a_service(&kv.value)).any(|kv| {
+        serde_json::from_slice::<Value>(&kv.value).ok().is_some_and(|api| Backend::of(&api).is_some())
+    })
 }
 
 /// `api` with its `Available` condition set to `condition` (its `lastTransitionTime`
