@@ -64,6 +64,8 @@ enum Reconcile {
     Owned(&'static [&'static str]),
     /// An APF bootstrap object, reconciled by [`flowcontrol::reconcile`].
     Flowcontrol,
+    /// `extension-apiserver-authentication`, merged by [`authentication_info::reconcile`].
+    AuthenticationInfo,
     /// Not an object: the collection is read and the objects of this kind the server
     /// kept that are no longer bootstrap ones are deleted.
     Sweep(&'static str),
@@ -167,8 +169,8 @@ impl Bootstrap {
         b
     }
 
-    /// The `extension-apiserver-authentication` ConfigMap alone: made ours again
-    /// when someone changed it, as upstream's controller keeps it.
+    /// The `extension-apiserver-authentication` ConfigMap alone: this server's data
+    /// merged in again when it is missing, as upstream's controller keeps it.
     pub fn authentication_info(config: &crate::Config) -> Bootstrap {
         let items: Vec<Item> = authentication_info_item(config).into_iter().collect();
         Bootstrap {
@@ -271,6 +273,7 @@ impl Bootstrap {
                     Reconcile::Rbac => reconcile::reconcile(&stored, &item.object),
                     Reconcile::Owned(fields) => api_service::reconcile(stored, &item.object, fields),
                     Reconcile::Flowcontrol => flowcontrol::reconcile(&stored, &item.object),
+                    Reconcile::AuthenticationInfo => authentication_info::reconcile(&stored, &item.object),
                     Reconcile::Keep | Reconcile::Sweep(_) => None,
                 }
                 .map(|o| Step::Update(Bytes::from(o.to_string()))),
@@ -324,7 +327,7 @@ fn authentication_info_item(config: &crate::Config) -> Option<Item> {
         collection: format!("/api/v1/namespaces/{}/configmaps", authentication_info::NAMESPACE),
         name: authentication_info::NAME.to_owned(),
         object,
-        reconcile: Reconcile::Owned(&["/data"]),
+        reconcile: Reconcile::AuthenticationInfo,
         read_first: true,
     })
 }

@@ -162,8 +162,9 @@ impl Server {
         crate::bootstrap::Bootstrap::for_config(&self.shared.config)
     }
 
-    /// The `kube-system/extension-apiserver-authentication` ConfigMap alone, written
-    /// again where it differs: run it every minute, as upstream's controller resyncs.
+    /// The `kube-system/extension-apiserver-authentication` ConfigMap alone, this
+    /// server's data merged in again where it is missing: run it every minute, as
+    /// upstream's controller resyncs.
     pub fn authentication_info(&self) -> crate::bootstrap::Bootstrap {
         crate::bootstrap::Bootstrap::authentication_info(&self.shared.config)
     }

@@ -11,11 +11,14 @@ use std::sync::Arc;
 const CONFIGMAP: &str = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
 const SELF_REVIEW: &str = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
 const REVIEW: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
+/// PEM blocks standing for the two CAs (the ConfigMap's bundles are read as PEM).
+const CLIENT_CA: &str = "-----BEGIN CERTIFICATE-----\nY2xpZW50IGNh\n-----END CERTIFICATE-----\n";
+const FRONT_PROXY_CA: &str = "-----BEGIN CERTIFICATE-----\nZnJvbnQgcHJveHkgY2E=\n-----END CERTIFICATE-----\n";
 const ALICE: &str = "X-Remote-User: alice\r\nX-Remote-Group: g1\r\nX-Remote-Group: g2\r\nX-Remote-Extra-Scopes: read\r\n";
 
 fn harness() -> Harness<MemoryStore> {
-    let mut config = Config { client_ca_pem: Some("CLIENT CA".to_owned()), ..Config::default() };
-    config.authenticators.request_header = Some(Arc::new(RequestHeader::kubeadm("FRONT PROXY CA".to_owned())));
+    let mut config = Config { client_ca_pem: Some(CLIENT_CA.to_owned()), ..Config::default() };
+    config.authenticators.request_header = Some(Arc::new(RequestHeader::kubeadm(FRONT_PROXY_CA.to_owned())));
     Harness::new(config, MemoryStore::new())
 }
 
@@ -75,19 +78,21 @@ fn the_authentication_configmap_is_written_at_start_with_upstreams_keys() {
             "requestheader-username-headers",
         ]
     );
-    assert_eq!(data["client-ca-file"], "CLIENT CA");
-    assert_eq!(data["requestheader-client-ca-file"], "FRONT PROXY CA");
+    assert_eq!(data["client-ca-file"], CLIENT_CA);
+    assert_eq!(data["requestheader-client-ca-file"], FRONT_PROXY_CA);
     assert_eq!(data["requestheader-allowed-names"], r#"["front-proxy-client"]"#);
     assert_eq!(data["requestheader-username-headers"], r#"["X-Remote-User"]"#);
 
-    // Changed by someone, it is made ours again by the next pass.
+    // Changed by someone, the next pass merges this server's data in again.
     let mut stored = reply.json();
     stored["data"]["client-ca-file"] = "tampered".into();
+    stored["data"]["requestheader-allowed-names"] = r#"["aggregator"]"#.into();
     let put = single_reply(&h.send(&json_request("PUT", CONFIGMAP, "", &stored.to_string())));
     assert_eq!(put.status, 200);
     h.run_bootstrap(h.server.authentication_info()).unwrap();
     let again = single_reply(&h.send(&json_request("GET", CONFIGMAP, "", "")));
-    assert_eq!(again.json()["data"]["client-ca-file"], "CLIENT CA");
+    assert_eq!(again.json()["data"]["client-ca-file"], CLIENT_CA);
+    assert_eq!(again.json()["data"]["requestheader-allowed-names"], r#"["aggregator","front-proxy-client"]"#);
 }
 
 /// The keys of the ConfigMap recorded from a kube-apiserver without `--requestheader-*`
@@ -108,11 +113,11 @@ fn recorded_keys() -> Vec<String> {
 
 #[test]
 fn the_client_ca_alone_is_the_recorded_layout() {
-    let config = Config { client_ca_pem: Some("CLIENT CA".to_owned()), ..Config::default() };
+    let config = Config { client_ca_pem: Some(CLIENT_CA.to_owned()), ..Config::default() };
     let h = Harness::new(config, MemoryStore::new());
     let reply = single_reply(&h.send(&json_request("GET", CONFIGMAP, "", "")));
     let data = reply.json()["data"].clone();
     let keys: Vec<String> = data.as_object().unwrap().keys().cloned().collect();
     assert_eq!(keys, recorded_keys());
-    assert_eq!(data["client-ca-file"], "CLIENT CA");
+    assert_eq!(data["client-ca-file"], CLIENT_CA);
 }

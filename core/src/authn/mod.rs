@@ -10,7 +10,7 @@
 mod der;
 pub mod jwt;
 pub mod keys;
-mod pem;
+pub(crate) mod pem;
 pub mod request_header;
 pub mod service_account;
 mod token_cache;
