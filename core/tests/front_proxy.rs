@@ -37,6 +37,12 @@ fn the_front_proxy_names_the_user_and_authorization_judges_that_user() {
     assert_eq!(user["groups"], serde_json::json!(["g1", "g2", "system:authenticated"]));
     assert_eq!(user["extra"]["scopes"], serde_json::json!(["read"]));
 
+    // An anonymous request forwarded stays unauthenticated: not even a
+    // SelfSubjectReview, which RBAC allows every authenticated user.
+    let forwarded = "X-Remote-User: system:anonymous\r\nX-Remote-Group: system:unauthenticated\r\n";
+    let anonymous = single_reply(&h.send(&json_request("POST", SELF_REVIEW, forwarded, REVIEW)));
+    assert_eq!(anonymous.status, 403);
+
     let refused = single_reply(&h.send(&json_request("GET", "/api/v1/namespaces/default/secrets", ALICE, "")));
     assert_eq!(refused.status, 403);
     let message = refused.json()["message"].as_str().unwrap().to_owned();

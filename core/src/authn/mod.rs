@@ -250,9 +250,12 @@ fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-/// Every authenticated user is in `system:authenticated`.
+/// Every authenticated user is in `system:authenticated`, unless it is named
+/// anonymous or said to be unauthenticated (as upstream's group adder has it: a front
+/// proxy may forward an anonymous request).
 fn authenticated(mut user: UserInfo) -> UserInfo {
-    if !user.in_group("system:authenticated") {
+    let unauthenticated = user.is_anonymous() || user.in_group("system:unauthenticated");
+    if !unauthenticated && !user.in_group("system:authenticated") {
         user.groups.push("system:authenticated".to_owned());
     }
     user
