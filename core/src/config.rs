@@ -30,7 +30,12 @@ pub struct Config {
     /// `--enable-priority-and-fairness`: requests are classified and fair-queued
     /// instead of counted against the two in-flight limits.
     pub priority_and_fairness: bool,
-    /// Who is asking (`--token-auth-file`; client certificates always).
+    /// The client CA bundle (PEM) client certificates are verified against
+    /// (`--client-ca-file` or Apiary's own CA): the adapter verifies, the server
+    /// publishes it in `kube-system/extension-apiserver-authentication`.
+    pub client_ca_pem: Option<String>,
+    /// Who is asking (`--token-auth-file`, `--requestheader-*`; client certificates
+    /// always).
     pub authenticators: crate::authn::Authenticators,
     /// Who may do what (`--authorization-mode`).
     pub authorizer: crate::authorization::Authorizer,
@@ -62,6 +67,7 @@ impl Default for Config {
             lifecycle: LifecycleConfig::default(),
             inflight: crate::inflight::Limits::default(),
             priority_and_fairness: true,
+            client_ca_pem: None,
             authenticators: crate::authn::Authenticators::default(),
             authorizer: crate::authorization::Authorizer::default(),
             proxy_client: None,

@@ -148,10 +148,10 @@ impl Server {
 
     /// Handle one client request past the arrival stages (lifecycle, limits, audit):
     /// authentication, impersonation, authorization, routing and the handler.
-    pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
+    pub fn handle(&self, mut request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
-        let authenticated = self.shared.authenticate(&inputs, request.headers());
+        let authenticated = self.shared.authenticate(&inputs, request.headers_mut());
         dispatch::authenticated(&self.shared, request, inputs, info, authenticated, None)
     }
 
@@ -160,6 +160,13 @@ impl Server {
     /// [`Server::handle_as_system`] and give it the answer.
     pub fn bootstrap(&self) -> crate::bootstrap::Bootstrap {
         crate::bootstrap::Bootstrap::for_config(&self.shared.config)
+    }
+
+    /// The `kube-system/extension-apiserver-authentication` ConfigMap alone, this
+    /// server's data merged in again where it is missing: run it every minute, as
+    /// upstream's controller resyncs.
+    pub fn authentication_info(&self) -> crate::bootstrap::Bootstrap {
+        crate::bootstrap::Bootstrap::authentication_info(&self.shared.config)
     }
 
     /// A mark of what the built-in controllers read: when it differs from the last one

@@ -1,7 +1,6 @@
 //! The whole request chain, bytes in and bytes out, over the memory store on a fake
 //! clock: the deterministic harness as the next stages' tests use it.
 
-use apiary_core::effect::CallError;
 use apiary_core::harness::{parse_responses, Harness, Reply};
 use apiary_core::lifecycle::{Action, LifecycleConfig};
 use apiary_core::authorization::{Authorizer, Mode};
