@@ -90,6 +90,7 @@ fn main() {
         entropy: [7; 48],
         peer_certificates: Vec::new(),
         peer_certificates_rejected: false,
+        request_header_common_name: None,
         remote_addr: None,
     };
     let get = |path: &str, accept: &str| {

@@ -7,13 +7,15 @@
 //! Priority and Fairness' mandatory and suggested FlowSchemas and
 //! PriorityLevelConfigurations, kept as upstream's APF configuration ensurer keeps
 //! them ([`flowcontrol`]), which [`Bootstrap::flowcontrol`] alone writes again on
-//! later passes.
+//! later passes; and `kube-system/extension-apiserver-authentication`
+//! ([`authentication_info`]), which [`Bootstrap::authentication_info`] writes again.
 //!
 //! [`Bootstrap`] is a state machine over requests: the adapter (or the harness) runs
 //! each request it hands out as the privileged loopback user and gives back the
 //! answer. Objects that fail are tried again on the next pass.
 
 mod api_service;
+mod authentication_info;
 pub(crate) mod flowcontrol;
 
 use crate::authorization::rbac::reconcile;
@@ -62,6 +64,8 @@ enum Reconcile {
     Owned(&'static [&'static str]),
     /// An APF bootstrap object, reconciled by [`flowcontrol::reconcile`].
     Flowcontrol,
+    /// `extension-apiserver-authentication`, merged by [`authentication_info::reconcile`].
+    AuthenticationInfo,
     /// Not an object: the collection is read and the objects of this kind the server
     /// kept that are no longer bootstrap ones are deleted.
     Sweep(&'static str),
@@ -160,8 +164,21 @@ impl Bootstrap {
             reconcile: if owned.is_empty() { Reconcile::Keep } else { Reconcile::Owned(owned) },
             read_first: true,
         }));
+        b.items.extend(authentication_info_item(config));
         b.done = vec![false; b.items.len()];
         b
+    }
+
+    /// The `extension-apiserver-authentication` ConfigMap alone: this server's data
+    /// merged in again when it is missing, as upstream's controller keeps it.
+    pub fn authentication_info(config: &crate::Config) -> Bootstrap {
+        let items: Vec<Item> = authentication_info_item(config).into_iter().collect();
+        Bootstrap {
+            done: vec![false; items.len()],
+            items,
+            at: 0,
+            step: Step::Read,
+        }
     }
 
     /// The APF bootstrap objects alone: what upstream's ensurer writes again every
@@ -256,6 +273,7 @@ impl Bootstrap {
                     Reconcile::Rbac => reconcile::reconcile(&stored, &item.object),
                     Reconcile::Owned(fields) => api_service::reconcile(stored, &item.object, fields),
                     Reconcile::Flowcontrol => flowcontrol::reconcile(&stored, &item.object),
+                    Reconcile::AuthenticationInfo => authentication_info::reconcile(&stored, &item.object),
                     Reconcile::Keep | Reconcile::Sweep(_) => None,
                 }
                 .map(|o| Step::Update(Bytes::from(o.to_string()))),
@@ -299,6 +317,19 @@ impl Bootstrap {
         self.begin_item();
         Err(why)
     }
+}
+
+/// The ConfigMap publishing the client CA and the front proxy, when there is one.
+fn authentication_info_item(config: &crate::Config) -> Option<Item> {
+    let request_header = config.authenticators.request_header.as_deref();
+    let object = authentication_info::config_map(config.client_ca_pem.as_deref(), request_header)?;
+    Some(Item {
+        collection: format!("/api/v1/namespaces/{}/configmaps", authentication_info::NAMESPACE),
+        name: authentication_info::NAME.to_owned(),
+        object,
+        reconcile: Reconcile::AuthenticationInfo,
+        read_first: true,
+    })
 }
 
 /// The APF bootstrap objects, then a sweep of each kind's collection.

@@ -30,12 +30,15 @@ pub struct Config {
     /// `--enable-priority-and-fairness`: requests are classified and fair-queued
     /// instead of counted against the two in-flight limits.
     pub priority_and_fairness: bool,
-    /// Who is asking (`--token-auth-file`; client certificates always).
+    /// The client CA bundle (PEM) client certificates are verified against
+    /// (`--client-ca-file` or Apiary's own CA): the adapter verifies, the server
+    /// publishes it in `kube-system/extension-apiserver-authentication`.
+    pub client_ca_pem: Option<String>,
+    /// Who is asking (`--token-auth-file`, `--requestheader-*`; client certificates
+    /// always).
     pub authenticators: crate::authn::Authenticators,
     /// Who may do what (`--authorization-mode`).
     pub authorizer: crate::authorization::Authorizer,
-    /// Group versions served by other API servers, proxied by the aggregator.
-    pub aggregated_apis: Vec<AggregatedApi>,
     /// The client certificate and key the aggregator presents to extension API
     /// servers (`--proxy-client-cert-file`, `--proxy-client-key-file`), with which it
     /// vouches for the `X-Remote-*` headers it sends. `None`: it presents none.
@@ -52,15 +55,6 @@ pub struct Config {
     pub service_network: crate::service_network::ServiceNetwork,
 }
 
-/// A group version another API server serves (an APIService with a backend).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AggregatedApi {
-    pub group: String,
-    pub version: String,
-    /// Where its server listens: `https://host:port`.
-    pub url: String,
-}
-
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -73,9 +67,9 @@ impl Default for Config {
             lifecycle: LifecycleConfig::default(),
             inflight: crate::inflight::Limits::default(),
             priority_and_fairness: true,
+            client_ca_pem: None,
             authenticators: crate::authn::Authenticators::default(),
             authorizer: crate::authorization::Authorizer::default(),
-            aggregated_apis: Vec::new(),
             proxy_client: None,
             controllers: crate::controllers::enabled::Enabled::default(),
             admission_plugins: crate::admission::plugins::Plugins::default(),

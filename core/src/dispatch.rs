@@ -149,8 +149,9 @@ pub(crate) fn route(
     user: UserInfo,
 ) -> Step {
     let registry = shared.registry();
-    let resource = match routing::route(&info, &shared.config.aggregated_apis, &registry) {
-        Route::Aggregated(api) => return aggregation::proxy(&api, request),
+    let backend = aggregation::backend_of_path(shared, &info.path);
+    let resource = match routing::route(&info, backend, &registry) {
+        Route::Aggregated(backend) => return aggregation::proxy(shared, &backend, &user, request),
         Route::Resource(resource) => resource,
         Route::NonResource => return non_resource(shared, request, inputs, &info),
         Route::NotFound => {

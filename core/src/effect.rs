@@ -29,6 +29,10 @@ pub struct Inputs {
     /// (upstream's x509 authenticator fails): the request is not anonymous; it gets 401
     /// unless a bearer token authenticates it.
     pub peer_certificates_rejected: bool,
+    /// The common name of the client certificate when its chain verified against the
+    /// requestheader CA (`--requestheader-client-ca-file`): a front proxy, whose
+    /// headers may name the user.
+    pub request_header_common_name: Option<String>,
     /// The client's address.
     pub remote_addr: Option<SocketAddr>,
 }

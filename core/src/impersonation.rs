@@ -128,7 +128,7 @@ pub fn requested(headers: &http::HeaderMap) -> Result<Vec<Requested>, ApiError> 
 
 /// An extra's key from its header name (already lower case): `%XX` escapes decoded,
 /// as Go's `url.PathUnescape` decodes them; a malformed escape keeps the name as sent.
-fn percent_decoded(encoded: &str) -> String {
+pub(crate) fn percent_decoded(encoded: &str) -> String {
     let bytes = encoded.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

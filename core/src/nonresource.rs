@@ -80,11 +80,13 @@ fn discovery(
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let doc = match (parts.as_slice(), aggregated) {
         (["api"], Some(v)) => return Some(aggregated_response(&discovery::aggregated_api(registry, v), v)),
-        (["apis"], Some(v)) => return Some(aggregated_response(&discovery::aggregated_apis(registry, v), v)),
+        // While an extension server serves a group version, aggregated discovery (which
+        // would need its documents merged) is not offered: clients read the plain ones.
+        (["apis"], Some(v)) if !crate::aggregation::any_remote(shared) => return Some(aggregated_response(&discovery::aggregated_apis(registry, v), v)),
         (["api"], None) => to_value(&discovery::api_versions(shared.config.advertise_address)),
-        (["apis"], None) => to_value(&discovery::api_group_list(registry)),
+        (["apis"], _) => to_value(&discovery::group_list(crate::aggregation::discovery::groups(shared, registry))),
         (["api", version], _) => to_value(&discovery::api_resource_list(registry, "", version)?),
-        (["apis", group], _) => to_value(&discovery::api_group(registry, group)?),
+        (["apis", group], _) => to_value(&discovery::group_of(crate::aggregation::discovery::groups(shared, registry), group)?),
         (["apis", group, version], _) => to_value(&discovery::api_resource_list(registry, group, version)?),
         _ => return None,
     };

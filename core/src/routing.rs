@@ -3,7 +3,7 @@
 //! resources, then not found. Paths that name no resource (health, version, discovery,
 //! OpenAPI, metrics) are served by the server itself.
 
-use crate::config::AggregatedApi;
+use crate::aggregation::Backend;
 use crate::registry::{Registry, Resource};
 use crate::request_info::RequestInfo;
 use std::sync::Arc;
@@ -11,8 +11,8 @@ use std::sync::Arc;
 /// Where a request goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
-    /// A group version another server serves: proxy the request there.
-    Aggregated(AggregatedApi),
+    /// A group version an extension API server serves: proxy the request there.
+    Aggregated(Backend),
     /// A resource of the registry, built in or custom: the entry the request keeps
     /// whatever joins or leaves the registry meanwhile.
     Resource(Arc<Resource>),
@@ -22,10 +22,11 @@ pub enum Route {
     NotFound,
 }
 
-/// The route of a request.
-pub fn route(info: &RequestInfo, aggregated: &[AggregatedApi], registry: &Registry) -> Route {
-    if let Some(api) = aggregated_api(&info.path, aggregated) {
-        return Route::Aggregated(api.clone());
+/// The route of a request; `backend` is the extension server of its group version, if
+/// an APIService names one.
+pub fn route(info: &RequestInfo, backend: Option<Backend>, registry: &Registry) -> Route {
+    if let Some(backend) = backend {
+        return Route::Aggregated(backend);
     }
     if !info.is_resource_request {
         return Route::NonResource;
@@ -36,38 +37,30 @@ pub fn route(info: &RequestInfo, aggregated: &[AggregatedApi], registry: &Regist
     }
 }
 
-/// The aggregated API serving `path` (`/apis/<group>/<version>` and below).
-fn aggregated_api<'a>(path: &str, aggregated: &'a [AggregatedApi]) -> Option<&'a AggregatedApi> {
-    let mut parts = path.strip_prefix("/apis/")?.split('/');
-    let (group, version) = (parts.next()?, parts.next()?);
-    aggregated
-        .iter()
-        .find(|api| api.group == group && api.version == version)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn route_of(method: http::Method, path: &str, aggregated: &[AggregatedApi]) -> Route {
-        let info = crate::request_info::resolve(&method, path, None);
-        route(&info, aggregated, &Registry::builtin())
+    fn route_of(path: &str, backend: Option<Backend>) -> Route {
+        let info = crate::request_info::resolve(&http::Method::GET, path, None);
+        route(&info, backend, &Registry::builtin())
     }
 
     #[test]
     fn the_aggregator_comes_first_then_resources_then_not_found() {
-        let metrics = AggregatedApi {
-            group: "metrics.k8s.io".into(),
-            version: "v1beta1".into(),
-            url: "https://127.0.0.1:4443".into(),
+        let metrics = Backend {
+            name: "v1beta1.metrics.k8s.io".into(),
+            namespace: "kube-system".into(),
+            service: "metrics-server".into(),
+            port: 443,
+            ca_pem: Vec::new(),
+            insecure_skip_tls_verify: true,
+            available: true,
         };
-        let apis = std::slice::from_ref(&metrics);
-        let get = http::Method::GET;
-        assert_eq!(route_of(get.clone(), "/apis/metrics.k8s.io/v1beta1/nodes", apis), Route::Aggregated(metrics.clone()));
-        assert_eq!(route_of(get.clone(), "/apis/metrics.k8s.io/v1beta1", apis), Route::Aggregated(metrics.clone()));
-        assert_eq!(route_of(get.clone(), "/apis/metrics.k8s.io/v1", apis), Route::NonResource);
-        assert!(matches!(route_of(get.clone(), "/api/v1/namespaces/a/pods", apis), Route::Resource(_)));
-        assert_eq!(route_of(get.clone(), "/apis/example.com/v1/widgets", apis), Route::NotFound);
-        assert_eq!(route_of(get, "/healthz", apis), Route::NonResource);
+        assert_eq!(route_of("/apis/metrics.k8s.io/v1beta1/nodes", Some(metrics.clone())), Route::Aggregated(metrics));
+        assert_eq!(route_of("/apis/metrics.k8s.io/v1", None), Route::NonResource);
+        assert!(matches!(route_of("/api/v1/namespaces/a/pods", None), Route::Resource(_)));
+        assert_eq!(route_of("/apis/example.com/v1/widgets", None), Route::NotFound);
+        assert_eq!(route_of("/healthz", None), Route::NonResource);
     }
 }

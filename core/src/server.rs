@@ -148,10 +148,10 @@ impl Server {
 
     /// Handle one client request past the arrival stages (lifecycle, limits, audit):
     /// authentication, impersonation, authorization, routing and the handler.
-    pub fn handle(&self, request: http::Request<Bytes>, inputs: Inputs) -> Step {
+    pub fn handle(&self, mut request: http::Request<Bytes>, inputs: Inputs) -> Step {
         let uri = request.uri();
         let info = request_info::resolve(request.method(), uri.path(), uri.query());
-        let authenticated = self.shared.authenticate(&inputs, request.headers());
+        let authenticated = self.shared.authenticate(&inputs, request.headers_mut());
         dispatch::authenticated(&self.shared, request, inputs, info, authenticated, None)
     }
 
@@ -160,6 +160,13 @@ impl Server {
     /// [`Server::handle_as_system`] and give it the answer.
     pub fn bootstrap(&self) -> crate::bootstrap::Bootstrap {
         crate::bootstrap::Bootstrap::for_config(&self.shared.config)
+    }
+
+    /// The `kube-system/extension-apiserver-authentication` ConfigMap alone, this
+    /// server's data merged in again where it is missing: run it every minute, as
+    /// upstream's controller resyncs.
+    pub fn authentication_info(&self) -> crate::bootstrap::Bootstrap {
+        crate::bootstrap::Bootstrap::authentication_info(&self.shared.config)
     }
 
     /// A mark of what the built-in controllers read: when it differs from the last one
@@ -174,6 +181,14 @@ impl Server {
     /// caches change.
     pub fn controller_writes(&self, now: std::time::SystemTime) -> Vec<http::Request<Bytes>> {
         crate::controllers::writes(&self.shared, now)
+    }
+
+    /// One look of the aggregator's availability check at `now`: the status writes it
+    /// decided from the caches, and the discovery calls whose outcomes decide the rest
+    /// ([`crate::aggregation::availability::AwaitingDiscovery::finish`]). Run the writes
+    /// with [`Server::handle_as_system`].
+    pub fn availability_checks(&self, now: std::time::SystemTime) -> crate::aggregation::availability::AvailabilityPass {
+        crate::aggregation::availability::pass(&self.shared, now)
     }
 
     /// Handle a request the server makes of itself, as the privileged loopback user.

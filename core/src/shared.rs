@@ -56,14 +56,17 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Who sent a request: the one door authentication goes through (the client
-    /// certificate, then a bearer token against the token file and ServiceAccount
+    /// Who sent a request: the one door authentication goes through (the front
+    /// proxy's headers, which it removes, the client certificate, then a bearer token against the token file and ServiceAccount
     /// tokens, whose objects are read from the watch caches).
-    pub(crate) fn authenticate(&self, inputs: &Inputs, headers: &http::HeaderMap) -> crate::authn::Authenticated {
+    pub(crate) fn authenticate(&self, inputs: &Inputs, headers: &mut http::HeaderMap) -> crate::authn::Authenticated {
         let context = self.authn_context(inputs);
-        self.config
-            .authenticators
-            .authenticate(&inputs.peer_certificates, inputs.peer_certificates_rejected, headers, &context)
+        let peer = crate::authn::Peer {
+            certificates: &inputs.peer_certificates,
+            rejected: inputs.peer_certificates_rejected,
+            request_header_common_name: inputs.request_header_common_name.as_deref(),
+        };
+        self.config.authenticators.authenticate(&peer, headers, &context)
     }
 
     /// What the authenticators consult for a request arriving with `inputs`.

@@ -1,7 +1,6 @@
 //! The whole request chain, bytes in and bytes out, over the memory store on a fake
 //! clock: the deterministic harness as the next stages' tests use it.
 
-use apiary_core::effect::CallError;
 use apiary_core::harness::{parse_responses, Harness, Reply};
 use apiary_core::lifecycle::{Action, LifecycleConfig};
 use apiary_core::authorization::{Authorizer, Mode};
@@ -170,36 +169,6 @@ fn shutdown_drains_what_is_in_flight_and_refuses_the_rest() {
     let at = |a: &Action| actions.iter().position(|x| x == a).unwrap();
     assert!(at(&Action::EndWatches) < at(&Action::Exit(0)), "{actions:?}");
     assert!(actions.contains(&Action::StopListening));
-}
-
-#[test]
-fn aggregated_apis_are_proxied_as_outbound_calls() {
-    let h = harness(Config {
-        aggregated_apis: vec![apiary_core::config::AggregatedApi {
-            group: "metrics.k8s.io".into(),
-            version: "v1beta1".into(),
-            url: "https://metrics.example:4443".into(),
-        }],
-        ..Config::default()
-    });
-    h.answer_calls(|out| {
-        assert_eq!(
-            out.request.uri(),
-            "https://metrics.example:4443/apis/metrics.k8s.io/v1beta1/nodes?limit=1"
-        );
-        Ok(http::Response::builder()
-            .status(200)
-            .header("content-type", "application/json")
-            .body(bytes::Bytes::from_static(br#"{"kind":"NodeMetricsList","items":[]}"#))
-            .unwrap())
-    });
-    let relayed = one(&h.send(&get("/apis/metrics.k8s.io/v1beta1/nodes?limit=1")));
-    assert_eq!(relayed.status, 200);
-    assert_eq!(relayed.json()["kind"], "NodeMetricsList");
-    h.answer_calls(|_| Err(CallError::Unreachable("connection refused".into())));
-    let down = one(&h.send(&get("/apis/metrics.k8s.io/v1beta1/nodes")));
-    assert_eq!(down.status, 503);
-    assert_eq!(down.json()["message"], "error trying to reach service: connection refused");
 }
 
 #[test]

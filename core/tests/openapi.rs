@@ -25,6 +25,7 @@ fn inputs() -> Inputs {
         entropy: [1; 48],
         peer_certificates: Vec::new(),
         peer_certificates_rejected: false,
+        request_header_common_name: None,
         remote_addr: None,
     }
 }

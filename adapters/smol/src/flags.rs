@@ -109,6 +109,8 @@ pub struct Options {
     /// `--tls-cert-file`, `--tls-private-key-file`, `--client-ca-file`,
     /// `--tls-min-version`, `--tls-cipher-suites`.
     pub tls: crate::tls::TlsOptions,
+    /// `--proxy-client-*` and `--requestheader-*`.
+    pub front_proxy: crate::front_proxy::FrontProxyOptions,
     /// `--authorization-mode`: the authorizers, asked in order.
     pub authorization_modes: Vec<apiary_core::authorization::Mode>,
     /// `--authorization-webhook-*`: the Webhook mode's service.
@@ -596,6 +598,79 @@ const FLAGS: &[Flag] = &[
                 optionally, a quoted comma-separated list of groups. A request with \
                 'Authorization: Bearer <token>' acts as that user; an unknown token gets 401. \
                 Read once at start.",
+    },
+    Flag {
+        name: "requestheader-client-ca-file",
+        short: None,
+        section: Section::Authentication,
+        kind: "string",
+        default: None,
+        usage: "Root certificate bundle to use to verify client certificates on incoming \
+                requests before trusting usernames in headers specified by \
+                --requestheader-username-headers. WARNING: generally do not depend on \
+                authorization being already done for incoming requests. (Apiary: without it, \
+                and without --proxy-client-cert-file, the front-proxy CA Apiary generates in \
+                --cert-dir, with kubeadm's values for the other --requestheader-* flags not \
+                given.)",
+    },
+    Flag {
+        name: "requestheader-allowed-names",
+        short: None,
+        section: Section::Authentication,
+        kind: "strings",
+        default: None,
+        usage: "List of client certificate common names to allow to provide usernames in \
+                headers specified by --requestheader-username-headers. If empty, any client \
+                certificate validated by the authorities in --requestheader-client-ca-file is \
+                allowed.",
+    },
+    Flag {
+        name: "requestheader-username-headers",
+        short: None,
+        section: Section::Authentication,
+        kind: "strings",
+        default: None,
+        usage: "List of request headers to inspect for usernames. X-Remote-User is common.",
+    },
+    Flag {
+        name: "requestheader-group-headers",
+        short: None,
+        section: Section::Authentication,
+        kind: "strings",
+        default: None,
+        usage: "List of request headers to inspect for groups. X-Remote-Group is suggested.",
+    },
+    Flag {
+        name: "requestheader-extra-headers-prefix",
+        short: None,
+        section: Section::Authentication,
+        kind: "strings",
+        default: None,
+        usage: "List of request header prefixes to inspect. X-Remote-Extra- is suggested.",
+    },
+    Flag {
+        name: "proxy-client-cert-file",
+        short: None,
+        section: Section::Generic,
+        kind: "string",
+        default: None,
+        usage: "Client certificate used to prove the identity of the aggregator or \
+                kube-apiserver when it must call out during a request. This includes proxying \
+                requests to a user api-server. It is expected that this cert includes a \
+                signature from the CA in the --requestheader-client-ca-file flag. That CA is \
+                published in the 'extension-apiserver-authentication' configmap in the \
+                kube-system namespace. (Apiary: without it, <cert-dir>/front-proxy-client.crt, \
+                generated with its CA front-proxy-ca.crt as kubeadm lays them out.)",
+    },
+    Flag {
+        name: "proxy-client-key-file",
+        short: None,
+        section: Section::Generic,
+        kind: "string",
+        default: None,
+        usage: "Private key for the client certificate used to prove the identity of the \
+                aggregator or kube-apiserver when it must call out during a request. This \
+                includes proxying requests to a user api-server.",
     },
     Flag {
         name: "authorization-mode",
@@ -1417,6 +1492,19 @@ where
         &mut problems,
     );
 
+    let front_proxy = crate::front_proxy::from_flags(
+        crate::front_proxy::Flags {
+            proxy_client_cert_file: get("proxy-client-cert-file"),
+            proxy_client_key_file: get("proxy-client-key-file"),
+            requestheader_client_ca_file: get("requestheader-client-ca-file"),
+            requestheader_allowed_names: get("requestheader-allowed-names"),
+            requestheader_username_headers: get("requestheader-username-headers"),
+            requestheader_group_headers: get("requestheader-group-headers"),
+            requestheader_extra_headers_prefix: get("requestheader-extra-headers-prefix"),
+        },
+        &mut problems,
+    );
+
     let authorization_modes = authorization_modes(get("authorization-mode").unwrap_or("RBAC"), &mut problems);
     let authorization_webhook = crate::webhooks::authorization_webhook(
         authorization_modes.contains(&apiary_core::authorization::Mode::Webhook),
@@ -1487,6 +1575,7 @@ where
         shutdown_send_retry_after,
         anonymous_auth,
         token_file,
+        front_proxy,
         tls,
         authorization_modes,
         authorization_webhook,
@@ -1495,6 +1584,18 @@ where
         audit,
         verbosity: verbosity.expect("validated"),
     }))
+}
+
+/// What a flag check made of its flags, or every problem it found.
+#[cfg(test)]
+pub(crate) fn checked<T>(check: impl FnOnce(&mut Vec<String>) -> T) -> Result<T, Vec<String>> {
+    let mut problems = Vec::new();
+    let made = check(&mut problems);
+    if problems.is_empty() {
+        Ok(made)
+    } else {
+        Err(problems)
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 
 pub mod audit_log;
 pub mod flags;
+pub mod front_proxy;
 pub mod memory;
 pub mod outbound;
 pub mod pki;

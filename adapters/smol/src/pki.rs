@@ -178,7 +178,7 @@ fn random_serial() -> Result<SerialNumber, PkiError> {
     Ok(SerialNumber::from_slice(&bytes))
 }
 
-fn name(common_name: &str, organization: Option<&str>) -> DistinguishedName {
+pub(crate) fn name(common_name: &str, organization: Option<&str>) -> DistinguishedName {
     let mut dn = DistinguishedName::new();
     if let Some(o) = organization {
         dn.push(DnType::OrganizationName, o);
@@ -189,9 +189,9 @@ fn name(common_name: &str, organization: Option<&str>) -> DistinguishedName {
 
 /// The CA's parameters. Signing needs only its name and key identifier, both of which
 /// this rebuilds exactly from the key, so a CA made on an earlier start signs again.
-fn ca_params(now: SystemTime) -> Result<CertificateParams, PkiError> {
+fn ca_params(common_name: &str, now: SystemTime) -> Result<CertificateParams, PkiError> {
     let mut params = CertificateParams::default();
-    params.distinguished_name = name(CA_COMMON_NAME, None);
+    params.distinguished_name = name(common_name, None);
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.key_usages = vec![
         KeyUsagePurpose::KeyCertSign,
@@ -204,7 +204,7 @@ fn ca_params(now: SystemTime) -> Result<CertificateParams, PkiError> {
     Ok(params)
 }
 
-fn leaf_params(
+pub(crate) fn leaf_params(
     now: SystemTime,
     dn: DistinguishedName,
     usage: ExtendedKeyUsagePurpose,
@@ -225,7 +225,7 @@ fn leaf_params(
 
 /// What a leaf certificate is for.
 #[derive(Clone, Copy)]
-enum Usage {
+pub(crate) enum Usage {
     Serving,
     Client,
 }
@@ -289,6 +289,86 @@ fn parse_key(pem: &str, path: &Path) -> Result<KeyPair, PkiError> {
     })
 }
 
+/// A CA in the cert dir (`<stem>.crt`, `<stem>.key`), loaded or made, and what signs
+/// with it.
+pub(crate) struct Authority {
+    pub cert: CertificateDer<'static>,
+    pub cert_pem: String,
+    key: KeyPair,
+    issuer: rcgen::Certificate,
+    /// Made on this start: every leaf it signs is made again too.
+    fresh: bool,
+}
+
+impl Authority {
+    /// The CA `<stem>` of `cert_dir`, made (named `common_name`) when it is missing.
+    pub(crate) fn ensure(cert_dir: &Path, stem: &str, common_name: &str, now: SystemTime) -> Result<Authority, PkiError> {
+        let files = Files::new(cert_dir, stem);
+        let (cert_pem, key, fresh) = if files.exist() {
+            let (cert_pem, key_pem) = files.read()?;
+            (cert_pem, parse_key(&key_pem, &files.key)?, false)
+        } else {
+            let key = KeyPair::generate().map_err(|e| rcgen_error("generating a CA key", e))?;
+            let cert = ca_params(common_name, now)?
+                .self_signed(&key)
+                .map_err(|e| rcgen_error("creating a CA certificate", e))?;
+            files.write(&cert.pem(), &key.serialize_pem())?;
+            tracing::info!(path = %files.cert.display(), "created a CA");
+            (cert.pem(), key, true)
+        };
+        let cert = parse_cert(&cert_pem, &files.cert)?;
+        let issuer = ca_params(common_name, now)?
+            .self_signed(&key)
+            .map_err(|e| rcgen_error("loading a CA", e))?;
+        Ok(Authority { cert, cert_pem, key, issuer, fresh })
+    }
+
+    /// The leaf `<stem>` of `cert_dir` this CA signed: reused if it is still good,
+    /// else made again from `make`'s parameters. The certificate, its PEM and its
+    /// key's PEM.
+    pub(crate) fn leaf(
+        &self,
+        cert_dir: &Path,
+        stem: &str,
+        usage: Usage,
+        server_names: &[ServerName<'_>],
+        make: &dyn Fn() -> Result<CertificateParams, PkiError>,
+        now: SystemTime,
+    ) -> Result<(CertificateDer<'static>, String, String), PkiError> {
+        let files = Files::new(cert_dir, stem);
+        if !self.fresh && files.exist() {
+            let (cert_pem, key_pem) = files.read()?;
+            let cert = parse_cert(&cert_pem, &files.cert)?;
+            match leaf_problem(&cert, &self.cert, usage, server_names, now) {
+                None => return Ok((cert, cert_pem, key_pem)),
+                Some(why) => tracing::info!(
+                    path = %files.cert.display(),
+                    "renewing the certificate: {why}"
+                ),
+            }
+        }
+        let what = format!("creating {}", files.cert.display());
+        let key = KeyPair::generate().map_err(|e| rcgen_error(&what, e))?;
+        let signed = make()?
+            .signed_by(&key, &self.issuer, &self.key)
+            .map_err(|e| rcgen_error(&what, e))?;
+        let (cert_pem, key_pem) = (signed.pem(), key.serialize_pem());
+        let cert = parse_cert(&cert_pem, &files.cert)?;
+        if let Some(why) = leaf_problem(&cert, &self.cert, usage, server_names, now) {
+            return Err(PkiError(format!(
+                "the CA in {} cannot sign a usable certificate ({why}); does the CA key belong \
+                 to its certificate? Remove both to start a new CA",
+                cert_dir.display()
+            )));
+        }
+        files.write(&cert_pem, &key_pem)?;
+        if !self.fresh {
+            tracing::info!(path = %files.cert.display(), "created a certificate");
+        }
+        Ok((cert, cert_pem, key_pem))
+    }
+}
+
 /// Load the certificates from `cert_dir`, creating or renewing what is missing, expired
 /// or does not cover `names`.
 pub fn ensure(cert_dir: &Path, names: &ServingNames, now: SystemTime) -> Result<Pki, PkiError> {
@@ -311,65 +391,12 @@ pub fn ensure_for(
         }
     }
 
-    // The CA.
-    let ca_files = Files::new(cert_dir, "ca");
-    let (ca_cert_pem, ca_key, fresh_ca) = if ca_files.exist() {
-        let (cert_pem, key_pem) = ca_files.read()?;
-        (cert_pem, parse_key(&key_pem, &ca_files.key)?, false)
-    } else {
-        let key = KeyPair::generate().map_err(|e| rcgen_error("generating the CA key", e))?;
-        let cert = ca_params(now)?
-            .self_signed(&key)
-            .map_err(|e| rcgen_error("creating the CA certificate", e))?;
-        ca_files.write(&cert.pem(), &key.serialize_pem())?;
-        tracing::info!(path = %ca_files.cert.display(), "created a CA");
-        (cert.pem(), key, true)
-    };
-    let ca_cert = parse_cert(&ca_cert_pem, &ca_files.cert)?;
-    let issuer = ca_params(now)?
-        .self_signed(&ca_key)
-        .map_err(|e| rcgen_error("loading the CA", e))?;
-
-    let sign = |params: CertificateParams, what: &str| -> Result<(String, String), PkiError> {
-        let key = KeyPair::generate().map_err(|e| rcgen_error(what, e))?;
-        let cert = params
-            .signed_by(&key, &issuer, &ca_key)
-            .map_err(|e| rcgen_error(what, e))?;
-        Ok((cert.pem(), key.serialize_pem()))
-    };
-
-    // A leaf: reuse it if it is still good, else make it again.
+    let ca = Authority::ensure(cert_dir, "ca", CA_COMMON_NAME, now)?;
     let leaf = |stem: &str,
                 usage: Usage,
                 server_names: &[ServerName<'_>],
-                make: &dyn Fn() -> Result<CertificateParams, PkiError>|
-     -> Result<(CertificateDer<'static>, String, String), PkiError> {
-        let files = Files::new(cert_dir, stem);
-        if !fresh_ca && files.exist() {
-            let (cert_pem, key_pem) = files.read()?;
-            let cert = parse_cert(&cert_pem, &files.cert)?;
-            match leaf_problem(&cert, &ca_cert, usage, server_names, now) {
-                None => return Ok((cert, cert_pem, key_pem)),
-                Some(why) => tracing::info!(
-                    path = %files.cert.display(),
-                    "renewing the certificate: {why}"
-                ),
-            }
-        }
-        let (cert_pem, key_pem) = sign(make()?, &format!("creating {}", files.cert.display()))?;
-        let cert = parse_cert(&cert_pem, &files.cert)?;
-        if let Some(why) = leaf_problem(&cert, &ca_cert, usage, server_names, now) {
-            return Err(PkiError(format!(
-                "the CA in {} cannot sign a usable certificate ({why}); does ca.key belong to \
-                 ca.crt? Remove both to start a new CA",
-                cert_dir.display()
-            )));
-        }
-        files.write(&cert_pem, &key_pem)?;
-        if !fresh_ca {
-            tracing::info!(path = %files.cert.display(), "created a certificate");
-        }
-        Ok((cert, cert_pem, key_pem))
+                make: &dyn Fn() -> Result<CertificateParams, PkiError>| {
+        ca.leaf(cert_dir, stem, usage, server_names, make, now)
     };
 
     let serving = match serving {
@@ -420,8 +447,8 @@ pub fn ensure_for(
     })?;
 
     Ok(Pki {
-        ca_cert,
-        ca_cert_pem,
+        ca_cert: ca.cert,
+        ca_cert_pem: ca.cert_pem,
         serving,
         admin_cert_pem,
         admin_key_pem,

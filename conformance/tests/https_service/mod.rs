@@ -1,5 +1,9 @@
 //! An HTTPS service on a loopback port for tests of the server's outbound calls
-//! (webhooks): a CA of its own, one JSON answer per request, HTTP/1.1 keep-alive.
+//! (webhooks, extension API servers): a CA of its own, one JSON answer per request,
+//! HTTP/1.1 keep-alive; [`Stoppable`] can be stopped and started again at its address.
+
+// Each test uses some of these.
+#![allow(dead_code)]
 
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,6 +17,67 @@ use tokio_rustls::rustls::ServerConfig;
 /// certificate for `names` from a CA of its own: the address, the CA's PEM, and how
 /// many requests it answered. The service lives as long as the test process.
 pub fn serve(names: &[&str], answer: fn(&str, &Value) -> Value) -> (String, String, Arc<AtomicUsize>) {
+    let service = Stoppable::serve(names, answer);
+    let found = (service.addr.clone(), service.ca_pem.clone(), service.answered.clone());
+    // Never stopped: it serves until the test process ends.
+    std::mem::forget(service);
+    found
+}
+
+/// An HTTPS service that can stop (its listener and connections closed) and start
+/// again at the same address with the same certificate; stopped when dropped.
+pub struct Stoppable {
+    pub addr: String,
+    pub ca_pem: String,
+    /// How many requests it answered, over every start.
+    pub answered: Arc<AtomicUsize>,
+    acceptor: tokio_rustls::TlsAcceptor,
+    answer: fn(&str, &Value) -> Value,
+    running: Option<(tokio::sync::oneshot::Sender<()>, std::thread::JoinHandle<()>)>,
+}
+
+impl Stoppable {
+    /// Serve `answer` with a certificate for `names`, started.
+    pub fn serve(names: &[&str], answer: fn(&str, &Value) -> Value) -> Stoppable {
+        let (acceptor, ca_pem) = identity(names);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let answered = Arc::new(AtomicUsize::new(0));
+        let mut service = Stoppable { addr, ca_pem, answered, acceptor, answer, running: None };
+        service.start_on(listener);
+        service
+    }
+
+    fn start_on(&mut self, listener: std::net::TcpListener) {
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        let (acceptor, answer, count) = (self.acceptor.clone(), self.answer, self.answered.clone());
+        let thread = std::thread::spawn(move || run(listener, acceptor, answer, count, stopped));
+        self.running = Some((stop, thread));
+    }
+
+    /// Start again at the same address.
+    pub fn start(&mut self) {
+        assert!(self.running.is_none(), "already running");
+        self.start_on(std::net::TcpListener::bind(&self.addr).unwrap());
+    }
+
+    /// Close the listener and every connection.
+    pub fn stop(&mut self) {
+        if let Some((stop, thread)) = self.running.take() {
+            let _ = stop.send(());
+            thread.join().unwrap();
+        }
+    }
+}
+
+impl Drop for Stoppable {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A certificate for `names` from a CA of its own: the acceptor and the CA's PEM.
+fn identity(names: &[&str]) -> (tokio_rustls::TlsAcceptor, String) {
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     ca_params.distinguished_name.push(rcgen::DnType::CommonName, "webhook-ca");
@@ -30,18 +95,28 @@ pub fn serve(names: &[&str], answer: fn(&str, &Value) -> Value) -> (String, Stri
             PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
         )
         .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    (tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca.pem())
+}
+
+/// Answer on `listener` until `stopped` fires; the runtime, its connections with it,
+/// goes then.
+fn run(
+    listener: std::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    answer: fn(&str, &Value) -> Value,
+    count: Arc<AtomicUsize>,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) {
     listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let answered = Arc::new(AtomicUsize::new(0));
-    let count = answered.clone();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        runtime.block_on(async move {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             loop {
-                let Ok((tcp, _)) = listener.accept().await else { continue };
+                let accepted = tokio::select! {
+                    accepted = listener.accept() => accepted,
+                    _ = &mut stopped => return,
+                };
+                let Ok((tcp, _)) = accepted else { continue };
                 let (acceptor, count) = (acceptor.clone(), count.clone());
                 tokio::spawn(async move {
                     let Ok(mut tls) = acceptor.accept(tcp).await else { return };
@@ -85,8 +160,6 @@ pub fn serve(names: &[&str], answer: fn(&str, &Value) -> Value) -> (String, Stri
                     }
                 });
             }
-        });
     });
-    (addr, ca.pem(), answered)
 }
 

@@ -47,16 +47,22 @@ impl Response {
 
 /// The admin's client configuration: apiary's CA, the admin certificate.
 pub fn tls_config(apiary: &Apiary) -> Arc<ClientConfig> {
+    tls_config_presenting(apiary, "admin")
+}
+
+/// Apiary's CA, and the client certificate `<stem>.crt` (key `<stem>.key`) of its
+/// cert dir.
+pub fn tls_config_presenting(apiary: &Apiary, stem: &str) -> Arc<ClientConfig> {
     let pki = apiary.data_dir.join("pki");
     let mut roots = RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(pki.join("ca.crt")).expect("ca.crt") {
         roots.add(cert.expect("CA certificate")).expect("CA added");
     }
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(pki.join("admin.crt"))
-        .expect("admin.crt")
-        .map(|c| c.expect("admin certificate"))
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(pki.join(format!("{stem}.crt")))
+        .expect("the client certificate")
+        .map(|c| c.expect("a client certificate"))
         .collect();
-    let key = PrivateKeyDer::from_pem_file(pki.join("admin.key")).expect("admin.key");
+    let key = PrivateKeyDer::from_pem_file(pki.join(format!("{stem}.key"))).expect("the client key");
     let config = ClientConfig::builder_with_provider(Arc::new(
         tokio_rustls::rustls::crypto::ring::default_provider(),
     ))

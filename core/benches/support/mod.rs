@@ -16,6 +16,7 @@ pub fn inputs() -> Inputs {
         entropy: [7; 48],
         peer_certificates: Vec::new(),
         peer_certificates_rejected: false,
+        request_header_common_name: None,
         remote_addr: None,
     }
 }

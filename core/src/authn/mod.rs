@@ -1,4 +1,6 @@
-//! Authentication: who is asking. A client certificate the adapter verified against
+//! Authentication: who is asking. First the front proxy ([`request_header`]): a
+//! client certificate verified against the requestheader CA vouches for the user its
+//! headers name. Then a client certificate the adapter verified against
 //! the client CA names the user (CN) and groups (O), as kube-apiserver's x509
 //! authenticator reads it (one that did not verify fails authentication unless a
 //! bearer token succeeds); then a bearer token names a user of `--token-auth-file` or
@@ -8,7 +10,8 @@
 mod der;
 pub mod jwt;
 pub mod keys;
-mod pem;
+pub(crate) mod pem;
+pub mod request_header;
 pub mod service_account;
 mod token_cache;
 pub mod webhook;
@@ -17,6 +20,7 @@ mod token_file;
 mod x509;
 
 pub use service_account::{LiveObjects, NotKnown, ServiceAccountTokens, TokenUser};
+pub use request_header::RequestHeader;
 pub use token_cache::TokenCache;
 pub use token_file::TokenFile;
 pub use x509::{request_subject_of, subject_of, Subject};
@@ -82,8 +86,9 @@ pub enum Authenticated {
     Ask(String),
 }
 
-/// The server's authenticators, tried in upstream's order: the client certificate,
-/// then a bearer token (the token file, then ServiceAccount tokens).
+/// The server's authenticators, tried in upstream's order: the front proxy's
+/// headers, the client certificate, then a bearer token (the token file, then
+/// ServiceAccount tokens).
 #[derive(Clone, Debug)]
 pub struct Authenticators {
     /// `--token-auth-file`.
@@ -96,6 +101,8 @@ pub struct Authenticators {
     /// `--authentication-token-webhook-config-file`: a remote service asked about the
     /// bearer tokens no other authenticator knows.
     pub token_webhook: Option<Arc<webhook::TokenWebhook>>,
+    /// `--requestheader-*`: the front proxy trusted to name users in headers.
+    pub request_header: Option<Arc<RequestHeader>>,
 }
 
 impl Default for Authenticators {
@@ -107,8 +114,20 @@ impl Default for Authenticators {
             service_accounts: None,
             anonymous: true,
             token_webhook: None,
+            request_header: None,
         }
     }
+}
+
+/// What the adapter made of the client's certificate chain.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Peer<'a> {
+    /// The chain (DER, leaf first) when it verified against the client CA.
+    pub certificates: &'a [Bytes],
+    /// A chain was sent that the client CA does not trust.
+    pub rejected: bool,
+    /// The leaf's common name when the chain verified against the requestheader CA.
+    pub request_header_common_name: Option<&'a str>,
 }
 
 /// What the authenticators consult besides the credentials.
@@ -124,16 +143,25 @@ pub struct Context<'a> {
 }
 
 impl Authenticators {
-    /// Who sent a request with these verified peer certificates and headers;
-    /// `certificate_rejected` when the client sent a chain the client CA does not trust.
+    /// Who sent a request with these peer certificates and headers: `peer` says what
+    /// the adapter made of the client's chain. The front proxy's headers are removed
+    /// once they authenticated the request.
     pub fn authenticate(
         &self,
-        peer_certificates: &[Bytes],
-        certificate_rejected: bool,
-        headers: &http::HeaderMap,
+        peer: &Peer<'_>,
+        headers: &mut http::HeaderMap,
         context: &Context<'_>,
     ) -> Authenticated {
-        let user = authenticate(peer_certificates);
+        let proxied = self
+            .request_header
+            .as_deref()
+            .zip(peer.request_header_common_name)
+            .and_then(|(settings, common_name)| settings.authenticate(common_name, headers));
+        if let Some(user) = proxied {
+            return Authenticated::User(authenticated(user));
+        }
+        let certificate_rejected = peer.rejected;
+        let user = authenticate(peer.certificates);
         if !user.is_anonymous() {
             return Authenticated::User(user);
         }
@@ -222,9 +250,12 @@ fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-/// Every authenticated user is in `system:authenticated`.
+/// Every authenticated user is in `system:authenticated`, unless it is named
+/// anonymous or said to be unauthenticated (as upstream's group adder has it: a front
+/// proxy may forward an anonymous request).
 fn authenticated(mut user: UserInfo) -> UserInfo {
-    if !user.in_group("system:authenticated") {
+    let unauthenticated = user.is_anonymous() || user.in_group("system:unauthenticated");
+    if !unauthenticated && !user.in_group("system:authenticated") {
         user.groups.push("system:authenticated".to_owned());
     }
     user

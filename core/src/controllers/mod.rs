@@ -32,14 +32,17 @@ const AGGREGATION_MANAGER: &str = "clusterrole-aggregation-controller";
 /// namespaces (and, while one is terminating, every cache), the revisions of the
 /// objects each namespace gets by default, (for the garbage collector) every cache,
 /// (for the quota controller, while there are quotas) every cache, and the FlowSchemas
-/// and PriorityLevelConfigurations.
+/// and PriorityLevelConfigurations, and (for autoregistration) the APIServices and
+/// the CRDs.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Seen([u64; 8]);
+pub struct Seen([u64; 9]);
 
 /// The controllers' view of the server.
 pub(crate) fn changes(shared: &Shared) -> Seen {
     let changes = |c: Option<Arc<WatchCache>>| c.map_or(0, |c| c.changes());
     let crds = cache(shared, CRD_GROUP, "customresourcedefinitions");
+    let apiservices = changes(cache(shared, crate::aggregation::GROUP, "apiservices"));
+    let crd_changes = changes(crds.clone());
     let cleaning: Vec<String> = shared.crd_cleanups.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let deleting = shared.served.with_caches(|caches| {
         cleaning.iter().map(|prefix| caches.get(prefix).map_or(0, |c| c.changes())).fold(0u64, u64::wrapping_add)
@@ -68,6 +71,7 @@ pub(crate) fn changes(shared: &Shared) -> Seen {
         quota_changes(shared, all_caches),
         changes(cache(shared, crate::flowcontrol::GROUP, "flowschemas"))
             .wrapping_add(changes(cache(shared, crate::flowcontrol::GROUP, "prioritylevelconfigurations")).rotate_left(32)),
+        apiservices.wrapping_add(crd_changes.rotate_left(32)),
     ])
 }
 
@@ -107,7 +111,7 @@ fn defaults_revisions(shared: &Shared, namespaces: Option<Arc<WatchCache>>) -> u
 const CRD_GROUP: &str = "apiextensions.k8s.io";
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
-fn cache(shared: &Shared, group: &str, resource: &str) -> Option<Arc<WatchCache>> {
+pub(crate) fn cache(shared: &Shared, group: &str, resource: &str) -> Option<Arc<WatchCache>> {
     let prefix = crate::storage::resource_prefix(&shared.config.storage_prefix, group, resource, None);
     shared.served.with_caches(|c| c.get(&prefix).cloned())
 }
@@ -145,6 +149,10 @@ pub(crate) fn writes(shared: &Shared, now: std::time::SystemTime) -> Vec<http::R
         if let Some(definitions) = objects(cache(shared, CRD_GROUP, "customresourcedefinitions")) {
             writes.extend(custom_resource_definitions(shared, definitions, &now));
         }
+    }
+    if moved(8) {
+        let crds_known = cache(shared, CRD_GROUP, "customresourcedefinitions").is_some_and(|c| c.snapshot("", 0).is_some());
+        writes.extend(crate::aggregation::autoregister::writes(shared, crds_known, &now));
     }
     if moved(3) || moved(4) {
         if let Some(namespaces) = objects(cache(shared, "", "namespaces")) {

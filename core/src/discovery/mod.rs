@@ -18,7 +18,7 @@ pub use negotiate::{
     AGGREGATED_V2_CONTENT_TYPE,
 };
 
-use crate::registry::{Registry, Resource, Subresource};
+use crate::registry::{GroupInfo, Registry, Resource, Subresource};
 use serde::Serialize;
 use std::net::SocketAddr;
 
@@ -200,11 +200,15 @@ pub fn api_versions(server_address: Option<SocketAddr>) -> ApiVersions {
 
 /// `/apis`: `APIGroupList` with every group but the core one, in kube's order.
 pub fn api_group_list(registry: &Registry) -> ApiGroupList {
+    group_list(registry.groups())
+}
+
+/// An `APIGroupList` of `groups`, in their order.
+pub fn group_list(groups: Vec<GroupInfo>) -> ApiGroupList {
     ApiGroupList {
         kind: "APIGroupList".to_owned(),
         api_version: "v1".to_owned(),
-        groups: registry
-            .groups()
+        groups: groups
             .into_iter()
             .map(|g| group_entry(&g.name, &g.versions, &g.preferred_version))
             .collect(),
@@ -217,7 +221,15 @@ pub fn api_group(registry: &Registry, group: &str) -> Option<ApiGroup> {
     if group.is_empty() {
         return None;
     }
-    let info = registry.groups().into_iter().find(|g| g.name == group)?;
+    group_of(registry.groups(), group)
+}
+
+/// The `APIGroup` of `group` among `groups`.
+pub fn group_of(groups: Vec<GroupInfo>, group: &str) -> Option<ApiGroup> {
+    if group.is_empty() {
+        return None;
+    }
+    let info = groups.into_iter().find(|g| g.name == group)?;
     let mut entry = group_entry(&info.name, &info.versions, &info.preferred_version);
     entry.kind = Some("APIGroup".to_owned());
     entry.api_version = Some("v1".to_owned());

@@ -28,11 +28,12 @@ impl Exchange {
     /// bytes came while requests were still taken: it is served whatever happened since.
     pub(crate) fn arrive(
         shared: Arc<Shared>,
-        request: http::Request<Bytes>,
+        mut request: http::Request<Bytes>,
         inputs: Inputs,
         begun: Option<InFlight>,
     ) -> Arrived {
-        let uri = request.uri();
+        // Owned: authentication takes the front proxy's headers out of the request.
+        let uri = &request.uri().clone();
         let info = crate::request_info::resolve(request.method(), uri.path(), uri.query());
         let (now, wall) = (inputs.monotonic, inputs.now);
 
@@ -68,7 +69,7 @@ impl Exchange {
         let audit_id = audit::audit_id(request.headers(), audit_random);
         let audit_id = http::HeaderValue::from_str(&audit_id)
             .unwrap_or_else(|_| http::HeaderValue::from_static(""));
-        let authenticated = shared.authenticate(&inputs, request.headers());
+        let authenticated = shared.authenticate(&inputs, request.headers_mut());
         // Borrowed: the user moves on with the request; only an anonymous one is made.
         let anonymous;
         let user = match &authenticated {

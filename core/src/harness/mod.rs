@@ -59,6 +59,9 @@ pub struct Harness<S: SyncStorage> {
     identity: RefCell<Vec<Bytes>>,
     /// Clients present a certificate the client CA does not trust.
     untrusted_certificate: Cell<bool>,
+    /// The common name of a certificate clients present that verifies against the
+    /// requestheader CA (a front proxy), when they do.
+    front_proxy: RefCell<Option<String>>,
     calls: RefCell<CallHandler>,
     /// Lifecycle actions carried out so far, in order.
     actions: RefCell<Vec<Action>>,
@@ -114,6 +117,7 @@ impl<S: SyncStorage> Harness<S> {
             storage_latency: Cell::new(Duration::ZERO),
             identity: RefCell::new(client_certificate("apiary-admin", &["system:masters"])),
             untrusted_certificate: Cell::new(false),
+            front_proxy: RefCell::new(None),
             calls: RefCell::new(Box::new(|_| {
                 Err(CallError::Unreachable("the harness answers no outbound request".into()))
             })),
@@ -165,6 +169,15 @@ impl<S: SyncStorage> Harness<S> {
             None => Vec::new(),
         };
         self.untrusted_certificate.set(false);
+        *self.front_proxy.borrow_mut() = None;
+    }
+
+    /// Clients from now on present a front proxy's certificate with this common name,
+    /// issued by the requestheader CA and not by the client CA: who they are comes
+    /// from their `X-Remote-*` headers, if the server trusts them.
+    pub fn act_as_front_proxy(&self, common_name: &str) {
+        self.act_with_untrusted_certificate();
+        *self.front_proxy.borrow_mut() = Some(common_name.to_owned());
     }
 
     /// Clients from now on present a certificate chain that does not verify against
@@ -172,6 +185,7 @@ impl<S: SyncStorage> Harness<S> {
     pub fn act_with_untrusted_certificate(&self) {
         self.identity.borrow_mut().clear();
         self.untrusted_certificate.set(true);
+        *self.front_proxy.borrow_mut() = None;
     }
 
     /// Every storage operation takes `latency` on the clock from now on.
@@ -270,13 +284,34 @@ impl<S: SyncStorage> Harness<S> {
                 return;
             }
             for request in writes {
-                let mut step = self.server.handle_as_system(request, self.inputs());
-                while let crate::Step::Storage(op, pending) = step {
-                    step = pending.resume(self.store.run_now(op));
-                }
+                self.run_as_system(request);
             }
         }
         panic!("the controllers still want writes after {MAX_CONTROLLER_PASSES} passes: one of them fails or never settles");
+    }
+
+    /// One look of the aggregator's availability check: its discovery calls answered
+    /// by [`Harness::answer_calls`], its status writes made, the caches caught up.
+    pub fn check_availability(&self) {
+        let now = self.epoch + self.clock.get();
+        let pass = self.server.availability_checks(now);
+        let mut writes = pass.writes;
+        for check in pass.checks {
+            let outcome = (self.calls.borrow())(&check.outbound);
+            writes.extend(check.verdict.finish(outcome, now));
+        }
+        for request in writes {
+            self.run_as_system(request);
+        }
+        self.reflect();
+    }
+
+    /// Run a request of the server's own to its answer.
+    fn run_as_system(&self, request: http::Request<Bytes>) {
+        let mut step = self.server.handle_as_system(request, self.inputs());
+        while let crate::Step::Storage(op, pending) = step {
+            step = pending.resume(self.store.run_now(op));
+        }
     }
 
     fn feed_caches(&self) {
@@ -322,6 +357,7 @@ impl<S: SyncStorage> Harness<S> {
             entropy,
             peer_certificates: self.identity.borrow().clone(),
             peer_certificates_rejected: self.untrusted_certificate.get(),
+            request_header_common_name: self.front_proxy.borrow().clone(),
             remote_addr: Some(std::net::SocketAddr::from(([127, 0, 0, 1], 40000))),
         }
     }

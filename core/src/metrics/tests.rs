@@ -164,6 +164,7 @@ fn served_at_metrics_with_each_resource_counted_once() {
         entropy: [0; 48],
         peer_certificates: Vec::new(),
         peer_certificates_rejected: false,
+        request_header_common_name: None,
         remote_addr: None,
     };
     // Anonymous clients are forbidden: no role grants them /metrics.

@@ -174,7 +174,7 @@ pub(crate) struct CachedEndpoints<'a> {
 }
 
 impl CachedEndpoints<'_> {
-    fn object(&self, resource: &str, namespace: &str, name: &str) -> Result<Value, String> {
+    pub(crate) fn object(&self, resource: &str, namespace: &str, name: &str) -> Result<Value, String> {
         let prefix = resource_prefix(self.root, "", resource, None);
         let key = object_key(self.root, "", resource, Some(namespace), name);
         let kv = self.served.caches().get(&prefix).and_then(|cache| cache.get(&key)).flatten();
@@ -199,24 +199,32 @@ impl Endpoints for CachedEndpoints<'_> {
         if !["ClusterIP", "LoadBalancer", "NodePort"].contains(&kind) {
             return Err(format!("unsupported service type {}", crate::schema::go_quote(kind)));
         }
-        let ports = service.pointer("/spec/ports").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        let port_name = ports
-            .iter()
-            .find(|p| p.get("port").and_then(Value::as_i64) == Some(port))
-            .map(|p| p.get("name").and_then(Value::as_str).unwrap_or(""))
+        let port_name = service_port_name(&service, port)
             .ok_or_else(|| format!("no service port {port} found for service {}", crate::schema::go_quote(name)))?;
         let unavailable = || format!("no endpoints available for service {}", crate::schema::go_quote(name));
         let endpoints = self.object("endpoints", namespace, name).map_err(|_| unavailable())?;
-        let subsets = endpoints.get("subsets").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        for subset in subsets {
-            let ip = subset.pointer("/addresses/0/ip").and_then(Value::as_str);
-            let ports = subset.get("ports").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-            let matching = ports.iter().find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name);
-            if let (Some(ip), Some(p)) = (ip, matching) {
-                let port = p.get("port").and_then(Value::as_i64).unwrap_or(0);
-                return Ok(if ip.contains(':') { format!("[{ip}]:{port}") } else { format!("{ip}:{port}") });
-            }
-        }
-        Err(unavailable())
+        endpoint_address(&endpoints, port_name).ok_or_else(unavailable)
     }
+}
+
+/// The name of a Service's port numbered `port` (`""` when unnamed), if it has one.
+pub(crate) fn service_port_name(service: &Value, port: i64) -> Option<&str> {
+    let ports = service.pointer("/spec/ports").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    ports
+        .iter()
+        .find(|p| p.get("port").and_then(Value::as_i64) == Some(port))
+        .map(|p| p.get("name").and_then(Value::as_str).unwrap_or(""))
+}
+
+/// `host:port` of the first address of an Endpoints object's subset that has a port
+/// named `port_name`.
+pub(crate) fn endpoint_address(endpoints: &Value, port_name: &str) -> Option<String> {
+    let subsets = endpoints.get("subsets").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    subsets.iter().find_map(|subset| {
+        let ip = subset.pointer("/addresses/0/ip").and_then(Value::as_str)?;
+        let ports = subset.get("ports").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let matching = ports.iter().find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)?;
+        let port = matching.get("port").and_then(Value::as_i64).unwrap_or(0);
+        Some(if ip.contains(':') { format!("[{ip}]:{port}") } else { format!("{ip}:{port}") })
+    })
 }

@@ -10,7 +10,7 @@ mod binding;
 mod claims;
 mod computed;
 mod connect;
-mod conversion;
+pub(crate) mod conversion;
 mod create;
 mod create_only;
 mod delete;

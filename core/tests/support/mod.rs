@@ -75,6 +75,7 @@ impl Harness {
             entropy: [seed; 48],
             peer_certificates: Vec::new(),
             peer_certificates_rejected: false,
+            request_header_common_name: None,
             remote_addr: None,
         }
     }

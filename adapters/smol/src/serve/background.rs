@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 /// CRD is established and served within about one look.
 const CONTROLLER_LOOK_INTERVAL: Duration = Duration::from_millis(10);
 
+/// How often the aggregator checks that the extension API servers behind APIServices
+/// answer (upstream re-checks on every change and resync; a few seconds is as fresh).
+const AVAILABILITY_CHECK_INTERVAL: Duration = Duration::from_secs(3);
+
 /// How many of the controllers' writes run side by side.
 const CONTROLLER_WRITES_AT_ONCE: usize = 64;
 
@@ -155,6 +159,24 @@ impl<S: Storage> Apiary<S> {
                     // Look again next time even if nothing else changes.
                     seen = None;
                 }
+            }
+        }
+    }
+
+    /// Every [`AVAILABILITY_CHECK_INTERVAL`], the aggregator's availability check: its
+    /// discovery GETs side by side, then the status writes they and the caches call for.
+    pub(super) async fn check_availability_periodically(&self) {
+        loop {
+            Timer::after(AVAILABILITY_CHECK_INTERVAL).await;
+            let pass = self.server.availability_checks(std::time::SystemTime::now());
+            let calls = pass.checks.into_iter().map(|check| async move {
+                let outcome = crate::outbound::shared().call(check.outbound).await;
+                check.verdict.finish(outcome, std::time::SystemTime::now())
+            });
+            let mut writes = pass.writes;
+            writes.extend(join_all(calls.collect()).await.into_iter().flatten());
+            for request in writes {
+                self.controller_write(request).await;
             }
         }
     }

@@ -141,6 +141,7 @@ pub fn inputs(monotonic: Duration, remote_addr: Option<SocketAddr>, peer_certifi
         peer_certificates,
         // The connection sets it when the chain it hands over was rejected.
         peer_certificates_rejected: false,
+        request_header_common_name: None,
         remote_addr,
     }
 }

@@ -117,7 +117,19 @@ impl<S: Storage> Apiary<S> {
         let generate_serving = options.tls.serving_files.is_none().then_some(&names);
         let pki = pki::ensure_for(&options.cert_dir, generate_serving, SystemTime::now())
             .map_err(|e| StartError(e.to_string()))?;
-        let tls = ServerTls::new(&options.tls, &pki).map_err(StartError)?;
+        let front_proxy = crate::front_proxy::complete(&options.front_proxy, &options.cert_dir, SystemTime::now())
+            .map_err(StartError)?;
+        let tls_options = crate::tls::TlsOptions {
+            request_header_ca: front_proxy.request_header_ca.clone(),
+            ..options.tls.clone()
+        };
+        let tls = ServerTls::new(&tls_options, &pki).map_err(StartError)?;
+        // Published for extension API servers; the TLS layer verifies against the same.
+        let client_ca_pem = match &options.tls.client_ca_file {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| StartError(format!("reading --client-ca-file {}: {e}", path.display())))?,
+            None => pki.ca_cert_pem.clone(),
+        };
         warn_if_admin_untrusted(&tls, &pki, &options.cert_dir);
 
         let client_addr = pki::client_address(
@@ -165,7 +177,10 @@ impl<S: Storage> Apiary<S> {
                 request_timeout: options.request_timeout,
                 send_retry_after: options.shutdown_send_retry_after,
             },
+            client_ca_pem: Some(client_ca_pem),
+            proxy_client: Some(Arc::new(front_proxy.proxy_client)),
             authenticators: apiary_core::authn::Authenticators {
+                request_header: front_proxy.request_header.map(Arc::new),
                 token_file: options.token_file.clone(),
                 service_accounts: Some(Arc::new(service_accounts)),
                 anonymous: options.anonymous_auth,
@@ -274,18 +289,7 @@ impl<S: Storage> Apiary<S> {
         let mut backoff = Duration::from_millis(100);
         let mut bootstrap = self.server.bootstrap();
         loop {
-            while let Some(request) = bootstrap.next_request() {
-                let step = self
-                    .server
-                    .handle_as_system(request, inputs(self.lifecycle.now(), None, Vec::new()));
-                let response = match drive(&*self.storage, step).await {
-                    Driven::Respond(response) => response,
-                    Driven::Watch(..) | Driven::Close => unreachable!("bootstrap requests are reads and writes"),
-                };
-                if let Err(e) = bootstrap.answered(&response) {
-                    tracing::warn!("bootstrap write failed; retrying in {backoff:?}: {e}");
-                }
-            }
+            self.bootstrap_pass(&mut bootstrap, backoff).await;
             if bootstrap.finished() {
                 self.server.health().set(BOOTSTRAP_HOOK, true);
                 self.server.health().set(RBAC_HOOK, true);
@@ -294,6 +298,32 @@ impl<S: Storage> Apiary<S> {
             Timer::after(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(5));
             bootstrap.retry();
+        }
+    }
+
+    /// One pass of a bootstrap's requests, as the server itself.
+    async fn bootstrap_pass(&self, bootstrap: &mut apiary_core::bootstrap::Bootstrap, retry_in: Duration) {
+        while let Some(request) = bootstrap.next_request() {
+            let step = self
+                .server
+                .handle_as_system(request, inputs(self.lifecycle.now(), None, Vec::new()));
+            let response = match drive(&*self.storage, step).await {
+                Driven::Respond(response) => response,
+                Driven::Watch(..) | Driven::Close => unreachable!("bootstrap requests are reads and writes"),
+            };
+            if let Err(e) = bootstrap.answered(&response) {
+                tracing::warn!("bootstrap write failed; retrying in {retry_in:?}: {e}");
+            }
+        }
+    }
+
+    /// Keep `extension-apiserver-authentication` as this server publishes it,
+    /// looking every minute as upstream's controller does.
+    async fn keep_authentication_info(&self) {
+        const RESYNC: Duration = Duration::from_secs(60);
+        loop {
+            Timer::after(RESYNC).await;
+            self.bootstrap_pass(&mut self.server.authentication_info(), RESYNC).await;
         }
     }
 
@@ -336,6 +366,8 @@ impl<S: Storage> Apiary<S> {
         let this = self.clone();
         executor.spawn(async move { this.run_controllers().await }).detach();
         let this = self.clone();
+        executor.spawn(async move { this.check_availability_periodically().await }).detach();
+        let this = self.clone();
         executor
             .spawn(async move { this.lifecycle.run().await })
             .detach();
@@ -351,6 +383,7 @@ impl<S: Storage> Apiary<S> {
                     this.url(),
                     this.kubeconfig_path().display()
                 );
+                this.keep_authentication_info().await;
             })
             .detach();
 

@@ -38,9 +38,10 @@ impl<S: Storage> Apiary<S> {
         begun: Option<InFlight>,
     ) -> Option<Arrival> {
         let path = request.uri().path().to_owned();
-        let (peer_certificates, rejected) = self.tls.authenticate_peer(peer);
-        let mut inputs = inputs(self.lifecycle.now(), Some(remote), peer_certificates);
-        inputs.peer_certificates_rejected = rejected;
+        let peer = self.tls.authenticate_peer(peer);
+        let mut inputs = inputs(self.lifecycle.now(), Some(remote), peer.certificates);
+        inputs.peer_certificates_rejected = peer.rejected;
+        inputs.request_header_common_name = peer.front_proxy_name;
         match self.server.exchange(request, inputs, begun) {
             Arrived::Exchange(exchange) => Some(Arrival { exchange, path, started: Instant::now() }),
             Arrived::Refused => None,

@@ -116,16 +116,21 @@ impl ClientCa {
         .map(|_| ())
     }
 
-    /// The handshake's half: ask for a client certificate naming these CAs, check
-    /// that the client holds its key, and leave the chain to [`ClientCa::verify`].
+    /// The handshake's half: ask for a client certificate naming these CAs (and the
+    /// front proxy's, when there is one), check that the client holds its key, and
+    /// leave the chain to [`ClientCa::verify`].
     pub fn handshake_verifier(
         &self,
+        front_proxy: Option<&ClientCa>,
         algorithms: WebPkiSupportedAlgorithms,
     ) -> Arc<dyn ClientCertVerifier> {
-        Arc::new(RequestClientCert {
-            subjects: self.roots.subjects(),
-            algorithms,
-        })
+        let mut subjects = self.roots.subjects();
+        for subject in front_proxy.map(|ca| ca.roots.subjects()).unwrap_or_default() {
+            if !subjects.iter().any(|s| s.as_ref() == subject.as_ref()) {
+                subjects.push(subject);
+            }
+        }
+        Arc::new(RequestClientCert { subjects, algorithms })
     }
 }
 
@@ -185,11 +190,14 @@ impl ClientCertVerifier for RequestClientCert {
     }
 }
 
-/// A connection's client certificate chain and the last verdict on it.
+/// A connection's client certificate chain and the last verdicts on it.
 #[derive(Debug)]
 pub struct PeerChain {
     chain: Vec<Bytes>,
+    /// Against the client CA.
     verdict: Option<Verdict>,
+    /// Against the front proxy's CA.
+    front_proxy_verdict: Option<Verdict>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -205,6 +213,7 @@ impl PeerChain {
         PeerChain {
             chain,
             verdict: None,
+            front_proxy_verdict: None,
         }
     }
 
@@ -220,30 +229,62 @@ impl PeerChain {
         if self.chain.is_empty() {
             return (Vec::new(), false);
         }
-        let fresh = self
-            .verdict
-            .filter(|v| v.generation == generation && v.at.elapsed() < VERDICT_LIFETIME);
-        let trusted = match fresh {
-            Some(verdict) => verdict.trusted,
-            None => {
-                let ca = current();
-                let result = ca.verify(&self.chain, SystemTime::now());
-                if let Err(e) = &result {
-                    tracing::info!("client certificate rejected: it does not verify against the client CA ({e})");
-                }
-                let trusted = result.is_ok();
-                self.verdict = Some(Verdict {
-                    generation: ca.generation,
-                    at: Instant::now(),
-                    trusted,
-                });
-                trusted
-            }
-        };
+        let trusted = judge(&mut self.verdict, &self.chain, generation, current, Rejection::Logged);
         if trusted {
             (self.chain.clone(), false)
         } else {
             (Vec::new(), true)
         }
     }
+
+    /// The common name of the leaf when the chain verifies against the front proxy's
+    /// CA (numbered `generation`, fetched by `current` only when needed): whoever
+    /// holds it may name users in headers, if the core allows the name.
+    pub fn front_proxy_name(
+        &mut self,
+        generation: u64,
+        current: impl FnOnce() -> Arc<ClientCa>,
+    ) -> Option<String> {
+        if self.chain.is_empty()
+            || !judge(&mut self.front_proxy_verdict, &self.chain, generation, current, Rejection::Expected)
+        {
+            return None;
+        }
+        apiary_core::authn::subject_of(&self.chain[0])?.common_name
+    }
+}
+
+/// How a chain that does not verify is told.
+#[derive(Clone, Copy)]
+enum Rejection {
+    /// In the log: the client CA refuses the client.
+    Logged,
+    /// Not at all: most clients are not front proxies.
+    Expected,
+}
+
+/// Whether `chain` verifies against the bundle numbered `generation`: the verdict on
+/// hand while it is fresh, else a new one against `current()`, kept in `verdict`.
+fn judge(
+    verdict: &mut Option<Verdict>,
+    chain: &[Bytes],
+    generation: u64,
+    current: impl FnOnce() -> Arc<ClientCa>,
+    rejection: Rejection,
+) -> bool {
+    let fresh = verdict.filter(|v| v.generation == generation && v.at.elapsed() < VERDICT_LIFETIME);
+    if let Some(fresh) = fresh {
+        return fresh.trusted;
+    }
+    let ca = current();
+    let result = ca.verify(chain, SystemTime::now());
+    if let (Err(e), Rejection::Logged) = (&result, rejection) {
+        tracing::info!("client certificate rejected: it does not verify against the client CA ({e})");
+    }
+    *verdict = Some(Verdict {
+        generation: ca.generation,
+        at: Instant::now(),
+        trusted: result.is_ok(),
+    });
+    result.is_ok()
 }

@@ -16,7 +16,7 @@ mod suites;
 mod watched;
 
 pub use client_ca::{ClientCa, PeerChain};
-pub use options::{options_from_flags, Flags, MinVersion, ServingFiles, TlsOptions};
+pub use options::{cert_and_key, file_flag, options_from_flags, CaBundle, Flags, MinVersion, ServingFiles, TlsOptions};
 
 use crate::pki::Pki;
 use futures_rustls::rustls::crypto::{ring, CryptoProvider};
@@ -46,6 +46,8 @@ pub struct Current {
     pub config: Arc<ServerConfig>,
     /// The CAs client certificates are verified against, request by request.
     pub client_ca: Arc<ClientCa>,
+    /// The front proxy's CAs, when there are any.
+    pub request_header_ca: Option<Arc<ClientCa>>,
 }
 
 /// The TLS configuration, and the sources it is rebuilt from when they change.
@@ -55,6 +57,8 @@ pub struct ServerTls {
     current: RwLock<Arc<Current>>,
     /// `current`'s client CA generation, read by every request without a lock.
     client_ca_generation: AtomicU64,
+    /// `current`'s front-proxy CA generation, likewise.
+    request_header_ca_generation: AtomicU64,
 }
 
 /// What every configuration shares.
@@ -69,7 +73,11 @@ struct Settings {
 impl Settings {
     fn build(&self, sources: &Sources) -> Result<Current, rustls::Error> {
         let client_ca = sources.client_ca.value.clone();
-        let verifier = client_ca.handshake_verifier(self.provider.signature_verification_algorithms);
+        let request_header_ca = sources.request_header_ca.as_ref().map(|s| s.value.clone());
+        let verifier = client_ca.handshake_verifier(
+            request_header_ca.as_deref(),
+            self.provider.signature_verification_algorithms,
+        );
         let mut config = ServerConfig::builder_with_provider(self.provider.clone())
             .with_protocol_versions(self.versions)?
             .with_client_cert_verifier(verifier)
@@ -84,6 +92,7 @@ impl Settings {
         Ok(Current {
             config: Arc::new(config),
             client_ca,
+            request_header_ca,
         })
     }
 }
@@ -91,6 +100,7 @@ impl Settings {
 struct Sources {
     serving: Source<Arc<CertifiedKey>>,
     client_ca: Source<Arc<ClientCa>>,
+    request_header_ca: Option<Source<Arc<ClientCa>>>,
 }
 
 /// A part of the configuration: made once, or read from files and read again.
@@ -184,16 +194,16 @@ impl ServerTls {
             }
         };
         let client_ca = match &options.client_ca_file {
-            Some(path) => {
-                let what = format!("client CA bundle from --client-ca-file {}", path.display());
-                let file = path.display().to_string();
-                Source::from_files(
-                    what,
-                    Watched::new(vec![path.clone()]),
-                    Box::new(move |contents| ClientCa::from_pem(&contents[0], &file).map(Arc::new)),
-                )?
-            }
+            Some(path) => ca_file("--client-ca-file", path)?,
             None => Source::fixed(Arc::new(ClientCa::from_der(&pki.ca_cert)?)),
+        };
+        let request_header_ca = match &options.request_header_ca {
+            Some(CaBundle::File(path)) => Some(ca_file("--requestheader-client-ca-file", path)?),
+            Some(CaBundle::Pem(pem)) => Some(Source::fixed(Arc::new(ClientCa::from_pem(
+                pem.as_bytes(),
+                "the generated front-proxy CA",
+            )?))),
+            None => None,
         };
         static FROM_TLS12: [&SupportedProtocolVersion; 2] =
             [&rustls::version::TLS13, &rustls::version::TLS12];
@@ -208,7 +218,7 @@ impl ServerTls {
             ticketer: ring::Ticketer::new().map_err(|e| format!("configuring TLS: {e}"))?,
             sessions: ServerSessionMemoryCache::new(256),
         };
-        let sources = Sources { serving, client_ca };
+        let sources = Sources { serving, client_ca, request_header_ca };
         let current = settings
             .build(&sources)
             .map_err(|e| format!("configuring TLS: {e}"))?;
@@ -216,6 +226,7 @@ impl ServerTls {
             settings,
             sources: Mutex::new(sources),
             client_ca_generation: AtomicU64::new(current.client_ca.generation()),
+            request_header_ca_generation: AtomicU64::new(front_proxy_generation(&current)),
             current: RwLock::new(Arc::new(current)),
         })
     }
@@ -223,7 +234,9 @@ impl ServerTls {
     /// Whether any part comes from files, so that [`ServerTls::reload`] has work.
     pub fn reloads_files(&self) -> bool {
         let sources = self.sources.lock().unwrap_or_else(|p| p.into_inner());
-        sources.serving.reload.is_some() || sources.client_ca.reload.is_some()
+        sources.serving.reload.is_some()
+            || sources.client_ca.reload.is_some()
+            || sources.request_header_ca.as_ref().is_some_and(|s| s.reload.is_some())
     }
 
     /// Read the files again and, if what they hold changed and is good, serve new
@@ -232,14 +245,17 @@ impl ServerTls {
         let mut sources = self.sources.lock().unwrap_or_else(|p| p.into_inner());
         let serving = sources.serving.refresh();
         let client_ca = sources.client_ca.refresh();
-        if !serving && !client_ca {
+        let request_header_ca = sources.request_header_ca.as_mut().is_some_and(Source::refresh);
+        if !serving && !client_ca && !request_header_ca {
             return false;
         }
         match self.settings.build(&sources) {
             Ok(current) => {
                 let generation = current.client_ca.generation();
+                let front_proxy = front_proxy_generation(&current);
                 *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(current);
                 self.client_ca_generation.store(generation, Ordering::Release);
+                self.request_header_ca_generation.store(front_proxy, Ordering::Release);
                 true
             }
             Err(e) => {
@@ -265,11 +281,50 @@ impl ServerTls {
     }
 
     /// What a request on a connection presenting `peer` hands the core: the chain if
-    /// the client CA of this moment trusts it, and whether it was rejected.
-    pub fn authenticate_peer(&self, peer: &mut PeerChain) -> (Vec<bytes::Bytes>, bool) {
+    /// the client CA of this moment trusts it, whether it was rejected, and the leaf's
+    /// common name if the front proxy's CA trusts it.
+    pub fn authenticate_peer(&self, peer: &mut PeerChain) -> PeerIdentity {
         let generation = self.client_ca_generation.load(Ordering::Acquire);
-        peer.for_request(generation, || self.client_ca())
+        let (certificates, rejected) = peer.for_request(generation, || self.client_ca());
+        let front_proxy = self.request_header_ca_generation.load(Ordering::Acquire);
+        let front_proxy_name = match front_proxy {
+            NO_FRONT_PROXY => None,
+            generation => {
+                let current = self.current();
+                current.request_header_ca.clone().and_then(|ca| peer.front_proxy_name(generation, || ca))
+            }
+        };
+        PeerIdentity { certificates, rejected, front_proxy_name }
     }
+}
+
+/// What the TLS layer makes of a request's client certificate chain.
+#[derive(Debug, Default)]
+pub struct PeerIdentity {
+    /// The chain, when the client CA trusts it.
+    pub certificates: Vec<bytes::Bytes>,
+    /// A chain was sent that the client CA does not trust.
+    pub rejected: bool,
+    /// The leaf's common name, when the front proxy's CA trusts the chain.
+    pub front_proxy_name: Option<String>,
+}
+
+/// The front-proxy generation of a configuration without a front proxy.
+const NO_FRONT_PROXY: u64 = u64::MAX;
+
+fn front_proxy_generation(current: &Current) -> u64 {
+    current.request_header_ca.as_ref().map_or(NO_FRONT_PROXY, |ca| ca.generation())
+}
+
+/// A CA bundle read from the file a flag names, and read again when it changes.
+fn ca_file(flag: &str, path: &std::path::Path) -> Result<Source<Arc<ClientCa>>, String> {
+    let what = format!("CA bundle from {flag} {}", path.display());
+    let file = path.display().to_string();
+    Source::from_files(
+        what,
+        Watched::new(vec![path.to_path_buf()]),
+        Box::new(move |contents| ClientCa::from_pem(&contents[0], &file).map(Arc::new)),
+    )
 }
 
 /// A serving certificate chain and its key, as `--tls-cert-file` (the serving

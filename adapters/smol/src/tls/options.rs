@@ -22,6 +22,15 @@ pub enum MinVersion {
     Tls13,
 }
 
+/// Where a CA bundle comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaBundle {
+    /// A file, read again when it changes.
+    File(PathBuf),
+    /// A PEM bundle apiary made.
+    Pem(String),
+}
+
 /// How apiary serves TLS.
 #[derive(Clone, Debug, Default)]
 pub struct TlsOptions {
@@ -30,6 +39,9 @@ pub struct TlsOptions {
     /// `--client-ca-file`: the CAs client certificates are verified against, instead
     /// of apiary's own CA.
     pub client_ca_file: Option<PathBuf>,
+    /// The front proxy's CA (`--requestheader-client-ca-file`, or the front-proxy CA
+    /// apiary generated): client certificates it signed may name users in headers.
+    pub request_header_ca: Option<CaBundle>,
     pub min_version: MinVersion,
     /// `--tls-cipher-suites`: the TLS 1.2 suites named, then every TLS 1.3 suite;
     /// `None` for rustls's defaults.
@@ -39,7 +51,9 @@ pub struct TlsOptions {
 impl TlsOptions {
     /// Whether anything is read from files the operator may replace while apiary runs.
     pub fn has_files(&self) -> bool {
-        self.serving_files.is_some() || self.client_ca_file.is_some()
+        self.serving_files.is_some()
+            || self.client_ca_file.is_some()
+            || matches!(self.request_header_ca, Some(CaBundle::File(_)))
     }
 }
 
@@ -60,36 +74,53 @@ fn given(value: Option<&str>) -> Option<&str> {
 
 /// Check the flags; every problem goes to `problems`.
 pub fn options_from_flags(flags: Flags<'_>, problems: &mut Vec<String>) -> TlsOptions {
-    let mut path = |flag: &str, value: Option<&str>| {
-        let value = given(value)?;
-        match std::path::absolute(value) {
-            Ok(path) => Some(path),
-            Err(e) => {
-                problems.push(format!("invalid value {value:?} for --{flag}: {e}"));
-                None
-            }
-        }
-    };
-    let client_ca_file = path("client-ca-file", flags.client_ca_file);
-    let cert = path("tls-cert-file", flags.cert_file);
-    let key = path("tls-private-key-file", flags.key_file);
-    let serving_files = match (cert, key) {
-        (Some(cert), Some(key)) => Some(ServingFiles { cert, key }),
-        (None, None) => None,
-        _ => {
-            problems.push(
-                "missing filename for serving cert: --tls-cert-file and --tls-private-key-file \
-                 must be given together"
-                    .to_owned(),
-            );
-            None
-        }
-    };
+    let client_ca_file = file_flag("client-ca-file", flags.client_ca_file, problems);
+    let serving_files = cert_and_key(
+        ("tls-cert-file", flags.cert_file),
+        ("tls-private-key-file", flags.key_file),
+        problems,
+    )
+    .map(|(cert, key)| ServingFiles { cert, key });
     TlsOptions {
         serving_files,
         client_ca_file,
+        request_header_ca: None,
         min_version: min_version(given(flags.min_version), problems),
         cipher_suites: given(flags.cipher_suites).and_then(|list| cipher_suites(list, problems)),
+    }
+}
+
+/// A flag naming a file, as an absolute path; `None` when not given.
+pub fn file_flag(flag: &str, value: Option<&str>, problems: &mut Vec<String>) -> Option<PathBuf> {
+    let value = given(value)?;
+    match std::path::absolute(value) {
+        Ok(path) => Some(path),
+        Err(e) => {
+            problems.push(format!("invalid value {value:?} for --{flag}: {e}"));
+            None
+        }
+    }
+}
+
+/// A certificate file and its key file, named by two flags given both or neither
+/// (upstream refuses one without the other).
+pub fn cert_and_key(
+    cert: (&str, Option<&str>),
+    key: (&str, Option<&str>),
+    problems: &mut Vec<String>,
+) -> Option<(PathBuf, PathBuf)> {
+    let cert_file = file_flag(cert.0, cert.1, problems);
+    let key_file = file_flag(key.0, key.1, problems);
+    match (cert_file, key_file) {
+        (Some(cert), Some(key)) => Some((cert, key)),
+        (None, None) => None,
+        _ => {
+            problems.push(format!(
+                "missing filename for serving cert: --{} and --{} must be given together",
+                cert.0, key.0
+            ));
+            None
+        }
     }
 }
 
@@ -149,13 +180,7 @@ mod tests {
     use super::*;
 
     fn parse(flags: Flags<'_>) -> Result<TlsOptions, Vec<String>> {
-        let mut problems = Vec::new();
-        let options = options_from_flags(flags, &mut problems);
-        if problems.is_empty() {
-            Ok(options)
-        } else {
-            Err(problems)
-        }
+        crate::flags::checked(|problems| options_from_flags(flags, problems))
     }
 
     #[test]

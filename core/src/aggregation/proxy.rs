@@ -1,0 +1,143 @@
+//! The aggregator's proxy: a request for a group version an extension API server serves
+//! is sent to an endpoint of its APIService's Service as an outbound call (Apiary has no
+//! kube-proxy, so endpoints, as upstream's `--enable-aggregator-routing`), with the
+//! caller's identity in `X-Remote-*` headers under the proxy client certificate, and the
+//! answer relayed. The whole answer is collected before it is relayed, so a watch
+//! through the aggregator gets what the backend wrote until the call's timeout.
+
+use super::Backend;
+use crate::authn::UserInfo;
+use crate::effect::{CallOutcome, Outbound, PendingCall, Step};
+use crate::shared::Shared;
+use bytes::Bytes;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a proxied request may wait for its answer (the request's own deadline still
+/// applies).
+pub const PROXY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Headers of one hop only: never forwarded either way.
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// The identity headers an extension server trusts from the proxy client certificate.
+const REMOTE_USER: &str = "x-remote-user";
+const REMOTE_GROUP: &str = "x-remote-group";
+const REMOTE_UID: &str = "x-remote-uid";
+const REMOTE_EXTRA: &str = "x-remote-extra-";
+
+/// Send `request` of `user` to `backend` and relay the answer.
+pub(crate) fn proxy(shared: &Shared, backend: &Backend, user: &UserInfo, request: http::Request<Bytes>) -> Step {
+    if !backend.available {
+        return Step::Respond(plain_text(503, "service unavailable"));
+    }
+    let endpoints = crate::rest::conversion::CachedEndpoints { served: &shared.served, root: &shared.config.storage_prefix };
+    let at = match crate::webhook::client_config::Endpoints::resolve(&endpoints, &backend.namespace, &backend.service, backend.port) {
+        Ok(at) => at,
+        Err(e) => {
+            tracing::warn!(apiservice = %backend.name, "error resolving {}/{}: {e}", backend.namespace, backend.service);
+            return Step::Respond(plain_text(503, "service unavailable"));
+        }
+    };
+    let (mut parts, body) = request.into_parts();
+    let path_and_query = parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
+    let Ok(uri) = format!("https://{at}{path_and_query}").parse::<http::Uri>() else {
+        return Step::Respond(plain_text(503, "service unavailable"));
+    };
+    parts.uri = uri;
+    strip_hop_by_hop(&mut parts.headers);
+    // The caller's credentials are for this server; the backend trusts the headers.
+    parts.headers.remove(http::header::AUTHORIZATION);
+    set_remote_identity(&mut parts.headers, user);
+    let outbound = Outbound {
+        request: http::Request::from_parts(parts, body),
+        timeout: PROXY_TIMEOUT,
+        tls: Some(Arc::new(backend.tls(shared.config.proxy_client.as_deref()))),
+    };
+    Step::Call(outbound, PendingCall::new(relay))
+}
+
+/// The backend's answer as the client gets it; 503 with the failure, in plain text as
+/// upstream's proxy writes it, when there is none.
+fn relay(outcome: CallOutcome) -> Step {
+    match outcome {
+        Ok(mut response) => {
+            strip_hop_by_hop(response.headers_mut());
+            Step::Respond(response)
+        }
+        Err(e) => Step::Respond(plain_text(503, &e.to_string())),
+    }
+}
+
+/// Go's `http.Error`: the message and a newline, as plain text.
+fn plain_text(status: u16, message: &str) -> http::Response<Bytes> {
+    http::Response::builder()
+        .status(status)
+        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header("x-content-type-options", "nosniff")
+        .body(Bytes::from(format!("{message}\n")))
+        .expect("static parts")
+}
+
+/// Replace any identity headers the client sent with `user`'s, as client-go's
+/// `SetAuthProxyHeaders`: one `X-Remote-Group` per group, one `X-Remote-Extra-<key>`
+/// per value with the key percent-encoded.
+pub(crate) fn set_remote_identity(headers: &mut http::HeaderMap, user: &UserInfo) {
+    let forged: Vec<http::HeaderName> = headers
+        .keys()
+        .filter(|k| [REMOTE_USER, REMOTE_GROUP, REMOTE_UID].contains(&k.as_str()) || k.as_str().starts_with(REMOTE_EXTRA))
+        .cloned()
+        .collect();
+    for name in forged {
+        headers.remove(name);
+    }
+    let value = |v: &str| http::HeaderValue::from_str(v).ok();
+    if let Some(name) = value(&user.name) {
+        headers.insert(REMOTE_USER, name);
+    }
+    for group in user.groups.iter().filter_map(|g| value(g)) {
+        headers.append(REMOTE_GROUP, group);
+    }
+    for (key, values) in &user.extra {
+        let Ok(name) = http::HeaderName::from_bytes(format!("{REMOTE_EXTRA}{}", escape_header_key(key)).as_bytes()) else {
+            continue;
+        };
+        for v in values.iter().filter_map(|v| value(v)) {
+            headers.append(name.clone(), v);
+        }
+    }
+}
+
+/// Percent-encode every byte not allowed in a header name, and `%` itself (so that the
+/// receiver's unescaping is exact).
+fn escape_header_key(key: &str) -> String {
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$&'*+-.^_`|~".contains(&b);
+    key.bytes().map(|b| if token(b) { char::from(b).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
+pub(crate) fn strip_hop_by_hop(headers: &mut http::HeaderMap) {
+    for name in HOP_BY_HOP {
+        headers.remove(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_keys_are_percent_encoded_as_client_go_does() {
+        assert_eq!(escape_header_key("example.com/scopes"), "example.com%2Fscopes");
+        assert_eq!(escape_header_key("100%"), "100%25");
+        assert_eq!(escape_header_key("a b"), "a%20b");
+    }
+}
