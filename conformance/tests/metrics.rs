@@ -240,9 +240,10 @@ fn metrics_count_requests_objects_and_watches() {
 
     // The watch cache counts the stored objects (it follows storage asynchronously).
     let objects = key("apiserver_storage_objects", &[("resource", "configmaps")]);
-    // Two, and the kube-root-ca.crt of each of the four namespaces.
+    // Two, the kube-root-ca.crt of each of the four namespaces, and
+    // kube-system/extension-apiserver-authentication.
     eventually(&apiary, "two configmaps stored", |s| {
-        get(s, &objects) == 6.0
+        get(s, &objects) == 7.0
     });
     let namespaces = key("apiserver_storage_objects", &[("resource", "namespaces")]);
     assert!(get(&after, &namespaces) >= 4.0, "the default namespaces");

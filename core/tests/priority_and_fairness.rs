@@ -4,21 +4,17 @@
 //! `system:masters` and health probes are exempt.
 
 use apiary_core::authorization::{Authorizer, Mode};
-use apiary_core::harness::{parse_responses, Harness, Reply};
+use apiary_core::harness::{json_request, parse_responses, Harness, Reply};
 use apiary_core::Config;
 use apiary_memory::MemoryStore;
 use serde_json::{json, Value};
 
 fn get(path: &str) -> Vec<u8> {
-    format!("GET {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\n\r\n").into_bytes()
+    json_request("GET", path, "", "")
 }
 
 fn post(path: &str, body: &str) -> Vec<u8> {
-    format!(
-        "POST {path} HTTP/1.1\r\nHost: apiary\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
+    json_request("POST", path, "", body)
 }
 
 fn configmap(name: &str) -> String {
