@@ -130,12 +130,7 @@ fn authorized(
 /// Upstream's answer when an authorizer failed: plain text naming the request.
 fn internal_error(request: &http::Request<Bytes>, error: &str) -> http::Response<Bytes> {
     let uri = request.uri().path_and_query().map_or("/", |p| p.as_str());
-    http::Response::builder()
-        .status(500)
-        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .header("x-content-type-options", "nosniff")
-        .body(Bytes::from(format!("Internal Server Error: {uri:?}: {error}\n")))
-        .expect("static parts")
+    crate::status::plain_text(http::StatusCode::INTERNAL_SERVER_ERROR, &format!("Internal Server Error: {uri:?}: {error}"))
 }
 
 /// Route an authorized request along the delegation chain: the aggregator, then the

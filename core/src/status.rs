@@ -3,6 +3,18 @@
 
 use serde::Serialize;
 
+/// Go's `http.Error`: `message` and a newline as plain text, never sniffed. What
+/// upstream's filters answer outside the API's `Status`: a failed authorizer, the
+/// priority-and-fairness 429, the aggregator's proxy errors, a panic.
+pub fn plain_text(code: http::StatusCode, message: &str) -> http::Response<bytes::Bytes> {
+    http::Response::builder()
+        .status(code)
+        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header("x-content-type-options", "nosniff")
+        .body(bytes::Bytes::from(format!("{message}\n")))
+        .expect("static parts")
+}
+
 /// One field-level cause of an error (`details.causes[]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Cause {

@@ -5,6 +5,7 @@
 //! answer relayed. The whole answer is collected before it is relayed, so a watch
 //! through the aggregator gets what the backend wrote until the call's timeout.
 
+use crate::status::plain_text;
 use super::Backend;
 use crate::authn::UserInfo;
 use crate::effect::{CallOutcome, Outbound, PendingCall, Step};
@@ -38,20 +39,20 @@ const REMOTE_EXTRA: &str = "x-remote-extra-";
 /// Send `request` of `user` to `backend` and relay the answer.
 pub(crate) fn proxy(shared: &Shared, backend: &Backend, user: &UserInfo, request: http::Request<Bytes>) -> Step {
     if !backend.available {
-        return Step::Respond(plain_text(503, "service unavailable"));
+        return Step::Respond(plain_text(http::StatusCode::SERVICE_UNAVAILABLE, "service unavailable"));
     }
     let endpoints = crate::rest::conversion::CachedEndpoints { served: &shared.served, root: &shared.config.storage_prefix };
     let at = match crate::webhook::client_config::Endpoints::resolve(&endpoints, &backend.namespace, &backend.service, backend.port) {
         Ok(at) => at,
         Err(e) => {
             tracing::warn!(apiservice = %backend.name, "error resolving {}/{}: {e}", backend.namespace, backend.service);
-            return Step::Respond(plain_text(503, "service unavailable"));
+            return Step::Respond(plain_text(http::StatusCode::SERVICE_UNAVAILABLE, "service unavailable"));
         }
     };
     let (mut parts, body) = request.into_parts();
     let path_and_query = parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
     let Ok(uri) = format!("https://{at}{path_and_query}").parse::<http::Uri>() else {
-        return Step::Respond(plain_text(503, "service unavailable"));
+        return Step::Respond(plain_text(http::StatusCode::SERVICE_UNAVAILABLE, "service unavailable"));
     };
     parts.uri = uri;
     strip_hop_by_hop(&mut parts.headers);
@@ -74,18 +75,8 @@ fn relay(outcome: CallOutcome) -> Step {
             strip_hop_by_hop(response.headers_mut());
             Step::Respond(response)
         }
-        Err(e) => Step::Respond(plain_text(503, &e.to_string())),
+        Err(e) => Step::Respond(plain_text(http::StatusCode::SERVICE_UNAVAILABLE, &e.to_string())),
     }
-}
-
-/// Go's `http.Error`: the message and a newline, as plain text.
-fn plain_text(status: u16, message: &str) -> http::Response<Bytes> {
-    http::Response::builder()
-        .status(status)
-        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .header("x-content-type-options", "nosniff")
-        .body(Bytes::from(format!("{message}\n")))
-        .expect("static parts")
 }
 
 /// Replace any identity headers the client sent with `user`'s, as client-go's

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 pub const AUDIT_ID: &str = "audit-id";
 
 /// What kube-apiserver answers when a handler panics.
-const PANIC_BODY: &str = "This request caused apiserver to panic. Look in the logs for details.\n";
+const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
 
 /// Add the headers every answer gets: `Audit-Id` (unless empty), `Date` as of `now`
 /// (unless the handler set one), and `Connection: close` when `closing`.
@@ -32,10 +32,5 @@ pub fn answer_headers(
 }
 
 pub(super) fn panic_response() -> http::Response<Bytes> {
-    http::Response::builder()
-        .status(http::StatusCode::INTERNAL_SERVER_ERROR)
-        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .header("X-Content-Type-Options", "nosniff")
-        .body(Bytes::from_static(PANIC_BODY.as_bytes()))
-        .expect("static response")
+    crate::status::plain_text(http::StatusCode::INTERNAL_SERVER_ERROR, PANIC_MESSAGE)
 }

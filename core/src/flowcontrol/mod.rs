@@ -41,8 +41,6 @@ pub const GROUP: &str = "flowcontrol.apiserver.k8s.io";
 pub const EXEMPT: &str = "exempt";
 /// The mandatory catch-all schema and level.
 pub const CATCH_ALL: &str = "catch-all";
-/// The message of upstream's rejection (plain text).
-pub const TOO_MANY_REQUESTS: &str = "Too many requests, please try again later.\n";
 /// The response headers that name what a request was classified as.
 pub const FLOW_SCHEMA_UID_HEADER: &str = "x-kubernetes-pf-flowschema-uid";
 pub const PRIORITY_LEVEL_UID_HEADER: &str = "x-kubernetes-pf-prioritylevel-uid";
@@ -691,13 +689,12 @@ impl Drop for Waiting {
 
 /// The 429 of a rejected request: plain text, as upstream's filter writes it.
 pub fn too_many_requests(retry_after: u64) -> http::Response<bytes::Bytes> {
-    http::Response::builder()
-        .status(http::StatusCode::TOO_MANY_REQUESTS)
-        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .header("x-content-type-options", "nosniff")
-        .header(http::header::RETRY_AFTER, retry_after.to_string())
-        .body(bytes::Bytes::from_static(TOO_MANY_REQUESTS.as_bytes()))
-        .expect("static parts")
+    let mut answer = crate::status::plain_text(
+        http::StatusCode::TOO_MANY_REQUESTS,
+        crate::inflight::TOO_MANY_REQUESTS_MESSAGE,
+    );
+    answer.headers_mut().insert(http::header::RETRY_AFTER, retry_after.into());
+    answer
 }
 
 #[cfg(test)]
