@@ -264,15 +264,16 @@ impl FlowControl {
                 }
                 _ => 0,
             };
-            let set = match existing {
+            // A level configured again keeps its requests, demand history and
+            // Retry-After; a new one starts between its bounds.
+            let (set, demand, retry) = match existing {
                 Some(mut level) => {
                     let current = level.set.concurrency();
                     level.set.reconfigure(spec.limit, current, now);
-                    level.set
+                    (level.set, level.demand, level.retry)
                 }
-                None => QueueSet::new(spec.limit, nominal - lendable / 2, now),
+                None => (QueueSet::new(spec.limit, nominal - lendable / 2, now), Demand::default(), RetryAfter::default()),
             };
-            let demand = Demand::default();
             state.levels.insert(
                 name,
                 Level {
@@ -282,7 +283,7 @@ impl FlowControl {
                     max_seats,
                     set,
                     demand,
-                    retry: RetryAfter::default(),
+                    retry,
                     quiescing,
                     spec,
                 },
