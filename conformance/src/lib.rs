@@ -5,3 +5,4 @@ pub mod storage_suite;
 
 pub mod etcd;
 pub mod harness;
+pub mod kubectl_watch;

@@ -4,6 +4,7 @@
 //! upstream's columns for every change.
 
 use apiary_conformance::harness::{fixture, kubectl_command, ok, Apiary};
+use apiary_conformance::kubectl_watch::Watcher;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::sync::mpsc;
@@ -67,70 +68,6 @@ fn kubectl_1_33_get_watch() {
 #[test]
 fn kubectl_1_27_get_watch() {
     watch_sees_changes("1.27");
-}
-
-/// A `kubectl get -w` running as a child process, its output read line by line;
-/// killed when dropped, so a failing test leaves no process behind.
-struct Watcher {
-    child: std::process::Child,
-    lines: mpsc::Receiver<String>,
-    /// Every line read so far, each split into its words.
-    seen: Vec<Vec<String>>,
-}
-
-impl Watcher {
-    fn start(apiary: &Apiary, version: &str, args: &[&str]) -> Watcher {
-        let mut child = kubectl_command(version, &apiary.kubeconfig)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("kubectl get -w starts");
-        let (tx, lines) = mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Watcher { child, lines, seen: Vec::new() }
-    }
-
-    /// The words of the `nth` (from 1) row whose first word is `name`, waiting at most
-    /// 30 s for it to be printed.
-    fn row(&mut self, name: &str, nth: usize) -> Vec<String> {
-        loop {
-            let found: Vec<&Vec<String>> = self.seen.iter().filter(|l| l.first().map(String::as_str) == Some(name)).collect();
-            if let Some(row) = found.get(nth - 1) {
-                return row.to_vec();
-            }
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .unwrap_or_else(|_| panic!("no row {nth} of {name} within 30 s; printed: {:?}", self.seen));
-            self.seen.push(line.split_whitespace().map(str::to_owned).collect());
-        }
-    }
-
-    /// Stop kubectl; every line it printed.
-    fn stop(mut self) -> Vec<Vec<String>> {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // The reader ends at the pipe's end, after the lines still buffered.
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
-            self.seen.push(line.split_whitespace().map(str::to_owned).collect());
-        }
-        std::mem::take(&mut self.seen)
-    }
-}
-
-impl Drop for Watcher {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn is_age(cell: &str) -> bool {

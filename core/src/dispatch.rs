@@ -146,7 +146,7 @@ pub(crate) fn route(
     let registry = shared.registry();
     let backend = aggregation::backend_of_path(shared, &info.path);
     let resource = match routing::route(&info, backend, &registry) {
-        Route::Aggregated(backend) => return aggregation::proxy(shared, &backend, &user, request),
+        Route::Aggregated(backend) => return aggregation::proxy(shared, &backend, &user, &info, request),
         Route::Resource(resource) => resource,
         Route::NonResource => return non_resource(shared, request, inputs, &info),
         Route::NotFound => {

@@ -49,6 +49,12 @@ pub enum Step {
     /// Send these requests side by side (validating admission webhooks), then
     /// [`PendingCalls::resume`] with their answers in the same order.
     Calls(Vec<Outbound>, PendingCalls),
+    /// Send this request out and stream its answer to the client as it comes (a watch
+    /// through the aggregator): the head once it arrives, as
+    /// [`PendingRelay::head`] leaves it, then the body piece by piece until it ends,
+    /// the client goes away or the server shuts down. If no head comes,
+    /// [`PendingRelay::failed`] says what the client gets instead.
+    Relay(Outbound, PendingRelay),
     /// A long-running watch: write the stream's head and frames as chunks, feed it every
     /// event of its source, and end it when it says so, when its timeout passes, or when
     /// the client goes away.
@@ -167,6 +173,35 @@ impl PendingCall {
     /// Continue the request with the outbound request's answer.
     pub fn resume(self, outcome: CallOutcome) -> Step {
         (self.inner)(outcome)
+    }
+}
+
+/// A request whose answer another server streams: what the client is told.
+pub struct PendingRelay {
+    inner: Box<dyn Relaying>,
+}
+
+/// How a relayed answer reaches the client; each relay defines its own.
+pub(crate) trait Relaying: Send {
+    /// The answer's head as the client gets it.
+    fn head(&self, head: &mut http::response::Parts);
+    /// No head came: the answer instead.
+    fn failed(self: Box<Self>, error: CallError) -> Step;
+}
+
+impl PendingRelay {
+    pub(crate) fn new(relaying: impl Relaying + 'static) -> PendingRelay {
+        PendingRelay { inner: Box::new(relaying) }
+    }
+
+    /// Make the other server's head the client's.
+    pub fn head(&self, head: &mut http::response::Parts) {
+        self.inner.head(head)
+    }
+
+    /// No head came because of `error`: continue with the answer the client gets.
+    pub fn failed(self, error: CallError) -> Step {
+        self.inner.failed(error)
     }
 }
 

@@ -202,3 +202,46 @@ fn discovery_lists_aggregated_groups_by_priority() {
     h.reflect();
     assert_eq!(get(&h, "/apis", "").body, before);
 }
+
+#[test]
+fn a_watch_through_the_aggregator_is_streamed_as_the_backend_writes_it() {
+    let h = harness();
+    register_wardle(&h, true, true);
+    h.answer_calls(discovery_answer);
+    h.check_availability();
+    let events = "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Flunder\",\"metadata\":{\"name\":\"a\"}}}\n\
+                  {\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Flunder\",\"metadata\":{\"name\":\"a\"}}}\n";
+    h.answer_calls(move |out| {
+        if out.request.uri().query() != Some("watch=true") {
+            return discovery_answer(out);
+        }
+        Ok(http::Response::builder()
+            .status(200)
+            .header("content-type", "application/json")
+            .header("content-length", events.len())
+            .header("connection", "keep-alive")
+            .header("x-from-backend", "wardle")
+            .body(bytes::Bytes::from_static(events.as_bytes()))
+            .unwrap())
+    });
+    let watch = get(&h, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=true", "");
+    assert_eq!(watch.status, 200);
+    assert_eq!(&watch.body[..], events.as_bytes());
+    // Streamed in the client's framing; the backend's own framing and hop-by-hop
+    // headers stay behind, its others come along.
+    assert_eq!(watch.header("transfer-encoding"), Some("chunked"));
+    assert_eq!(watch.header("content-length"), None);
+    assert_eq!(watch.header("connection"), None);
+    assert_eq!(watch.header("x-from-backend"), Some("wardle"));
+    assert!(watch.header("audit-id").is_some());
+    // A list is answered whole, with its length.
+    let list = get(&h, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", "");
+    assert_eq!(list.status, 200);
+    assert!(list.header("content-length").is_some());
+    assert_eq!(list.header("transfer-encoding"), None);
+    // No head from the backend: the same 503 as any proxied request.
+    h.answer_calls(|_| Err(CallError::Unreachable("dial tcp 10.0.0.7:8443: connect: connection refused".into())));
+    let down = get(&h, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=true", "");
+    assert_eq!(down.status, 503);
+    assert_eq!(&down.body[..], b"dial tcp 10.0.0.7:8443: connect: connection refused\n");
+}

@@ -2,13 +2,15 @@
 //! is sent to an endpoint of its APIService's Service as an outbound call (Apiary has no
 //! kube-proxy, so endpoints, as upstream's `--enable-aggregator-routing`), with the
 //! caller's identity in `X-Remote-*` headers under the proxy client certificate, and the
-//! answer relayed. The whole answer is collected before it is relayed, so a watch
-//! through the aggregator gets what the backend wrote until the call's timeout.
+//! answer relayed. A long-running request's answer (a watch) is streamed as it comes;
+//! any other is collected whole (up to the adapter's bound) and then answered, under
+//! the request's deadline as the server's own answers are.
 
 use crate::status::plain_text;
 use super::Backend;
 use crate::authn::UserInfo;
-use crate::effect::{CallOutcome, Outbound, PendingCall, Step};
+use crate::effect::{CallError, CallOutcome, Outbound, PendingCall, PendingRelay, Relaying, Step};
+use crate::request_info::RequestInfo;
 use crate::shared::Shared;
 use bytes::Bytes;
 use std::sync::Arc;
@@ -37,7 +39,7 @@ const REMOTE_UID: &str = "x-remote-uid";
 const REMOTE_EXTRA: &str = "x-remote-extra-";
 
 /// Send `request` of `user` to `backend` and relay the answer.
-pub(crate) fn proxy(shared: &Shared, backend: &Backend, user: &UserInfo, request: http::Request<Bytes>) -> Step {
+pub(crate) fn proxy(shared: &Shared, backend: &Backend, user: &UserInfo, info: &RequestInfo, request: http::Request<Bytes>) -> Step {
     if !backend.available {
         return Step::Respond(plain_text(http::StatusCode::SERVICE_UNAVAILABLE, "service unavailable"));
     }
@@ -64,18 +66,41 @@ pub(crate) fn proxy(shared: &Shared, backend: &Backend, user: &UserInfo, request
         timeout: PROXY_TIMEOUT,
         tls: Some(Arc::new(backend.tls(shared.config.proxy_client.as_deref()))),
     };
+    if crate::inflight::is_long_running(info) {
+        return Step::Relay(outbound, PendingRelay::new(Streamed));
+    }
     Step::Call(outbound, PendingCall::new(relay))
 }
 
-/// The backend's answer as the client gets it; 503 with the failure, in plain text as
-/// upstream's proxy writes it, when there is none.
+/// The backend's answer as the client gets it; [`unreachable`] when there is none.
 fn relay(outcome: CallOutcome) -> Step {
     match outcome {
         Ok(mut response) => {
             strip_hop_by_hop(response.headers_mut());
             Step::Respond(response)
         }
-        Err(e) => Step::Respond(plain_text(http::StatusCode::SERVICE_UNAVAILABLE, &e.to_string())),
+        Err(e) => unreachable(e),
+    }
+}
+
+/// 503 with why the backend gave no answer, in plain text as upstream's proxy writes it.
+fn unreachable(error: CallError) -> Step {
+    Step::Respond(plain_text(http::StatusCode::SERVICE_UNAVAILABLE, &error.to_string()))
+}
+
+/// A long-running answer streamed from the backend as it comes.
+#[derive(Debug)]
+struct Streamed;
+
+impl Relaying for Streamed {
+    fn head(&self, head: &mut http::response::Parts) {
+        strip_hop_by_hop(&mut head.headers);
+        // Streamed on in the client's own framing, whatever length the backend gave.
+        head.headers.remove(http::header::CONTENT_LENGTH);
+    }
+
+    fn failed(self: Box<Self>, error: CallError) -> Step {
+        unreachable(error)
     }
 }
 

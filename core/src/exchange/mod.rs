@@ -18,7 +18,7 @@ mod finish;
 
 use crate::audit;
 use crate::authn::Authenticated;
-use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, PendingCalls, Step, WatchResponse, WatchSource};
+use crate::effect::{CallOutcome, Inputs, Outbound, Pending, PendingCall, PendingCalls, PendingRelay, Step, WatchResponse, WatchSource};
 use crate::inflight::Slot;
 use crate::lifecycle::InFlight;
 use crate::metrics::Tracked;
@@ -47,7 +47,12 @@ pub enum Next {
     Yield,
     /// Write this response; the exchange is over once it is written.
     Respond(http::Response<Bytes>),
-    /// Stream this watch: write the head, then its frames; [`Exchange::watch_ended`]
+    /// Send this request and stream its answer: once its head arrives,
+    /// [`Exchange::relay_started`] gives the head to write, then write its body as it
+    /// comes and call [`Exchange::stream_ended`] when it ends. If no head comes,
+    /// [`Exchange::call_done`] with the failure.
+    Relay(Outbound),
+    /// Stream this watch: write the head, then its frames; [`Exchange::stream_ended`]
     /// when it ends.
     Watch {
         source: WatchSource,
@@ -85,8 +90,10 @@ enum Stage {
     AwaitingCall(PendingCall),
     /// Waiting for outbound calls made side by side.
     AwaitingCalls(PendingCalls),
-    /// Streaming a watch.
-    Streaming,
+    /// Waiting for the head of an answer to relay.
+    AwaitingRelay(PendingRelay),
+    /// Streaming a watch or a relayed answer, begun with this status.
+    Streaming(http::StatusCode),
     /// Answered (or closed).
     Finished,
 }
@@ -103,7 +110,8 @@ impl std::fmt::Debug for Stage {
             Stage::AwaitingStorage(_) => "AwaitingStorage",
             Stage::AwaitingCall(_) => "AwaitingCall",
             Stage::AwaitingCalls(_) => "AwaitingCalls",
-            Stage::Streaming => "Streaming",
+            Stage::AwaitingRelay(_) => "AwaitingRelay",
+            Stage::Streaming(_) => "Streaming",
             Stage::Finished => "Finished",
         })
     }
@@ -212,11 +220,15 @@ impl Exchange {
             Stage::Handling(step) => step,
             // Polled again before the outcome came: an adapter's mistake; the request
             // stays where it was, and its connection is closed.
-            waiting @ (Stage::AwaitingStorage(_) | Stage::AwaitingCall(_) | Stage::AwaitingCalls(_) | Stage::Authenticating(_)) => {
+            waiting @ (Stage::AwaitingStorage(_)
+            | Stage::AwaitingCall(_)
+            | Stage::AwaitingCalls(_)
+            | Stage::AwaitingRelay(_)
+            | Stage::Authenticating(_)) => {
                 self.stage = waiting;
                 return Next::Close;
             }
-            Stage::Streaming | Stage::Finished => return Next::Close,
+            Stage::Streaming(_) | Stage::Finished => return Next::Close,
         };
         match step {
             Step::Respond(response) => Next::Respond(self.finish(response)),
@@ -237,10 +249,11 @@ impl Exchange {
                 self.stage = Stage::AwaitingCalls(pending);
                 Next::Calls(outbound)
             }
-            Step::Watch(source, stream) => {
-                self.stage = Stage::Streaming;
-                self.start_watch(source, stream)
+            Step::Relay(outbound, pending) => {
+                self.stage = Stage::AwaitingRelay(pending);
+                Next::Relay(outbound)
             }
+            Step::Watch(source, stream) => self.start_watch(source, stream),
         }
     }
 
@@ -263,6 +276,12 @@ impl Exchange {
         self.at(now);
         match std::mem::replace(&mut self.stage, Stage::Finished) {
             Stage::AwaitingCall(pending) => self.stage = Stage::Handling(pending.resume(outcome)),
+            // A relay's answer came whole (the harness answers so): its head is
+            // streamed as any relay's, so only a failure goes on from here.
+            Stage::AwaitingRelay(pending) => match outcome {
+                Ok(_) => self.stage = Stage::AwaitingRelay(pending),
+                Err(e) => self.stage = Stage::Handling(pending.failed(e)),
+            },
             Stage::Authenticating(mut admitted) => {
                 admitted.authenticated = self.webhook_answered(&admitted.authenticated, outcome, now);
                 self.stage = Stage::Admitted(admitted);
@@ -323,13 +342,28 @@ impl Exchange {
         self.finish(finish::panic_response())
     }
 
-    /// The watch this exchange streamed has ended, at `now`.
-    pub fn watch_ended(&mut self, now: Duration) {
+    /// The head of the answer to relay arrived at `now`: the head to write (`None`
+    /// if no relay was asked for: close the connection). The answer is streamed from
+    /// now on, as a watch is.
+    pub fn relay_started(&mut self, mut head: http::response::Parts, now: Duration) -> Option<http::response::Parts> {
         self.at(now);
-        self.stage = Stage::Finished;
-        self.shared.metrics.watch_finished(&self.tracked, 200);
+        let Stage::AwaitingRelay(pending) = std::mem::replace(&mut self.stage, Stage::Finished) else {
+            return None;
+        };
+        pending.head(&mut head);
+        self.start_stream(&mut head);
+        Some(head)
+    }
+
+    /// The watch or relayed answer this exchange streamed has ended, at `now`.
+    pub fn stream_ended(&mut self, now: Duration) {
+        self.at(now);
+        let Stage::Streaming(status) = std::mem::replace(&mut self.stage, Stage::Finished) else {
+            return;
+        };
+        self.shared.metrics.watch_finished(&self.tracked, status.as_u16());
         if let Some(record) = &self.audit {
-            self.audit_lines.extend(record.stream_complete(200, self.wall));
+            self.audit_lines.extend(record.stream_complete(status.as_u16(), self.wall));
         }
     }
 
@@ -422,8 +456,22 @@ impl Exchange {
         }
     }
 
-    /// The handler became a watch: streamed from now on, counted as long-running.
+    /// The handler became a watch: streamed from now on.
     fn start_watch(&mut self, source: WatchSource, stream: Box<dyn WatchResponse>) -> Next {
+        let mut head = stream.head();
+        self.start_stream(&mut head);
+        Next::Watch {
+            source,
+            head,
+            stream,
+        }
+    }
+
+    /// The answer is streamed from now on with `head`: counted as long-running, its seat
+    /// given back, its start audited; the head carries the request's Audit-Id, as every
+    /// answer does.
+    fn start_stream(&mut self, head: &mut http::response::Parts) {
+        self.stage = Stage::Streaming(head.status);
         if let Some(in_flight) = self.in_flight.as_mut() {
             in_flight.long_running(self.latest);
         }
@@ -435,17 +483,10 @@ impl Exchange {
         }
         self.shared.metrics.watch_started(&self.tracked);
         if let Some(record) = &self.audit {
-            self.audit_lines.extend(record.response_started(200, self.wall));
+            self.audit_lines.extend(record.response_started(head.status.as_u16(), self.wall));
         }
-        // The stream's head carries the request's Audit-Id, as every answer does.
-        let mut head = stream.head();
         if !self.audit_id.is_empty() {
             head.headers.insert(finish::AUDIT_ID, self.audit_id.clone());
-        }
-        Next::Watch {
-            source,
-            head,
-            stream,
         }
     }
 }

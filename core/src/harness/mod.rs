@@ -97,6 +97,8 @@ impl std::fmt::Debug for Held {
 enum Stopped {
     Answered(http::Response<Bytes>),
     Watching(WatchSource, http::response::Parts, Box<dyn WatchResponse>),
+    /// A relayed answer: its head, and its body as the other server gave it whole.
+    Relayed(http::response::Parts, Bytes),
     Held(StorageOp),
     /// Waiting in a priority level's queue.
     Queued,
@@ -537,6 +539,16 @@ impl<S: SyncStorage> Harness<S> {
                     let outcomes = outbound.iter().map(|o| (self.calls.borrow())(o)).collect();
                     exchange.calls_done(outcomes, self.clock.get());
                 }
+                Next::Relay(outbound) => match (self.calls.borrow())(&outbound) {
+                    Ok(answer) => {
+                        let (head, body) = answer.into_parts();
+                        match exchange.relay_started(head, self.clock.get()) {
+                            Some(head) => return Stopped::Relayed(head, body),
+                            None => return Stopped::Closed,
+                        }
+                    }
+                    Err(e) => exchange.call_done(Err(e), self.clock.get()),
+                },
             }
         }
     }
@@ -567,7 +579,13 @@ impl<S: SyncStorage> Harness<S> {
                     out.extend_from_slice(&connection.encode_chunk(&frame))
                 });
                 out.extend_from_slice(&connection.encode_stream_end());
-                exchange.watch_ended(self.clock.get());
+                exchange.stream_ended(self.clock.get());
+            }
+            Stopped::Relayed(head, body) => {
+                out.extend_from_slice(&connection.encode_stream_head(&head));
+                out.extend_from_slice(&connection.encode_chunk(&body));
+                out.extend_from_slice(&connection.encode_stream_end());
+                exchange.stream_ended(self.clock.get());
             }
             Stopped::Held(_) | Stopped::Queued | Stopped::Closed => {}
         }

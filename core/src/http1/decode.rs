@@ -261,6 +261,12 @@ impl PartialRequest {
 }
 
 impl Chunked {
+    /// The data decoded so far and not yet taken: a streamed body's next piece. The
+    /// body limit then applies to what is buffered between takes, not to the whole.
+    pub(super) fn take_decoded(&mut self) -> Bytes {
+        self.body.split().freeze()
+    }
+
     /// Consume the framing buffered in `buf`: the whole body once its last chunk and
     /// trailers are in, `None` while more is to come. Trailers count against
     /// `limits.max_header_bytes`, the data against `limits.max_body_bytes`.

@@ -39,8 +39,8 @@ pub(crate) fn warned(step: Step, warnings: Vec<String>) -> Step {
             out,
             crate::effect::PendingCalls::new(move |answers| warned(pending.resume(answers), warnings)),
         ),
-        // Writes never become watches.
-        watch @ Step::Watch(..) => watch,
+        // Writes never become watches or relays.
+        streamed @ (Step::Watch(..) | Step::Relay(..)) => streamed,
     }
 }
 
@@ -66,7 +66,7 @@ pub(crate) fn noted(step: Step, notes: Arc<std::sync::Mutex<crate::admission::No
             out,
             crate::effect::PendingCalls::new(move |answers| noted(pending.resume(answers), notes)),
         ),
-        watch @ Step::Watch(..) => watch,
+        streamed @ (Step::Watch(..) | Step::Relay(..)) => streamed,
     }
 }
 
@@ -89,7 +89,7 @@ pub(crate) fn warned_by(step: Step, warnings: Arc<std::sync::Mutex<Vec<String>>>
             out,
             crate::effect::PendingCalls::new(move |answers| warned_by(pending.resume(answers), warnings)),
         ),
-        watch @ Step::Watch(..) => watch,
+        streamed @ (Step::Watch(..) | Step::Relay(..)) => streamed,
     }
 }
 

@@ -1,7 +1,8 @@
 //! One connection to another server, plain or TLS, and one request's exchange over it
 //! with the core's HTTP/1.1 client codec.
 
-use apiary_core::http1::client::{Received, ResponseError, ResponseReader};
+use apiary_core::http1::client::{BodyPiece, Received, ResponseError, ResponseReader};
+use bytes::Bytes;
 use apiary_core::http1::Limits;
 use futures_rustls::client::TlsStream;
 use futures_rustls::rustls::pki_types::ServerName;
@@ -100,13 +101,14 @@ impl Conn {
         smol::future::poll_once(self.read(&mut byte)).await.is_none()
     }
 
-    /// Send `request` (already encoded) and read its response.
+    /// Send `request` (already encoded) and read its response, whole or its head only.
     pub(super) async fn exchange(
         &mut self,
         request: &[u8],
         method: &Method,
         limits: Limits,
-    ) -> Result<Received, Broken> {
+        want: Want,
+    ) -> Result<Answer, Broken> {
         let sent = async {
             self.write_all(request).await?;
             self.flush().await
@@ -120,28 +122,89 @@ impl Conn {
         let mut reader = ResponseReader::new(method, limits);
         let mut buf = vec![0u8; READ_SIZE];
         loop {
-            match reader.poll() {
-                Ok(Some(received)) => return Ok(received),
-                Ok(None) => {}
-                Err(e) => {
-                    return Err(Broken {
-                        unanswered: e == ResponseError::ClosedBeforeResponse,
-                        why: e.to_string(),
-                    })
-                }
+            match want {
+                Want::Whole => match reader.poll() {
+                    Ok(Some(received)) => return Ok(Answer::Whole(received)),
+                    Ok(None) => {}
+                    Err(e) => return Err(Broken::from(e)),
+                },
+                Want::Head => match reader.poll_head() {
+                    Ok(Some(head)) => return Ok(Answer::Streaming(head, reader)),
+                    Ok(None) => {}
+                    Err(e) => return Err(Broken::from(e)),
+                },
             }
-            match self.read(&mut buf).await {
-                Ok(0) => reader.feed_eof(),
-                Ok(n) => reader.feed(&buf[..n]),
-                // A TLS peer that closed without close_notify: the codec decides whether
-                // what came is whole.
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => reader.feed_eof(),
-                Err(e) => {
-                    return Err(Broken {
-                        why: format!("reading the response: {e}"),
-                        unanswered: !reader.received_any(),
-                    })
-                }
+            if let Err(e) = self.read_into(&mut reader, &mut buf).await {
+                return Err(Broken {
+                    why: format!("reading the response: {e}"),
+                    unanswered: !reader.received_any(),
+                });
+            }
+        }
+    }
+
+    /// Read what the peer sent next into `reader`.
+    async fn read_into(&mut self, reader: &mut ResponseReader, buf: &mut [u8]) -> io::Result<()> {
+        match self.read(buf).await {
+            Ok(0) => reader.feed_eof(),
+            Ok(n) => reader.feed(&buf[..n]),
+            // A TLS peer that closed without close_notify: the codec decides whether
+            // what came is whole.
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => reader.feed_eof(),
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+}
+
+/// How much of an answer an exchange waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Want {
+    Whole,
+    /// The head, the body to be streamed after it.
+    Head,
+}
+
+/// What an exchange read.
+pub(super) enum Answer {
+    Whole(Received),
+    /// The head ([`Want::Head`]), and the reader to take the body from.
+    Streaming(http::response::Parts, ResponseReader),
+}
+
+impl From<ResponseError> for Broken {
+    fn from(e: ResponseError) -> Broken {
+        Broken {
+            unanswered: e == ResponseError::ClosedBeforeResponse,
+            why: e.to_string(),
+        }
+    }
+}
+
+/// The body of an answer streamed on from its connection, piece by piece as it comes.
+pub struct StreamedBody {
+    conn: Conn,
+    reader: ResponseReader,
+    buf: Vec<u8>,
+}
+
+impl StreamedBody {
+    pub(super) fn new(conn: Conn, reader: ResponseReader) -> StreamedBody {
+        StreamedBody { conn, reader, buf: vec![0u8; READ_SIZE] }
+    }
+
+    /// The next piece of the body; `None` once it has ended; an error when it was cut
+    /// short or is not HTTP.
+    pub async fn next(&mut self) -> Option<Result<Bytes, String>> {
+        loop {
+            match self.reader.poll_body() {
+                Ok(BodyPiece::Data(data)) => return Some(Ok(data)),
+                Ok(BodyPiece::End { .. }) => return None,
+                Ok(BodyPiece::NeedMore) => {}
+                Err(e) => return Some(Err(e.to_string())),
+            }
+            if let Err(e) = self.conn.read_into(&mut self.reader, &mut self.buf).await {
+                return Some(Err(format!("reading the response: {e}")));
             }
         }
     }

@@ -22,7 +22,8 @@ use apiary_core::effect::{CallError, CallOutcome, ClientTls, Outbound, Replayabl
 use apiary_core::http1::client::{encode_request, Received};
 use apiary_core::http1::Limits;
 use bytes::Bytes;
-use conn::{Conn, Target};
+use conn::{Answer, Conn, Target, Want};
+pub use conn::StreamedBody;
 use http::Method;
 use pool::{Pool, PoolKey};
 use std::sync::{Arc, OnceLock};
@@ -65,13 +66,30 @@ impl Client {
 
     /// Send `outbound` and wait for its answer, within its timeout.
     pub async fn call(&self, outbound: Outbound) -> CallOutcome {
+        match self.within_timeout(outbound, Want::Whole).await? {
+            (Answer::Whole(received), conn, key) => Ok(self.keep(key, conn, received)),
+            (Answer::Streaming(..), ..) => unreachable!("a whole answer was asked for"),
+        }
+    }
+
+    /// Send `outbound` and wait for the head of its answer, within its timeout: the
+    /// head, and its body to stream on as it comes (on a connection of its own from
+    /// then on).
+    pub async fn open(&self, outbound: Outbound) -> Result<(http::response::Parts, StreamedBody), CallError> {
+        match self.within_timeout(outbound, Want::Head).await? {
+            (Answer::Streaming(head, reader), conn, _) => Ok((head, StreamedBody::new(conn, reader))),
+            (Answer::Whole(_), ..) => unreachable!("a head was asked for"),
+        }
+    }
+
+    async fn within_timeout(&self, outbound: Outbound, want: Want) -> Result<(Answer, Conn, PoolKey), CallError> {
         let Outbound {
             request,
             timeout,
             tls,
         } = outbound;
         let uri = request.uri().clone();
-        let outcome = match crate::serve::timeout(timeout, self.send(request, tls)).await {
+        let outcome = match crate::serve::timeout(timeout, self.send(request, tls, want)).await {
             Some(outcome) => outcome,
             None => Err(CallError::TimedOut),
         };
@@ -85,7 +103,8 @@ impl Client {
         &self,
         request: http::Request<Bytes>,
         tls: Option<Arc<ClientTls>>,
-    ) -> CallOutcome {
+        want: Want,
+    ) -> Result<(Answer, Conn, PoolKey), CallError> {
         let target = Target::of(request.uri()).map_err(CallError::Unreachable)?;
         let bytes = encode_request(&request).map_err(|e| CallError::Unreachable(e.to_string()))?;
         let secured = if target.https {
@@ -103,8 +122,8 @@ impl Client {
         let method = request.method();
 
         if let Some(mut conn) = self.idle(&key).await {
-            match conn.exchange(&bytes, method, self.limits).await {
-                Ok(received) => return Ok(self.keep(key, conn, received)),
+            match conn.exchange(&bytes, method, self.limits, want).await {
+                Ok(answer) => return Ok((answer, conn, key)),
                 Err(broken) if broken.unanswered && replayable(&request) => {
                     tracing::debug!(
                         uri = %request.uri(),
@@ -119,8 +138,8 @@ impl Client {
         let mut conn = conn::connect(&key.target, tls)
             .await
             .map_err(CallError::Unreachable)?;
-        match conn.exchange(&bytes, method, self.limits).await {
-            Ok(received) => Ok(self.keep(key, conn, received)),
+        match conn.exchange(&bytes, method, self.limits, want).await {
+            Ok(answer) => Ok((answer, conn, key)),
             Err(broken) => Err(CallError::Unreachable(broken.why)),
         }
     }

@@ -1,7 +1,8 @@
 //! Running a request's effects — storage operations, outbound calls, yields — until it
-//! answers or becomes a watch.
+//! answers, becomes a watch, or has an answer to relay.
 
-use apiary_core::effect::{CallOutcome, Outbound, WatchResponse};
+use crate::outbound::StreamedBody;
+use apiary_core::effect::{CallError, CallOutcome, Outbound, WatchResponse};
 use apiary_core::exchange::{Exchange, Next};
 use apiary_core::storage::Storage;
 use apiary_core::{Inputs, Step, WatchSource};
@@ -13,10 +14,18 @@ use std::time::{Duration, SystemTime};
 pub enum Driven {
     /// A whole response.
     Respond(http::Response<Bytes>),
-    /// A watch to stream, with its response head.
-    Watch(WatchSource, http::response::Parts, Box<dyn WatchResponse>),
+    /// An answer to stream.
+    Stream(Streamed),
     /// Close the connection without an answer.
     Close,
+}
+
+/// An answer streamed to its client as it comes, with its head.
+pub enum Streamed {
+    /// A watch: its frames come from its source.
+    Watch(WatchSource, http::response::Parts, Box<dyn WatchResponse>),
+    /// Another server's answer: its head as the client gets it, its body as it comes.
+    Relay(http::response::Parts, StreamedBody),
 }
 
 /// Run a request the server makes of itself until it answers or becomes a watch.
@@ -27,9 +36,10 @@ pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> Driven {
             Step::Storage(op, pending) => pending.resume(storage.run(op).await),
             Step::Call(outbound, pending) => pending.resume(call(outbound).await),
             Step::Calls(outbound, pending) => pending.resume(call_all(outbound).await),
+            Step::Relay(_, pending) => pending.failed(CallError::Unreachable("the server's own requests relay nothing".into())),
             Step::Watch(request, stream) => {
                 let head = stream.head();
-                return Driven::Watch(request, head, stream);
+                return Driven::Stream(Streamed::Watch(request, head, stream));
             }
         };
     }
@@ -50,7 +60,7 @@ pub async fn drive_exchange<S: Storage>(
                 source,
                 head,
                 stream,
-            } => return Driven::Watch(source, head, stream),
+            } => return Driven::Stream(Streamed::Watch(source, head, stream)),
             Next::Close => return Driven::Close,
             Next::Yield => smol::future::yield_now().await,
             // Queued for a seat: until its turn comes or it is time to look again.
@@ -70,6 +80,14 @@ pub async fn drive_exchange<S: Storage>(
             },
             Next::Calls(outbound) => match within(exchange.deadline(), &now, call_all(outbound)).await {
                 Some(outcomes) => exchange.calls_done(outcomes, now()),
+                None => return Driven::Respond(exchange.expired(now())),
+            },
+            Next::Relay(outbound) => match within(exchange.deadline(), &now, crate::outbound::shared().open(outbound)).await {
+                Some(Ok((head, body))) => match exchange.relay_started(head, now()) {
+                    Some(head) => return Driven::Stream(Streamed::Relay(head, body)),
+                    None => return Driven::Close,
+                },
+                Some(Err(e)) => exchange.call_done(Err(e), now()),
                 None => return Driven::Respond(exchange.expired(now())),
             },
         }

@@ -82,7 +82,7 @@ impl<S: Storage> Apiary<S> {
                     let response = match self.answer(&mut arrival, remote).await {
                         Driven::Respond(response) => response,
                         Driven::Close => return finish(&mut stream).await,
-                        Driven::Watch(source, head, watch) => {
+                        Driven::Stream(streamed) => {
                             let mut client = WatchClient {
                                 stream: &mut stream,
                                 codec: &mut codec,
@@ -90,7 +90,7 @@ impl<S: Storage> Apiary<S> {
                                 eof: &mut eof,
                                 lifecycle: &self.lifecycle,
                             };
-                            self.stream_watch(arrival, &mut client, source, head, watch).await?;
+                            self.stream(arrival, &mut client, streamed).await?;
                             if codec.should_close() || self.lifecycle.closing.fired() {
                                 return finish(&mut stream).await;
                             }

@@ -8,9 +8,10 @@ mod exchange;
 mod http2;
 pub mod lifecycle;
 mod request;
+mod relay_pump;
 mod watch_pump;
 
-pub use drive::{drive, drive_exchange, inputs, Driven};
+pub use drive::{drive, drive_exchange, inputs, Driven, Streamed};
 pub use exchange::HANDSHAKE_TIMEOUT;
 
 use crate::flags::Options;
@@ -309,7 +310,7 @@ impl<S: Storage> Apiary<S> {
                 .handle_as_system(request, inputs(self.lifecycle.now(), None, Vec::new()));
             let response = match drive(&*self.storage, step).await {
                 Driven::Respond(response) => response,
-                Driven::Watch(..) | Driven::Close => unreachable!("bootstrap requests are reads and writes"),
+                Driven::Stream(..) | Driven::Close => unreachable!("bootstrap requests are reads and writes"),
             };
             if let Err(e) = bootstrap.answered(&response) {
                 tracing::warn!("bootstrap write failed; retrying in {retry_in:?}: {e}");

@@ -3,14 +3,13 @@
 //! as upstream answers one), audit lines, and the bookkeeping once the answer is out.
 
 use super::watch_pump::WatchSink;
+use super::drive::Streamed;
 use super::{drive_exchange, inputs, Apiary, Driven};
 use crate::memory;
 use crate::tls::PeerChain;
-use apiary_core::effect::WatchResponse;
 use apiary_core::exchange::{answer_headers, Arrived, Exchange};
 use apiary_core::lifecycle::InFlight;
 use apiary_core::storage::Storage;
-use apiary_core::WatchSource;
 use bytes::Bytes;
 use smol::future::FutureExt as _;
 use std::io;
@@ -72,20 +71,16 @@ impl<S: Storage> Apiary<S> {
         }
     }
 
-    /// Stream a watch to `sink` with the audit lines before and after it, and end the
-    /// exchange.
-    pub(super) async fn stream_watch(
-        &self,
-        mut arrival: Arrival,
-        sink: &mut impl WatchSink,
-        source: WatchSource,
-        head: http::response::Parts,
-        watch: Box<dyn WatchResponse>,
-    ) -> io::Result<()> {
+    /// Stream an answer to `sink` (a watch, or another server's answer) with the audit
+    /// lines before and after it, and end the exchange.
+    pub(super) async fn stream(&self, mut arrival: Arrival, sink: &mut impl WatchSink, streamed: Streamed) -> io::Result<()> {
         self.answered.fetch_add(1, Ordering::Relaxed);
         self.write_audit(&mut arrival.exchange);
-        let pumped = self.pump_watch(sink, head, source, watch).await;
-        arrival.exchange.watch_ended(self.lifecycle.now());
+        let pumped = match streamed {
+            Streamed::Watch(source, head, watch) => self.pump_watch(sink, head, source, watch).await,
+            Streamed::Relay(head, body) => self.pump_relay(sink, head, body).await,
+        };
+        arrival.exchange.stream_ended(self.lifecycle.now());
         self.write_audit(&mut arrival.exchange);
         arrival.exchange.written(self.lifecycle.now());
         pumped

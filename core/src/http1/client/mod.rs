@@ -27,4 +27,4 @@ mod response;
 mod tests;
 
 pub use request::{encode_request, RequestError};
-pub use response::{Received, ResponseError, ResponseReader};
+pub use response::{BodyPiece, Received, ResponseError, ResponseReader};

@@ -1,5 +1,8 @@
 //! Reading the response to a request the server sent: bytes in, one
-//! `http::Response` out, with whether the connection may carry another request.
+//! `http::Response` out, with whether the connection may carry another request — or,
+//! for an answer relayed as it comes (a watch through the aggregator), its head first
+//! and then its body piece by piece ([`ResponseReader::poll_head`],
+//! [`ResponseReader::poll_body`]).
 
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -59,6 +62,17 @@ pub struct Received {
     pub reusable: bool,
 }
 
+/// The next piece of a streamed body.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BodyPiece {
+    /// Body bytes, decoded from their framing.
+    Data(Bytes),
+    /// More bytes are needed.
+    NeedMore,
+    /// The body is whole; the connection may carry another request when `reusable`.
+    End { reusable: bool },
+}
+
 /// Reads one response from the bytes fed to it.
 #[derive(Debug)]
 pub struct ResponseReader {
@@ -89,6 +103,9 @@ enum State {
     Head { scanned: usize },
     /// The head is read; waiting for the body.
     Body(Box<PartialResponse>),
+    /// The head was handed out ([`ResponseReader::poll_head`]); the body is handed out
+    /// as it comes.
+    Streaming { framing: Framing, reusable: bool },
     /// The response was returned.
     Done,
 }
@@ -176,6 +193,71 @@ impl ResponseReader {
                         reusable,
                     }));
                 }
+                State::Streaming { .. } => return Ok(None),
+            }
+        }
+    }
+
+    /// The response's head once it is read (interim responses skipped), for an answer
+    /// streamed on: its body then comes from [`ResponseReader::poll_body`]. `None` while
+    /// more bytes are needed, and after the head was handed out.
+    pub fn poll_head(&mut self) -> Result<Option<http::response::Parts>, ResponseError> {
+        let State::Head { scanned } = self.state else {
+            return Ok(None);
+        };
+        let Some(partial) = self.head(scanned)? else {
+            return Ok(None);
+        };
+        let PartialResponse { parts, framing, reusable } = *partial;
+        self.state = State::Streaming { framing, reusable };
+        Ok(Some(parts))
+    }
+
+    /// The next piece of a body whose head [`ResponseReader::poll_head`] handed out:
+    /// whatever has been decoded, so that nothing waits for more. The body limit holds
+    /// for each piece buffered, not for the whole (a watch runs for as long as it runs).
+    pub fn poll_body(&mut self) -> Result<BodyPiece, ResponseError> {
+        let State::Streaming { framing, reusable } = &mut self.state else {
+            return Ok(BodyPiece::NeedMore);
+        };
+        let input = &mut self.input;
+        let piece = match framing {
+            Framing::Length(0) => None,
+            Framing::Length(left) => match input.buf.len().min(*left) {
+                0 if input.eof => return Err(input.closed()),
+                0 => return Ok(BodyPiece::NeedMore),
+                n => {
+                    *left -= n;
+                    Some(input.buf.split_to(n).freeze())
+                }
+            },
+            Framing::Chunked(chunked) => match chunked.decode(&mut input.buf, &self.limits) {
+                // The last chunk is in: what came with it, then the end.
+                Ok(Some(rest)) => {
+                    *framing = Framing::Length(0);
+                    if rest.is_empty() {
+                        None
+                    } else {
+                        Some(rest)
+                    }
+                }
+                Ok(None) => match chunked.take_decoded() {
+                    data if !data.is_empty() => Some(data),
+                    _ if input.eof => return Err(input.closed()),
+                    _ => return Ok(BodyPiece::NeedMore),
+                },
+                Err(failure) => return Err(chunk_failure(failure, &self.limits)),
+            },
+            Framing::UntilClose if input.buf.is_empty() && input.eof => None,
+            Framing::UntilClose if input.buf.is_empty() => return Ok(BodyPiece::NeedMore),
+            Framing::UntilClose => Some(input.buf.split().freeze()),
+        };
+        match piece {
+            Some(data) => Ok(BodyPiece::Data(data)),
+            None => {
+                let reusable = *reusable && !input.eof && input.buf.is_empty();
+                self.state = State::Done;
+                Ok(BodyPiece::End { reusable })
             }
         }
     }
@@ -311,11 +393,7 @@ impl Input {
                 Ok(Some(body)) => Ok(Some(body)),
                 Ok(None) if self.eof => Err(self.closed()),
                 Ok(None) => Ok(None),
-                Err(Failure::BodyTooLarge) => Err(ResponseError::BodyTooLarge(max)),
-                Err(Failure::HeaderTooLarge) => {
-                    Err(ResponseError::HeadTooLarge(limits.max_header_bytes))
-                }
-                Err(_) => Err(ResponseError::Malformed("bad chunked framing")),
+                Err(failure) => Err(chunk_failure(failure, limits)),
             },
             Framing::UntilClose if self.buf.len() > max => Err(ResponseError::BodyTooLarge(max)),
             Framing::UntilClose if self.eof => Ok(Some(self.buf.split().freeze())),
@@ -330,5 +408,14 @@ impl Input {
         } else {
             ResponseError::ClosedBeforeResponse
         }
+    }
+}
+
+/// What a chunked body's framing failure means for the response.
+fn chunk_failure(failure: Failure, limits: &Limits) -> ResponseError {
+    match failure {
+        Failure::BodyTooLarge => ResponseError::BodyTooLarge(limits.max_body_bytes),
+        Failure::HeaderTooLarge => ResponseError::HeadTooLarge(limits.max_header_bytes),
+        _ => ResponseError::Malformed("bad chunked framing"),
     }
 }

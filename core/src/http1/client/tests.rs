@@ -286,3 +286,84 @@ fn bodiless_requests_announce_no_length_unless_they_write() {
     let no_host = http::Request::get("/relative").body(Bytes::new()).unwrap();
     assert_eq!(encode_request(&no_host), Err(RequestError::NoHost));
 }
+
+/// Streaming `input` fed in `pieces` (then EOF if `eof`): the head's status, the body
+/// pieces handed out (each as it became available), and how the body ended.
+fn stream(pieces: &[&[u8]], eof: bool) -> (StatusCode, Vec<Bytes>, Result<BodyPiece, ResponseError>) {
+    let mut reader = ResponseReader::new(&Method::GET, LIMITS);
+    let mut head = None;
+    let mut data = Vec::new();
+    let mut feed = pieces.iter();
+    let mut ended = false;
+    loop {
+        if head.is_none() {
+            match reader.poll_head() {
+                Ok(Some(parts)) => head = Some(parts.status),
+                Ok(None) => {}
+                Err(e) => panic!("head: {e}"),
+            }
+        }
+        if head.is_some() {
+            match reader.poll_body() {
+                Ok(BodyPiece::Data(piece)) => {
+                    data.push(piece);
+                    continue;
+                }
+                Ok(BodyPiece::NeedMore) => {}
+                end => return (head.expect("read"), data, end),
+            }
+        }
+        match feed.next() {
+            Some(piece) => reader.feed(piece),
+            None if eof && !ended => {
+                ended = true;
+                reader.feed_eof();
+            }
+            None => return (head.expect("a head"), data, Ok(BodyPiece::NeedMore)),
+        }
+    }
+}
+
+#[test]
+fn a_streamed_chunked_body_comes_out_as_each_chunk_arrives() {
+    let (status, data, end) = stream(
+        &[b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n", b"6\r\nsec", b"ond\r\n", b"0\r\n\r\n"],
+        false,
+    );
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(data, ["first", "sec", "ond"].map(Bytes::from));
+    assert_eq!(end, Ok(BodyPiece::End { reusable: true }));
+}
+
+#[test]
+fn a_streamed_body_has_no_limit_of_its_own_only_per_piece() {
+    // 3 × 40 bytes is over the 64-byte body limit, each piece is not.
+    let chunk = [b'x'; 40];
+    let framed: Vec<u8> = [b"28\r\n".as_slice(), &chunk, b"\r\n"].concat();
+    let (_, data, end) = stream(
+        &[b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", &framed, &framed, &framed, b"0\r\n\r\n"],
+        false,
+    );
+    assert_eq!(data.iter().map(Bytes::len).sum::<usize>(), 120);
+    assert_eq!(end, Ok(BodyPiece::End { reusable: true }));
+}
+
+#[test]
+fn a_streamed_body_cut_short_is_an_error_not_an_end() {
+    let (_, data, end) = stream(&[b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"], true);
+    assert_eq!(data, [Bytes::from_static(b"abc")]);
+    assert_eq!(end, Err(ResponseError::Truncated));
+    let (_, data, end) = stream(&[b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"], true);
+    assert_eq!(data, [Bytes::from_static(b"abc")]);
+    assert_eq!(end, Err(ResponseError::Truncated));
+}
+
+#[test]
+fn streamed_length_and_until_close_bodies_end_where_their_framing_says() {
+    let (_, data, end) = stream(&[b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", b"cde"], false);
+    assert_eq!(data, ["ab", "cde"].map(Bytes::from));
+    assert_eq!(end, Ok(BodyPiece::End { reusable: true }));
+    let (_, data, end) = stream(&[b"HTTP/1.1 200 OK\r\n\r\nab", b"cde"], true);
+    assert_eq!(data, ["ab", "cde"].map(Bytes::from));
+    assert_eq!(end, Ok(BodyPiece::End { reusable: false }));
+}

@@ -74,9 +74,9 @@ impl<S: Storage> Apiary<S> {
                 respond.send_reset(h2::Reason::INTERNAL_ERROR);
                 Ok(())
             }
-            Driven::Watch(source, head, watch) => {
+            Driven::Stream(streamed) => {
                 let mut sink = WatchStream::Unanswered(respond, handler.0.clone());
-                self.stream_watch(arrival, &mut sink, source, head, watch).await
+                self.stream(arrival, &mut sink, streamed).await
             }
         };
         if let Err(e) = sent {
