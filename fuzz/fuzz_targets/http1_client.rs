@@ -9,11 +9,14 @@
 //! Checked: no panic; a body never passes the body limit; a response whose connection
 //! may be reused came with no EOF; a `HEAD` response has no body; nothing comes after
 //! the response; "closed before a response" only when no byte came; and the outcome
-//! does not depend on how the input was split (fed whole, it reads the same).
+//! does not depend on how the input was split (fed whole, it reads the same). Read as a
+//! stream (the head, then the body piece by piece, as a relayed watch is), the same
+//! input gives the same response, whenever neither way hit a size limit (a stream has
+//! no limit on its whole body).
 
 #![no_main]
 
-use apiary_core::http1::client::{ResponseError, ResponseReader};
+use apiary_core::http1::client::{BodyPiece, ResponseError, ResponseReader};
 use apiary_core::http1::Limits;
 use bytes::Bytes;
 use http::Method;
@@ -85,6 +88,61 @@ fn run(input: &[u8], step: usize, limits: Limits, method: &Method, eof: bool) ->
     }
 }
 
+/// The same input read as a stream: the head, then each piece of the body as it is
+/// decoded.
+fn run_streamed(input: &[u8], step: usize, limits: Limits, method: &Method, eof: bool) -> Outcome {
+    let mut reader = ResponseReader::new(method, limits);
+    let mut feeds = input.chunks(step.max(1));
+    let mut eof_fed = false;
+    let mut head = None;
+    let mut body = Vec::new();
+    loop {
+        let polled = match head {
+            None => reader.poll_head().map(|parts| {
+                head = parts;
+                None
+            }),
+            Some(_) => reader.poll_body().map(Some),
+        };
+        match polled {
+            Err(e) => return Outcome::Failed(e),
+            Ok(Some(BodyPiece::Data(data))) => {
+                assert!(!data.is_empty(), "an empty piece");
+                body.extend_from_slice(&data);
+                continue;
+            }
+            Ok(Some(BodyPiece::End { reusable })) => {
+                let head: http::response::Parts = head.expect("a head before the body");
+                if reusable {
+                    assert!(!eof_fed, "reusable after the peer closed");
+                }
+                return Outcome::Response {
+                    status: head.status.as_u16(),
+                    headers: head.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect(),
+                    body: Bytes::from(body),
+                    reusable: reusable && feeds.next().is_none(),
+                };
+            }
+            Ok(None) if head.is_some() => continue,
+            Ok(None | Some(BodyPiece::NeedMore)) => {}
+        }
+        assert!(!eof_fed, "more wanted after EOF");
+        match feeds.next() {
+            Some(bytes) => reader.feed(bytes),
+            None if eof => {
+                reader.feed_eof();
+                eof_fed = true;
+            }
+            None => return Outcome::Open,
+        }
+    }
+}
+
+/// Whether reading failed on a size limit.
+fn over_a_limit(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Failed(ResponseError::HeadTooLarge(_) | ResponseError::BodyTooLarge(_)))
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&control, input)) = data.split_first() else {
         return;
@@ -111,9 +169,11 @@ fuzz_target!(|data: &[u8]| {
     let whole = run(input, input.len(), limits, &method, eof);
     // Bytes beyond the limits may be refused sooner when they arrive at once; what
     // reads either way reads the same.
-    match (&split, &whole) {
-        (Outcome::Failed(ResponseError::HeadTooLarge(_) | ResponseError::BodyTooLarge(_)), _)
-        | (_, Outcome::Failed(ResponseError::HeadTooLarge(_) | ResponseError::BodyTooLarge(_))) => {}
-        _ => assert_eq!(split, whole, "the outcome depends on how the input was split"),
+    if !over_a_limit(&split) && !over_a_limit(&whole) {
+        assert_eq!(split, whole, "the outcome depends on how the input was split");
+    }
+    let streamed = run_streamed(input, if step == 0 { input.len() } else { step }, limits, &method, eof);
+    if !over_a_limit(&streamed) && !over_a_limit(&split) {
+        assert_eq!(streamed, split, "read as a stream, the response differs");
     }
 });

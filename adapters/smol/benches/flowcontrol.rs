@@ -107,7 +107,7 @@ fn round(server: &Server, pki: &Path, noisy: bool) -> (Vec<f64>, usize, usize) {
 }
 
 fn main() {
-    let dirs = [tempdir("apf-on"), tempdir("apf-off")];
+    let dirs = [support::bench_dir("apf-on"), support::bench_dir("apf-off")];
     let servers = [
         Server::start_with(&dirs[0], &["--storage", "memory"]),
         Server::start_with(&dirs[1], &["--storage", "memory", "--enable-priority-and-fairness=false"]),
@@ -142,11 +142,4 @@ fn main() {
             lists[s].1,
         );
     }
-}
-
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("apiary-bench-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

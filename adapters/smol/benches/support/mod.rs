@@ -19,6 +19,14 @@ use std::time::{Duration, Instant};
 
 pub mod objects;
 
+/// A fresh data directory for a benchmark's server, named for it and this process.
+pub fn bench_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("apiary-bench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a data directory");
+    dir
+}
+
 /// A running release `apiary` on a free loopback port; killed when dropped.
 pub struct Server {
     pub child: Child,
