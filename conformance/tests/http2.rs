@@ -2,7 +2,8 @@
 //! speak it on the same port as HTTP/1.1 clients (curl --http1.1, kube-rs), and each
 //! test checks which protocol was used; the stream limit, flow control that lets a
 //! stalled watch wait alone, the request body limit, and a client that resets streams
-//! in a loop being cut off while others are served.
+//! in a loop being cut off while others are served; `--goaway-chance` sending a client
+//! away after some answer, and kubectl carrying on over a new connection.
 
 mod h2_client;
 mod kube_support;
@@ -299,6 +300,33 @@ fn a_client_resetting_streams_in_a_loop_is_cut_off() {
     );
     // And new connections are served too.
     assert_eq!(curl(&apiary, "--http2", &[], "/api/v1/namespaces/default"), "2 200");
+}
+
+#[test]
+fn goaway_chance_sends_clients_away_now_and_then_and_loses_no_request() {
+    let apiary = Apiary::start_with(&["--storage", "memory", "-v=4", "--goaway-chance=0.02"]);
+    let rt = raw_tls::runtime();
+    let answered = rt.block_on(async {
+        let mut h2 = h2_client::connect(&apiary).await;
+        // One in 50 answers says GOAWAY: after 2,000 a connection still open would have
+        // a chance of 3e-18.
+        for n in 1..=2000 {
+            let answer = h2.call("GET", "/api/v1/namespaces/default", None).await;
+            assert_eq!(answer.status, 200, "request {n} on a connection being sent away");
+            assert!(answer.headers.get("connection").is_none(), "HTTP/2 carries no Connection header");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            if h2.driver.is_finished() {
+                return n;
+            }
+        }
+        panic!("2,000 answers and no GOAWAY");
+    });
+    assert!(answered >= 1, "{answered}");
+    assert!(apiary.wait_for_log("HTTP/2 GOAWAY", Duration::from_secs(5)));
+    // kubectl (over HTTP/2) carries on: each GOAWAY moves it to a new connection.
+    for _ in 0..20 {
+        ok(&apiary.kubectl("1.33", &["get", "namespace", "default"]));
+    }
 }
 
 #[test]

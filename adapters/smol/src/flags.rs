@@ -52,6 +52,10 @@ pub struct Options {
     /// `--http2-max-streams-per-connection`: streams an HTTP/2 client may have open on
     /// one connection; 0 is kube-apiserver's default (100).
     pub http2_max_streams_per_connection: u32,
+    /// `--goaway-chance`: the chance (0 to 0.02) that an HTTP/2 request's answer tells
+    /// its client to go away (GOAWAY), so that clients behind a load balancer spread
+    /// over the servers again.
+    pub goaway_chance: f64,
     /// `--storage`: the storage backend.
     pub storage: StorageKind,
     /// `--data-dir`: apiary's state (certificates, kubeconfig, data files).
@@ -344,6 +348,21 @@ const FLAGS: &[Flag] = &[
         default: Some("0"),
         usage: "The limit that the server gives to clients for the maximum number of streams \
                 in an HTTP/2 connection. Zero means to use kube-apiserver's default (100).",
+    },
+    Flag {
+        name: "goaway-chance",
+        short: None,
+        section: Section::Generic,
+        kind: "float",
+        default: Some("0"),
+        usage: "To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly \
+                close a connection (GOAWAY). The client's other in-flight requests won't be \
+                affected, and the client will reconnect, likely landing on a different \
+                apiserver after going through the load balancer again. This argument sets \
+                the fraction of requests that will be sent a GOAWAY. Clusters with single \
+                apiservers, or which don't use a load balancer, should NOT enable this. Min \
+                is 0 (off), Max is .02 (1/50 requests); .001 (1/1000) is a recommended \
+                starting point.",
     },
     Flag {
         name: "data-dir",
@@ -1204,6 +1223,24 @@ where
         }
     };
 
+    let goaway_chance = {
+        let value = get("goaway-chance").unwrap_or("0");
+        match value.parse::<f64>() {
+            // Upstream's check of the option, in its words.
+            Ok(chance) if !(0.0..=0.02).contains(&chance) => {
+                problems.push("--goaway-chance can not be less than 0 or greater than 0.02".to_owned());
+                None
+            }
+            Ok(chance) => Some(chance),
+            Err(_) => {
+                problems.push(format!(
+                    "invalid argument {value:?} for \"--goaway-chance\" flag: strconv.ParseFloat: parsing {value:?}: invalid syntax"
+                ));
+                None
+            }
+        }
+    };
+
     let storage = {
         let value = get("storage").unwrap_or_default();
         match StorageKind::ALL.iter().find(|(name, _)| *name == value) {
@@ -1554,6 +1591,7 @@ where
         advertise_address,
         cert_dir: cert_dir.expect("validated"),
         http2_max_streams_per_connection: http2_max_streams_per_connection.expect("validated"),
+        goaway_chance: goaway_chance.expect("validated"),
         storage: storage.expect("validated"),
         data_dir: data_dir.expect("validated"),
         etcd_prefix: etcd_prefix.expect("validated"),
@@ -1614,6 +1652,18 @@ mod tests {
             Err(p) => p,
             other => panic!("expected problems, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn goaway_chance() {
+        assert_eq!(serve(&[]).goaway_chance, 0.0);
+        assert_eq!(serve(&["--goaway-chance=0.001"]).goaway_chance, 0.001);
+        assert_eq!(problems(&["--goaway-chance=0.5"]), ["--goaway-chance can not be less than 0 or greater than 0.02"]);
+        assert_eq!(problems(&["--goaway-chance=-0.01"]), ["--goaway-chance can not be less than 0 or greater than 0.02"]);
+        assert_eq!(
+            problems(&["--goaway-chance=often"]),
+            ["invalid argument \"often\" for \"--goaway-chance\" flag: strconv.ParseFloat: parsing \"often\": invalid syntax"]
+        );
     }
 
     #[test]

@@ -20,6 +20,18 @@ pub enum Driven {
     Close,
 }
 
+impl Driven {
+    /// Say `Connection: close` on the answer's head (HTTP/2 turns it into GOAWAY).
+    pub fn close_after(&mut self) {
+        let headers = match self {
+            Driven::Respond(response) => response.headers_mut(),
+            Driven::Stream(Streamed::Watch(_, head, _) | Streamed::Relay(head, _)) => &mut head.headers,
+            Driven::Close => return,
+        };
+        headers.insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
+    }
+}
+
 /// An answer streamed to its client as it comes, with its head.
 pub enum Streamed {
     /// A watch: its frames come from its source.

@@ -224,7 +224,7 @@ impl<S: Storage> Apiary<S> {
                 request_body: options.request_timeout,
                 ..Timeouts::default()
             },
-            http2: http2::Settings::new(options.http2_max_streams_per_connection),
+            http2: http2::Settings::new(options.http2_max_streams_per_connection, options.goaway_chance),
             open_h2: std::sync::atomic::AtomicUsize::new(0),
             local_addr,
             url,

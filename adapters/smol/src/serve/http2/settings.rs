@@ -29,16 +29,25 @@ const MAX_WINDOW: u32 = (1 << 31) - 1;
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
     max_streams: u32,
+    /// `--goaway-chance`.
+    goaway_chance: f64,
 }
 
 impl Settings {
-    /// The settings for `--http2-max-streams-per-connection` (0: the default).
-    pub fn new(max_streams_flag: u32) -> Settings {
+    /// The settings for `--http2-max-streams-per-connection` (0: the default) and
+    /// `--goaway-chance`.
+    pub fn new(max_streams_flag: u32, goaway_chance: f64) -> Settings {
         let max_streams = match max_streams_flag {
             0 => DEFAULT_MAX_STREAMS,
             n => n,
         };
-        Settings { max_streams }
+        Settings { max_streams, goaway_chance }
+    }
+
+    /// Whether this request's answer sends its client away (`--goaway-chance`), as
+    /// upstream's probabilistic GOAWAY filter draws for every HTTP/2 request.
+    pub fn goaway_now(&self) -> bool {
+        self.goaway_chance > 0.0 && fastrand::f64() < self.goaway_chance
     }
 
     /// Whether a connection's client floods it with streams it resets (the 2023 "rapid
@@ -79,14 +88,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn goaway_chance_is_a_share_of_requests() {
+        assert!(!(0..10_000).any(|_| Settings::new(0, 0.0).goaway_now()));
+        let settings = Settings::new(0, 0.02);
+        let sent = (0..100_000).filter(|_| settings.goaway_now()).count();
+        // 2,000 expected; the binomial's standard deviation is 44.
+        assert!((1_700..2_300).contains(&sent), "{sent}");
+    }
+
+    #[test]
     fn the_stream_limit_defaults_to_upstreams() {
-        assert_eq!(Settings::new(0).max_streams, 100);
-        assert_eq!(Settings::new(250).max_streams, 250);
+        assert_eq!(Settings::new(0, 0.0).max_streams, 100);
+        assert_eq!(Settings::new(250, 0.0).max_streams, 250);
     }
 
     #[test]
     fn a_reset_flood_is_told_from_a_client_that_cancels_now_and_then() {
-        let settings = Settings::new(0);
+        let settings = Settings::new(0, 0.0);
         // A watch cancelled now and then.
         assert_eq!(settings.reset_flood(1_000, 30, 5), None);
         // Few streams yet: no verdict.

@@ -63,7 +63,12 @@ impl<S: Storage> Apiary<S> {
             return;
         };
         drop(incoming);
-        let sent = match self.answer(&mut arrival, remote).await {
+        let mut driven = self.answer(&mut arrival, remote).await;
+        if self.http2.goaway_now() {
+            // The client's other streams go on; its next requests go elsewhere.
+            driven.close_after();
+        }
+        let sent = match driven {
             Driven::Respond(_) if was_reset(&mut respond).await => {
                 // Nobody to answer: the exchange ends unwritten.
                 shared.reset_early();
