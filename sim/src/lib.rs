@@ -1,0 +1,8 @@
+//! Checking what clients saw of Apiary: the recorded history of operations on each
+//! object is linearizable ([`linearizability`], a checker in the style of Porcupine
+//! over the [`object`] model), and every watch delivered each change once, in order
+//! ([`watch_order`]).
+
+pub mod linearizability;
+pub mod object;
+pub mod watch_order;
