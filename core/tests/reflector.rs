@@ -88,7 +88,7 @@ fn source_of(h: &Harness, uri: &str) -> WatchSource {
             Step::Storage(op, pending) => pending.resume(h.store.apply(op)),
             Step::Watch(source, _) => return source,
             Step::Respond(r) => panic!("not a watch: {}", r.status()),
-            Step::Call(..) | Step::Calls(..) => panic!("a watch calls nothing out"),
+            Step::Call(..) | Step::Calls(..) | Step::Relay(..) => panic!("a watch calls nothing out"),
         }
     }
 }

@@ -442,7 +442,7 @@ fn storage_ops(h: &Harness, uri: &str) -> (u16, Vec<StorageOp>) {
                 ops.push(op.clone());
                 pending.resume(h.store.apply(op))
             }
-            Step::Watch(..) | Step::Call(..) | Step::Calls(..) => panic!("a list neither watches nor calls out"),
+            Step::Watch(..) | Step::Call(..) | Step::Calls(..) | Step::Relay(..) => panic!("a list neither watches nor calls out"),
         }
     }
 }

@@ -13,11 +13,14 @@ mod conversion;
 mod identity;
 mod reply;
 mod storage;
+mod watching;
 
 pub use conversion::{conversion_answer, rename_spec_field};
 pub use identity::client_certificate;
 pub use reply::{parse_responses, single_reply, Reply};
 pub use storage::{SyncStorage, SyncWatch};
+pub use watching::{OpenWatch, Stepped};
+use watching::Feed;
 
 use crate::effect::{CallError, CallOutcome, Inputs, Outbound, WatchResponse};
 use crate::exchange::{Arrived, Exchange, Next};
@@ -606,45 +609,9 @@ pub fn watch_frames<S: SyncStorage>(
     calls: &dyn Fn(&Outbound) -> CallOutcome,
     mut write: impl FnMut(Bytes),
 ) {
-    match source {
-        WatchSource::Cache(subscription) => {
-            while let Some(item) = subscription.try_next() {
-                match item {
-                    Ok(event) => {
-                        let frame = stream.on_cached(&event, now);
-                        after_call(stream, frame, now, calls).into_iter().for_each(&mut write)
-                    }
-                    Err(e) => write(stream.on_error(e)),
-                }
-                if stream.is_done() {
-                    break;
-                }
-            }
-        }
-        WatchSource::Backend { prefix, after } => match store.watch_now(&prefix, after) {
-            Ok(mut events) => {
-                while let Some(event) = events.next_now() {
-                    let frame = stream.on_event(event, now);
-                    after_call(stream, frame, now, calls).into_iter().for_each(&mut write);
-                    if stream.is_done() {
-                        break;
-                    }
-                }
-            }
-            Err(e) => write(stream.on_error(e)),
-        },
+    match Feed::open(store, source) {
+        Ok(mut feed) => feed.pump(stream, now, calls, write),
+        Err(e) => write(stream.on_error(e)),
     }
 }
 
-/// `frame`, unless the watch asked for a call first: then what its answer gives.
-fn after_call(
-    stream: &mut dyn WatchResponse,
-    frame: Option<Bytes>,
-    now: SystemTime,
-    calls: &dyn Fn(&Outbound) -> CallOutcome,
-) -> Option<Bytes> {
-    match stream.take_call() {
-        Some(outbound) => stream.call_done(calls(&outbound), now),
-        None => frame,
-    }
-}

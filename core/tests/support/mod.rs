@@ -120,6 +120,9 @@ impl Harness {
                         .map(|_| Err(apiary_core::effect::CallError::Unreachable("the harness answers no outbound request".into())))
                         .collect(),
                 ),
+                Step::Relay(_, pending) => {
+                    pending.failed(apiary_core::effect::CallError::Unreachable("the harness answers no outbound request".into()))
+                }
                 Step::Watch(source, stream) => return self.watch_now(source, stream),
             }
         }
