@@ -67,6 +67,7 @@ impl Server {
                     served,
                     openapi: Default::default(),
                     token_cache: Default::default(),
+                    backend_documents: Default::default(),
                 }
             }),
         }
