@@ -3,5 +3,6 @@
 pub mod model;
 pub mod storage_suite;
 
+pub mod chained;
 pub mod etcd;
 pub mod harness;
