@@ -74,7 +74,6 @@ enum Asked {
 impl AwaitingDiscovery {
     /// The status write the outcome calls for at `now`, if the condition changes.
     pub fn finish(self, outcome: CallOutcome, now: SystemTime) -> Option<http::Request<Bytes>> {
-        let name = text(&self.api, "/metadata/name");
         if self.asked == Asked::OpenApiIndex {
             let backend = Backend::of(&self.api)?;
             let entry = ok_json(&outcome).and_then(|index| super::openapi::index_entry(&index, &self.api));
@@ -82,7 +81,7 @@ impl AwaitingDiscovery {
             return None;
         }
         let resources = ok_json(&outcome).and_then(|list| super::discovery::legacy_to_aggregated(&list));
-        self.documents.set_resources(name, resources);
+        self.documents.set_resources(text(&self.api, "/metadata/name"), resources);
         let url = &self.url;
         let failure = match outcome {
             Ok(response) if response.status().is_success() => None,
