@@ -3,6 +3,7 @@
 pub mod model;
 pub mod storage_suite;
 
+pub mod chained;
 pub mod etcd;
 pub mod harness;
 pub mod kubectl_watch;

@@ -10,74 +10,14 @@
 
 mod limits_support;
 
-use apiary_conformance::harness::{eventually, ok, widget_crd, Apiary};
+use apiary_conformance::chained::Chained;
+use apiary_conformance::harness::{eventually, ok};
 use apiary_conformance::kubectl_watch::Watcher;
-use std::path::Path;
-
-const APISERVICE: &str = "v1.example.com";
-
-fn available(apiary: &Apiary) -> String {
-    let out = apiary.kubectl("1.33", &["get", "apiservice", APISERVICE, "-o", "jsonpath={.status.conditions[?(@.type==\"Available\")].status}"]);
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// The front, and the extension behind it serving the widget CRD's group.
-struct Chain {
-    front: Apiary,
-    extension: Apiary,
-    extension_dir: tempfile::TempDir,
-    extension_args: Vec<String>,
-}
-
-impl Chain {
-    /// Both started, the extension registered on the front and Available.
-    fn start() -> Chain {
-        let front = Apiary::start_with(&["--storage", "memory"]);
-        let ca = front.data_dir.join("pki").join("front-proxy-ca.crt");
-        let port = free_port();
-        let extension_dir = tempfile::tempdir().unwrap();
-        let extension_args: Vec<String> = [
-            "--secure-port",
-            &port.to_string(),
-            "--requestheader-client-ca-file",
-            ca.to_str().unwrap(),
-            "--requestheader-allowed-names=front-proxy-client",
-            "--requestheader-username-headers=X-Remote-User",
-            "--requestheader-group-headers=X-Remote-Group",
-            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
-        ]
-        .map(str::to_owned)
-        .to_vec();
-        let extension = start_extension(extension_dir.path(), &extension_args);
-        ok(&extension.kubectl_with_input("1.33", &["apply", "-f", "-"], &widget_crd("{type: object, x-kubernetes-preserve-unknown-fields: true}")));
-        extension.kubectl_until_served("1.33", &["get", "widgets"]);
-
-        // The extension's group on the front: an ExternalName Service (endpoints may
-        // not be loopback addresses) and an APIService; the extension's serving
-        // certificate names 127.0.0.1, not the Service, so it is not verified.
-        let objects = format!(
-            "apiVersion: v1\nkind: Service\nmetadata:\n  name: extension\n  namespace: default\nspec:\n  type: ExternalName\n  externalName: 127.0.0.1\n---\n\
-             apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n  name: {APISERVICE}\nspec:\n  group: example.com\n  version: v1\n  \
-             groupPriorityMinimum: 1000\n  versionPriority: 15\n  insecureSkipTLSVerify: true\n  service:\n    namespace: default\n    name: extension\n    port: {port}\n"
-        );
-        ok(&front.kubectl_with_input("1.33", &["apply", "-f", "-"], &objects));
-        eventually("the APIService to be Available", || available(&front) == "True");
-        Chain { front, extension, extension_dir, extension_args }
-    }
-}
-
-fn start_extension(dir: &Path, args: &[String]) -> Apiary {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    Apiary::start_in(dir, &args)
-}
 
 #[test]
 fn an_apiary_serves_a_group_behind_another() {
-    let Chain { front, mut extension, extension_dir, extension_args } = Chain::start();
+    let mut chained = Chained::start();
+    let (front, extension) = (&chained.front, &chained.extension);
 
     // Applied and read through the front; stored by the extension.
     let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: sprocket\n  namespace: default\nspec:\n  size: 3\n";
@@ -112,20 +52,20 @@ fn an_apiary_serves_a_group_behind_another() {
 
     // Stopped: unavailable and 503 through the front; restarted (sqlite keeps the
     // widget): back.
-    extension.stop();
-    eventually("the APIService to be unavailable", || available(&front) == "False");
-    let gone = front.kubectl("1.33", &["get", "--raw", "/apis/example.com/v1/namespaces/default/widgets"]);
+    chained.extension.stop();
+    eventually("the APIService to be unavailable", || chained.available() == "False");
+    let gone = chained.front.kubectl("1.33", &["get", "--raw", "/apis/example.com/v1/namespaces/default/widgets"]);
     assert!(!gone.status.success());
     let said = String::from_utf8_lossy(&gone.stderr);
     assert!(said.contains("503") || said.contains("service unavailable") || said.contains("ServiceUnavailable"), "{said}");
-    let _extension = start_extension(extension_dir.path(), &extension_args);
-    eventually("the APIService to be Available again", || available(&front) == "True");
-    assert!(ok(&front.kubectl("1.33", &["get", "widgets"])).contains("sprocket"));
+    chained.restart_extension();
+    eventually("the APIService to be Available again", || chained.available() == "True");
+    assert!(ok(&chained.front.kubectl("1.33", &["get", "widgets"])).contains("sprocket"));
 }
 
 #[test]
 fn watches_through_the_front_see_the_extensions_events_as_they_happen() {
-    let chain = Chain::start();
+    let chain = Chained::start();
     let front = &chain.front;
     let widget = |name: &str| format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  size: 1\n");
     // kubectl 1.33 and 1.27 speak HTTP/2 to the front; the front's proxy speaks

@@ -144,7 +144,9 @@ pub(crate) fn route(
     user: UserInfo,
 ) -> Step {
     let registry = shared.registry();
-    let backend = aggregation::backend_of_path(shared, &info.path);
+    // A group version an extension server serves, and its OpenAPI v3 document.
+    let backend = aggregation::backend_of_path(shared, &info.path)
+        .or_else(|| aggregation::openapi::backend_of_document(shared, &info.path));
     let resource = match routing::route(&info, backend, &registry) {
         Route::Aggregated(backend) => return aggregation::proxy(shared, &backend, &user, &info, request),
         Route::Resource(resource) => resource,

@@ -23,7 +23,9 @@ pub(crate) fn handle(
 ) -> http::Response<Bytes> {
     // /openapi/v2 and /openapi/v3[/...]: exact paths (no trailing-slash trimming), any method.
     let registry = shared.registry();
-    if let Some(response) = shared.openapi.serve(&registry, method, path, query, headers, now) {
+    // The index names the extension servers' documents too.
+    let remote = if path == "/openapi/v3" { crate::aggregation::openapi::remote_index(shared) } else { Default::default() };
+    if let Some(response) = shared.openapi.serve(&registry, method, path, query, headers, now, &remote) {
         return response;
     }
     let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
@@ -80,9 +82,7 @@ fn discovery(
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let doc = match (parts.as_slice(), aggregated) {
         (["api"], Some(v)) => return Some(aggregated_response(&discovery::aggregated_api(registry, v), v)),
-        // While an extension server serves a group version, aggregated discovery (which
-        // would need its documents merged) is not offered: clients read the plain ones.
-        (["apis"], Some(v)) if !crate::aggregation::any_remote(shared) => return Some(aggregated_response(&discovery::aggregated_apis(registry, v), v)),
+        (["apis"], Some(v)) => return Some(aggregated_response(&crate::aggregation::discovery::aggregated_apis(shared, registry, v), v)),
         (["api"], None) => to_value(&discovery::api_versions(shared.config.advertise_address)),
         (["apis"], _) => to_value(&discovery::group_list(crate::aggregation::discovery::groups(shared, registry))),
         (["api", version], _) => to_value(&discovery::api_resource_list(registry, "", version)?),

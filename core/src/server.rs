@@ -67,6 +67,7 @@ impl Server {
                     served,
                     openapi: Default::default(),
                     token_cache: Default::default(),
+                    backend_documents: Default::default(),
                 }
             }),
         }
@@ -185,8 +186,9 @@ impl Server {
 
     /// One look of the aggregator's availability check at `now`: the status writes it
     /// decided from the caches, and the discovery calls whose outcomes decide the rest
-    /// ([`crate::aggregation::availability::AwaitingDiscovery::finish`]). Run the writes
-    /// with [`Server::handle_as_system`].
+    /// ([`crate::aggregation::availability::AwaitingDiscovery::finish`]) and keep the
+    /// backends' documents that discovery and OpenAPI serve. Run the writes with
+    /// [`Server::handle_as_system`].
     pub fn availability_checks(&self, now: std::time::SystemTime) -> crate::aggregation::availability::AvailabilityPass {
         crate::aggregation::availability::pass(&self.shared, now)
     }

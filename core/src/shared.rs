@@ -53,6 +53,9 @@ pub(crate) struct Shared {
     pub(crate) garbage_collector: std::sync::Mutex<crate::controllers::garbage_collector::GarbageCollector>,
     /// Bearer tokens that authenticated in the last 10 s.
     pub(crate) token_cache: crate::authn::TokenCache,
+    /// What the aggregator's availability passes learned of its extension servers'
+    /// discovery and OpenAPI documents.
+    pub(crate) backend_documents: Arc<crate::aggregation::documents::BackendDocuments>,
 }
 
 impl Shared {

@@ -194,9 +194,11 @@ fn discovery_lists_aggregated_groups_by_priority() {
     let group = get(&h, "/apis/wardle.example.com", "").json();
     assert_eq!(group["preferredVersion"], json!({"groupVersion": "wardle.example.com/v1alpha1", "version": "v1alpha1"}));
     assert_eq!(group["kind"], "APIGroup");
-    // Aggregated discovery is then not offered: clients read group version by group version.
+    // Aggregated discovery lists it too, in the same place (its resources are in
+    // core/tests/aggregation_discovery.rs).
     let v2 = one(&h.send(b"GET /apis HTTP/1.1\r\nHost: apiary\r\nAccept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json\r\n\r\n"));
-    assert_eq!(v2.json()["kind"], "APIGroupList");
+    assert_eq!(v2.json()["kind"], "APIGroupDiscoveryList");
+    assert_eq!(v2.json()["items"][1]["metadata"]["name"], "wardle.example.com");
     // Without it, the list is the built-in one.
     assert_eq!(h.json_call("DELETE", &format!("{APISERVICES}/{WARDLE}"), "application/json", None).status, 200);
     h.reflect();

@@ -4,8 +4,16 @@
 //! versions by `versionPriority`, then kube version order), and `/apis/<group>` of such
 //! a group is answered from its APIServices. Groups no APIService changes keep the
 //! registry's order and versions.
+//!
+//! Aggregated discovery (`apidiscovery.k8s.io`) lists the same groups and versions; a
+//! service-backed group version has the resources its backend listed at the last
+//! passing availability check, converted as upstream converts a backend's legacy
+//! `APIResourceList`, and is `Current`; while its APIService is not Available it is
+//! listed `Stale` with no resources, as upstream's discovery manager lists a group
+//! version whose backend it could not read.
 
 use super::text;
+use crate::discovery::{self as docs, AggregatedVersion, ApiGroupDiscoveryList, ApiResourceDiscovery, ApiSubresourceDiscovery, ApiVersionDiscovery, GroupVersionKind};
 use crate::registry::{compare_versions, GroupInfo, Registry};
 use crate::shared::Shared;
 use serde_json::Value;
@@ -13,11 +21,108 @@ use std::cmp::Reverse;
 
 /// The groups of `/apis` (the core group is not one), most preferred first.
 pub(crate) fn groups(shared: &Shared, registry: &Registry) -> Vec<GroupInfo> {
-    let local = registry.groups();
-    if !super::any_remote(shared) {
-        return local;
+    match remote_apis(shared) {
+        None => registry.groups(),
+        Some(apis) => merge(registry.groups(), &apis),
     }
-    merge(local, &super::apiservices(shared).unwrap_or_default())
+}
+
+/// Every APIService, when one of them names a Service.
+fn remote_apis(shared: &Shared) -> Option<Vec<Value>> {
+    super::any_remote(shared).then(|| super::apiservices(shared).unwrap_or_default())
+}
+
+/// The aggregated discovery document of `/apis`, the groups in [`groups`]' order.
+pub(crate) fn aggregated_apis(shared: &Shared, registry: &Registry, version: AggregatedVersion) -> ApiGroupDiscoveryList {
+    let Some(apis) = remote_apis(shared) else {
+        return docs::aggregated_apis(registry, version);
+    };
+    let items = merge(registry.groups(), &apis)
+        .into_iter()
+        .map(|group| {
+            let versions = group
+                .versions
+                .iter()
+                .map(|v| {
+                    let remote = of_group(&apis, &group.name).find(|a| text(a, "/spec/version") == v && super::Backend::of(a).is_some());
+                    match remote {
+                        Some(api) => remote_version(shared, api),
+                        None => docs::version_discovery(registry, &group.name, v),
+                    }
+                })
+                .collect();
+            docs::group_discovery_of(&group.name, versions)
+        })
+        .collect();
+    docs::discovery_list(version, items)
+}
+
+/// The aggregated entry of a service-backed APIService's group version.
+fn remote_version(shared: &Shared, api: &Value) -> ApiVersionDiscovery {
+    let known = super::is_available(api).then(|| shared.backend_documents.resources(text(api, "/metadata/name"))).flatten();
+    let freshness = if known.is_some() { docs::FRESHNESS_CURRENT } else { docs::FRESHNESS_STALE };
+    ApiVersionDiscovery {
+        version: text(api, "/spec/version").to_owned(),
+        resources: known.unwrap_or_default(),
+        freshness: freshness.to_owned(),
+    }
+}
+
+/// A backend's legacy discovery document (`APIResourceList`) as aggregated discovery
+/// resources, as upstream's `ConvertGroupVersionIntoToDiscovery`: every entry without
+/// `/` a resource, in the list's order; every `x/y` a subresource `y` of `x` (a
+/// resource with no kind made for it when the list has none); `None` when a
+/// subresource's scope is not its resource's, or the document is not a resource list.
+pub(crate) fn legacy_to_aggregated(list: &Value) -> Option<Vec<ApiResourceDiscovery>> {
+    let entries = list.get("resources")?.as_array()?;
+    let strings = |e: &Value, key: &str| -> Vec<String> {
+        e.get(key).and_then(Value::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect()).unwrap_or_default()
+    };
+    let scope = |e: &Value| if e.get("namespaced").and_then(Value::as_bool).unwrap_or(false) { "Namespaced" } else { "Cluster" };
+    let kind = |e: &Value| GroupVersionKind { group: text(e, "/group").to_owned(), version: text(e, "/version").to_owned(), kind: text(e, "/kind").to_owned() };
+    let no_kind = || kind(&Value::Null);
+    let mut resources: Vec<ApiResourceDiscovery> = entries
+        .iter()
+        .filter(|e| !text(e, "/name").contains('/'))
+        .map(|e| ApiResourceDiscovery {
+            resource: text(e, "/name").to_owned(),
+            response_kind: Some(kind(e)),
+            scope: scope(e).to_owned(),
+            singular_resource: text(e, "/singularName").to_owned(),
+            verbs: strings(e, "verbs"),
+            short_names: strings(e, "shortNames"),
+            categories: strings(e, "categories"),
+            subresources: Vec::new(),
+        })
+        .collect();
+    for e in entries {
+        let Some((parent, sub)) = text(e, "/name").split_once('/') else { continue };
+        let at = match resources.iter().position(|r| r.resource == parent) {
+            Some(at) => at,
+            None => {
+                resources.push(ApiResourceDiscovery {
+                    resource: parent.to_owned(),
+                    response_kind: Some(no_kind()),
+                    scope: scope(e).to_owned(),
+                    singular_resource: String::new(),
+                    verbs: Vec::new(),
+                    short_names: Vec::new(),
+                    categories: Vec::new(),
+                    subresources: Vec::new(),
+                });
+                resources.len() - 1
+            }
+        };
+        if resources[at].scope != scope(e) {
+            return None;
+        }
+        resources[at].subresources.push(ApiSubresourceDiscovery {
+            subresource: sub.to_owned(),
+            response_kind: Some(if text(e, "/kind").is_empty() { no_kind() } else { kind(e) }),
+            verbs: strings(e, "verbs"),
+        });
+    }
+    Some(resources)
 }
 
 /// `local` groups with the remote versions of `apis` joined, in upstream's order.
@@ -93,6 +198,28 @@ mod tests {
             a["spec"]["service"] = json!({"namespace": "n", "name": "s", "port": 443});
         }
         a
+    }
+
+    #[test]
+    fn a_legacy_list_converts_as_upstream_converts_it() {
+        let list = json!({"kind": "APIResourceList", "groupVersion": "x.example.com/v1", "resources": [
+            {"name": "things/scale", "namespaced": true, "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get"]},
+            {"name": "things", "singularName": "thing", "namespaced": true, "kind": "Thing", "verbs": ["get"]},
+            {"name": "orphans/proxy", "namespaced": false, "kind": "", "verbs": ["get"]},
+        ]});
+        let converted = serde_json::to_value(legacy_to_aggregated(&list).unwrap()).unwrap();
+        assert_eq!(converted, json!([
+            {"resource": "things", "responseKind": {"group": "", "version": "", "kind": "Thing"}, "scope": "Namespaced",
+             "singularResource": "thing", "verbs": ["get"],
+             "subresources": [{"subresource": "scale", "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"}, "verbs": ["get"]}]},
+            {"resource": "orphans", "responseKind": {"group": "", "version": "", "kind": ""}, "scope": "Cluster", "singularResource": "", "verbs": [],
+             "subresources": [{"subresource": "proxy", "responseKind": {"group": "", "version": "", "kind": ""}, "verbs": ["get"]}]},
+        ]));
+        // A subresource scoped otherwise than its resource: no document.
+        let mismatched = json!({"resources": [{"name": "a", "namespaced": true, "kind": "A", "verbs": []},
+            {"name": "a/status", "namespaced": false, "kind": "A", "verbs": []}]});
+        assert!(legacy_to_aggregated(&mismatched).is_none());
+        assert!(legacy_to_aggregated(&json!({"kind": "Status"})).is_none());
     }
 
     #[test]

@@ -2,12 +2,16 @@
 //! cache: every group version the server serves gets a local APIService
 //! ([`autoregister`]); a group version whose APIService names a Service is proxied to
 //! it ([`proxy`]) once a periodic check of the Service, its endpoints and its discovery
-//! document has marked it `Available` ([`availability`]); discovery lists aggregated
-//! groups beside the local ones ([`discovery`]).
+//! document has marked it `Available` ([`availability`]), which also keeps the
+//! backends' discovery and OpenAPI documents ([`documents`]); discovery lists aggregated
+//! groups beside the local ones, with their resources in aggregated discovery
+//! ([`discovery`]), and the OpenAPI v3 index names the backends' documents ([`openapi`]).
 
 pub(crate) mod autoregister;
 pub mod availability;
 pub(crate) mod discovery;
+pub(crate) mod documents;
+pub(crate) mod openapi;
 pub(crate) mod proxy;
 
 pub use proxy::PROXY_TIMEOUT;
@@ -41,7 +45,7 @@ fn available_condition(api: &Value) -> Option<&Value> {
 }
 
 /// Whether its `Available` condition is True.
-fn is_available(api: &Value) -> bool {
+pub(crate) fn is_available(api: &Value) -> bool {
     available_condition(api).is_some_and(|c| text(c, "/status") == "True")
 }
 

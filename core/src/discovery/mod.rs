@@ -320,7 +320,8 @@ pub fn aggregated_apis(registry: &Registry, version: AggregatedVersion) -> ApiGr
     discovery_list(version, items)
 }
 
-fn discovery_list(
+/// An `APIGroupDiscoveryList` of `items`, in their order.
+pub(crate) fn discovery_list(
     version: AggregatedVersion,
     items: Vec<ApiGroupDiscovery>,
 ) -> ApiGroupDiscoveryList {
@@ -336,16 +337,13 @@ fn group_discovery(registry: &Registry, group: &str) -> ApiGroupDiscovery {
     let versions = registry
         .versions_of(group)
         .into_iter()
-        .map(|v| ApiVersionDiscovery {
-            version: v.to_owned(),
-            resources: registry
-                .resources_in(group, v)
-                .into_iter()
-                .map(resource_discovery)
-                .collect(),
-            freshness: "Current".to_owned(),
-        })
+        .map(|v| version_discovery(registry, group, v))
         .collect();
+    group_discovery_of(group, versions)
+}
+
+/// The aggregated entry of `group` with `versions`, in their order.
+pub(crate) fn group_discovery_of(group: &str, versions: Vec<ApiVersionDiscovery>) -> ApiGroupDiscovery {
     ApiGroupDiscovery {
         metadata: GroupDiscoveryMeta {
             name: group.to_owned(),
@@ -354,6 +352,24 @@ fn group_discovery(registry: &Registry, group: &str) -> ApiGroupDiscovery {
         versions,
     }
 }
+
+/// The aggregated entry of a group version the registry serves: its resources, current.
+pub(crate) fn version_discovery(registry: &Registry, group: &str, version: &str) -> ApiVersionDiscovery {
+    ApiVersionDiscovery {
+        version: version.to_owned(),
+        resources: registry
+            .resources_in(group, version)
+            .into_iter()
+            .map(resource_discovery)
+            .collect(),
+        freshness: FRESHNESS_CURRENT.to_owned(),
+    }
+}
+
+/// The `freshness` of a group version whose resources are up to date.
+pub const FRESHNESS_CURRENT: &str = "Current";
+/// The `freshness` of a group version whose resources could not be fetched.
+pub const FRESHNESS_STALE: &str = "Stale";
 
 fn resource_discovery(r: &Resource) -> ApiResourceDiscovery {
     ApiResourceDiscovery {

@@ -28,6 +28,7 @@ use crate::time;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, Response, StatusCode};
+use serde_json::{Map, Value};
 use std::time::SystemTime;
 
 /// The gnostic protobuf media type of `/openapi/v2`, as responses name it.
@@ -67,10 +68,11 @@ pub(super) fn handle(
     query: &Query,
     headers: &HeaderMap,
     now: SystemTime,
+    remote: &Map<String, Value>,
 ) -> Option<Response<Bytes>> {
     Some(match path {
         "/openapi/v2" => v2(api, method, headers, now),
-        "/openapi/v3" => v3_root(api, method, headers, now),
+        "/openapi/v3" => v3_root(api, method, headers, now, remote),
         _ => {
             let key = path.strip_prefix("/openapi/v3/")?;
             v3_document(api, key, method, query, headers, now)
@@ -111,16 +113,24 @@ fn v3_root(
     method: &Method,
     headers: &HeaderMap,
     now: SystemTime,
+    remote: &Map<String, Value>,
 ) -> Response<Bytes> {
     let v3 = api.v3(now);
+    let merged;
+    let root = if remote.is_empty() {
+        &v3.root
+    } else {
+        merged = api.v3_index(now, remote);
+        &merged
+    };
     let mut out = HeaderMap::new();
     out.insert(header::CACHE_CONTROL, HeaderValue::from_static(NO_CACHE));
     out.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    out.insert(header::ETAG, quoted(&v3.root.hash));
-    serve_content(method, headers, out, v3.built, v3.root.bytes.clone())
+    out.insert(header::ETAG, quoted(&root.hash));
+    serve_content(method, headers, out, v3.built, root.bytes.clone())
 }
 
 fn v3_document(

@@ -205,24 +205,18 @@ impl OpenApi {
                 };
                 documents.insert(key, encoded);
             });
-            let paths: Map<String, Value> = documents
-                .iter()
-                .map(|(key, doc)| {
-                    let url = handler::server_relative_url(key, &doc.hash);
-                    (key.clone(), serde_json::json!({ "serverRelativeURL": url }))
-                })
-                .collect();
-            let root = serde_json::to_vec(&serde_json::json!({ "paths": paths }))
-                .expect("a JSON value serializes");
             V3 {
-                root: Encoded {
-                    hash: sha512::hex_upper(&root),
-                    bytes: Bytes::from(root),
-                },
+                root: index(&documents, &Map::new()),
                 documents,
                 built: now,
             }
         })
+    }
+
+    /// The `/openapi/v3` index with the entries of `remote` (extension servers'
+    /// documents, by key) beside and over the server's own.
+    pub(crate) fn v3_index(&self, now: SystemTime, remote: &Map<String, Value>) -> Encoded {
+        index(&self.v3(now).documents, remote)
     }
 
     /// Whether the v2 documents have been built.
@@ -245,7 +239,26 @@ impl OpenApi {
         headers: &http::HeaderMap,
         now: SystemTime,
     ) -> Option<http::Response<Bytes>> {
-        handler::handle(self, method, path, query, headers, now)
+        handler::handle(self, method, path, query, headers, now, &Map::new())
+    }
+}
+
+/// The `/openapi/v3` index: `{"paths": {"<key>": {"serverRelativeURL": …}}}`, each of
+/// `documents` named by its hash, then the entries of `remote` as they are. Keys are
+/// in order, as Go writes a map.
+fn index(documents: &BTreeMap<String, V3Document>, remote: &Map<String, Value>) -> Encoded {
+    let mut paths: BTreeMap<&str, Value> = documents
+        .iter()
+        .map(|(key, doc)| {
+            let url = handler::server_relative_url(key, &doc.hash);
+            (key.as_str(), serde_json::json!({ "serverRelativeURL": url }))
+        })
+        .collect();
+    paths.extend(remote.iter().map(|(key, entry)| (key.as_str(), entry.clone())));
+    let root = serde_json::to_vec(&serde_json::json!({ "paths": paths })).expect("a JSON value serializes");
+    Encoded {
+        hash: sha512::hex_upper(&root),
+        bytes: Bytes::from(root),
     }
 }
 
@@ -265,7 +278,9 @@ impl DocumentCache {
     /// Answer an OpenAPI request against `snapshot` (`None` when `path` is not an
     /// OpenAPI endpoint), with the documents kept for its generation, made (and
     /// kept, when it is the newest seen) on its first request. A registry equal to the
-    /// built-in one uses the process-wide documents.
+    /// built-in one uses the process-wide documents. The v3 index lists the entries of
+    /// `remote` too (extension servers' documents, by key).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn serve(
         &self,
         snapshot: &Snapshot,
@@ -274,11 +289,12 @@ impl DocumentCache {
         query: &crate::query::Query,
         headers: &http::HeaderMap,
         now: SystemTime,
+        remote: &Map<String, Value>,
     ) -> Option<http::Response<Bytes>> {
         if !is_openapi_path(path) {
             return None;
         }
-        self.documents(snapshot).handle(method, path, query, headers, now)
+        handler::handle(&self.documents(snapshot), method, path, query, headers, now, remote)
     }
 
     fn documents(&self, snapshot: &Snapshot) -> Arc<OpenApi> {
