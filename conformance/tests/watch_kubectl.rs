@@ -3,45 +3,17 @@
 //! deployments (`-o wide`) as Tables, it prints the header once and a row in
 //! upstream's columns for every change.
 
-use apiary_conformance::harness::{fixture, kubectl_command, ok, Apiary};
+use apiary_conformance::harness::{fixture, ok, Apiary};
 use apiary_conformance::kubectl_watch::Watcher;
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-use std::sync::mpsc;
-use std::time::Duration;
 
 fn watch_sees_changes(version: &str) {
     let apiary = Apiary::start();
     let k = |args: &[&str]| apiary.kubectl(version, args);
     ok(&k(&["create", "configmap", "a", "--from-literal=k=v1"]));
 
-    let mut watcher = kubectl_command(version, &apiary.kubeconfig)
-        .args(["get", "configmap", "-w", "--output-watch-events"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("kubectl get -w starts");
-    let (tx, rx) = mpsc::channel();
-    let stdout = watcher.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let next_event = |want: &str| loop {
-        let line = rx
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("no {want} event within 30 s"));
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        // The header, and the namespace's kube-root-ca.crt.
-        if fields.first() == Some(&"EVENT") || fields.get(1) == Some(&"kube-root-ca.crt") {
-            continue;
-        }
-        assert_eq!(fields.first(), Some(&want), "{line}");
-        assert_eq!(fields.get(1), Some(&"a"), "{line}");
-        break;
+    let mut watcher = Watcher::start(&apiary, version, &["get", "configmap", "-w", "--output-watch-events"]);
+    let mut next_event = |want: &str| {
+        watcher.wait_for(&format!("{want} a"), |row| row.first().is_some_and(|w| w == want) && row.get(1).is_some_and(|n| n == "a"));
     };
     next_event("ADDED");
 
@@ -56,8 +28,10 @@ fn watch_sees_changes(version: &str) {
     ok(&k(&["delete", "configmap", "a"]));
     next_event("DELETED");
 
-    let _ = watcher.kill();
-    let _ = watcher.wait();
+    // Each change once, in order (the header and kube-root-ca.crt aside).
+    let printed = watcher.stop();
+    let of_a: Vec<&str> = printed.iter().filter(|row| row.get(1).is_some_and(|n| n == "a")).map(|row| row[0].as_str()).collect();
+    assert_eq!(of_a, ["ADDED", "MODIFIED", "DELETED"], "{printed:?}");
 }
 
 #[test]

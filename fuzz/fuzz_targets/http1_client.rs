@@ -74,18 +74,27 @@ fn run(input: &[u8], step: usize, limits: Limits, method: &Method, eof: bool) ->
                 return Outcome::Failed(e);
             }
             Ok(None) => {
-                assert!(!eof_fed, "more wanted after EOF");
-                match feeds.next() {
-                    Some(bytes) => reader.feed(bytes),
-                    None if eof => {
-                        reader.feed_eof();
-                        eof_fed = true;
-                    }
-                    None => return Outcome::Open,
+                if !feed_next(&mut reader, &mut feeds, eof, &mut eof_fed) {
+                    return Outcome::Open;
                 }
             }
         }
     }
+}
+
+/// Feed the reader its next bytes, or its EOF once they are all fed (if the input
+/// ends with one); `false` when nothing is left to feed.
+fn feed_next<'a>(reader: &mut ResponseReader, feeds: &mut impl Iterator<Item = &'a [u8]>, eof: bool, eof_fed: &mut bool) -> bool {
+    assert!(!*eof_fed, "more wanted after EOF");
+    match feeds.next() {
+        Some(bytes) => reader.feed(bytes),
+        None if eof => {
+            reader.feed_eof();
+            *eof_fed = true;
+        }
+        None => return false,
+    }
+    true
 }
 
 /// The same input read as a stream: the head, then each piece of the body as it is
@@ -126,14 +135,8 @@ fn run_streamed(input: &[u8], step: usize, limits: Limits, method: &Method, eof:
             Ok(None) if head.is_some() => continue,
             Ok(None | Some(BodyPiece::NeedMore)) => {}
         }
-        assert!(!eof_fed, "more wanted after EOF");
-        match feeds.next() {
-            Some(bytes) => reader.feed(bytes),
-            None if eof => {
-                reader.feed_eof();
-                eof_fed = true;
-            }
-            None => return Outcome::Open,
+        if !feed_next(&mut reader, &mut feeds, eof, &mut eof_fed) {
+            return Outcome::Open;
         }
     }
 }
