@@ -121,9 +121,9 @@ impl Events {
         let mut next = vec![NONE; n + 1];
         let mut prev = vec![NONE; n + 1];
         let mut last = head;
-        for i in 0..n {
+        for (i, before) in prev.iter_mut().enumerate().take(n) {
             next[last] = i;
-            prev[i] = last;
+            *before = last;
             last = i;
         }
         let mut of_op = vec![(NONE, NONE); ops.len()];

@@ -118,7 +118,7 @@ impl Model for ObjectModel {
             },
             (Action::Delete { precondition }, Some(Output::Deleted)) => {
                 let (_, at) = current?;
-                Self::holds(at, *precondition).then(|| State { current: None, highest: state.highest })
+                Self::holds(at, *precondition).then_some(State { current: None, highest: state.highest })
             }
             (Action::Delete { precondition }, None) => match current {
                 Some((_, at)) if Self::holds(at, *precondition) => Some(State { current: None, highest: state.highest }),

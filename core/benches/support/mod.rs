@@ -38,7 +38,9 @@ pub fn drive_timed(
                 in_storage += start.elapsed();
                 pending.resume(done)
             }
-            Step::Watch(..) | Step::Call(..) | Step::Calls(..) => unreachable!("the benchmarks send no watches or outbound requests"),
+            Step::Watch(..) | Step::Call(..) | Step::Calls(..) | Step::Relay(..) => {
+                unreachable!("the benchmarks send no watches or outbound requests")
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ pub use conversion::{conversion_answer, rename_spec_field};
 pub use identity::client_certificate;
 pub use reply::{parse_responses, single_reply, Reply};
 pub use storage::{SyncStorage, SyncWatch};
-pub use watching::{OpenWatch, Stepped};
+pub use watching::{OpenWatch, Opened, Stepped};
 use watching::Feed;
 
 use crate::effect::{CallError, CallOutcome, Inputs, Outbound, WatchResponse};

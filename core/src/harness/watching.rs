@@ -19,7 +19,7 @@ use std::time::SystemTime;
 #[derive(Debug)]
 pub enum Stepped {
     /// Held at its next storage operation (or still queued for a seat).
-    Held(Held),
+    Held(Box<Held>),
     /// Answered: the bytes the server wrote.
     Answered(Vec<u8>),
 }
@@ -79,6 +79,10 @@ fn after_call(
     }
 }
 
+/// A watch kept open and what was written when it opened; or, for a request that did
+/// not become a watch, what was written instead.
+pub type Opened<W> = Result<(OpenWatch<W>, Vec<u8>), Vec<u8>>;
+
 /// A watch being streamed to a client that reads it now and then.
 pub struct OpenWatch<W> {
     connection: Connection,
@@ -111,8 +115,8 @@ impl<S: SyncStorage> Harness<S> {
             None => self.drive(&mut exchange, true),
         };
         match stopped {
-            Stopped::Held(op) => Stepped::Held(Held { connection, exchange, op: Some(op) }),
-            Stopped::Queued => Stepped::Held(Held { connection, exchange, op: None }),
+            Stopped::Held(op) => Stepped::Held(Box::new(Held { connection, exchange, op: Some(op) })),
+            Stopped::Queued => Stepped::Held(Box::new(Held { connection, exchange, op: None })),
             stopped => {
                 let mut out = Vec::new();
                 self.write(&mut connection, exchange, stopped, &mut out);
@@ -124,7 +128,7 @@ impl<S: SyncStorage> Harness<S> {
     /// Send a request on a new connection and, if it becomes a watch, keep it open:
     /// the watch and the bytes written so far (its head and initial frames). Anything
     /// else is answered as [`Harness::send`] answers it: `Err` with the bytes.
-    pub fn open_watch(&self, bytes: &[u8]) -> Result<(OpenWatch<S::Watch>, Vec<u8>), Vec<u8>> {
+    pub fn open_watch(&self, bytes: &[u8]) -> Opened<S::Watch> {
         let mut connection = self.connection();
         connection.feed(bytes, self.clock.get());
         let begun = self.server.request_begun(self.clock.get());

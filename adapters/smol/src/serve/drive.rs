@@ -15,7 +15,7 @@ pub enum Driven {
     /// A whole response.
     Respond(http::Response<Bytes>),
     /// An answer to stream.
-    Stream(Streamed),
+    Stream(Box<Streamed>),
     /// Close the connection without an answer.
     Close,
 }
@@ -25,7 +25,9 @@ impl Driven {
     pub fn close_after(&mut self) {
         let headers = match self {
             Driven::Respond(response) => response.headers_mut(),
-            Driven::Stream(Streamed::Watch(_, head, _) | Streamed::Relay(head, _)) => &mut head.headers,
+            Driven::Stream(streamed) => match &mut **streamed {
+                Streamed::Watch(_, head, _) | Streamed::Relay(head, _) => &mut head.headers,
+            },
             Driven::Close => return,
         };
         headers.insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
@@ -51,7 +53,7 @@ pub async fn drive<S: Storage>(storage: &S, mut step: Step) -> Driven {
             Step::Relay(_, pending) => pending.failed(CallError::Unreachable("the server's own requests relay nothing".into())),
             Step::Watch(request, stream) => {
                 let head = stream.head();
-                return Driven::Stream(Streamed::Watch(request, head, stream));
+                return Driven::Stream(Box::new(Streamed::Watch(request, head, stream)));
             }
         };
     }
@@ -72,7 +74,7 @@ pub async fn drive_exchange<S: Storage>(
                 source,
                 head,
                 stream,
-            } => return Driven::Stream(Streamed::Watch(source, head, stream)),
+            } => return Driven::Stream(Box::new(Streamed::Watch(source, head, stream))),
             Next::Close => return Driven::Close,
             Next::Yield => smol::future::yield_now().await,
             // Queued for a seat: until its turn comes or it is time to look again.
@@ -96,7 +98,7 @@ pub async fn drive_exchange<S: Storage>(
             },
             Next::Relay(outbound) => match within(exchange.deadline(), &now, crate::outbound::shared().open(outbound)).await {
                 Some(Ok((head, body))) => match exchange.relay_started(head, now()) {
-                    Some(head) => return Driven::Stream(Streamed::Relay(head, body)),
+                    Some(head) => return Driven::Stream(Box::new(Streamed::Relay(head, body))),
                     None => return Driven::Close,
                 },
                 Some(Err(e)) => exchange.call_done(Err(e), now()),

@@ -73,10 +73,10 @@ impl<S: Storage> Apiary<S> {
 
     /// Stream an answer to `sink` (a watch, or another server's answer) with the audit
     /// lines before and after it, and end the exchange.
-    pub(super) async fn stream(&self, mut arrival: Arrival, sink: &mut impl WatchSink, streamed: Streamed) -> io::Result<()> {
+    pub(super) async fn stream(&self, mut arrival: Arrival, sink: &mut impl WatchSink, streamed: Box<Streamed>) -> io::Result<()> {
         self.answered.fetch_add(1, Ordering::Relaxed);
         self.write_audit(&mut arrival.exchange);
-        let pumped = match streamed {
+        let pumped = match *streamed {
             Streamed::Watch(source, head, watch) => self.pump_watch(sink, head, source, watch).await,
             Streamed::Relay(head, body) => self.pump_relay(sink, head, body).await,
         };

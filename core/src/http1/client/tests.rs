@@ -303,14 +303,14 @@ fn stream(pieces: &[&[u8]], eof: bool) -> (StatusCode, Vec<Bytes>, Result<BodyPi
                 Err(e) => panic!("head: {e}"),
             }
         }
-        if head.is_some() {
+        if let Some(status) = head {
             match reader.poll_body() {
                 Ok(BodyPiece::Data(piece)) => {
                     data.push(piece);
                     continue;
                 }
                 Ok(BodyPiece::NeedMore) => {}
-                end => return (head.expect("read"), data, end),
+                end => return (status, data, end),
             }
         }
         match feed.next() {
