@@ -4,5 +4,9 @@
 //! ([`watch_order`]).
 
 pub mod linearizability;
+pub mod rng;
+pub mod store;
+pub mod wire;
+pub mod world;
 pub mod object;
 pub mod watch_order;

@@ -111,7 +111,14 @@ impl Review {
                             wanted.remove(0);
                             continue;
                         }
-                        let cached = if self.fresh { None } else { lookup.cached(&read) };
+                        // An object the cache does not hold is looked up in storage, as
+                        // upstream's plugins look a namespace up live when their lister
+                        // lacks it: this server's cache may not have caught up with a
+                        // write made through another server.
+                        let cached = match self.fresh {
+                            true => None,
+                            false => lookup.cached(&read).filter(|answer| !matches!(answer, Answer::Object(None))),
+                        };
                         match cached {
                             Some(answer) => {
                                 self.fetched.put(read, answer);

@@ -193,6 +193,12 @@ impl<S: SyncStorage> Harness<S> {
         *self.front_proxy.borrow_mut() = None;
     }
 
+    /// Draw entropy (UIDs, generated names, audit IDs) from `seed` on: several
+    /// harnesses over one store (replicas) each need their own.
+    pub fn reseed(&self, seed: u64) {
+        self.seed.set(seed);
+    }
+
     /// Every storage operation takes `latency` on the clock from now on.
     pub fn set_storage_latency(&self, latency: Duration) {
         self.storage_latency.set(latency);
@@ -208,8 +214,16 @@ impl<S: SyncStorage> Harness<S> {
         self.clock.get()
     }
 
-    /// Let `by` pass: the lifecycle is ticked at every deadline it set on the way.
+    /// Let `by` pass: the lifecycle is ticked at every deadline it set on the way, then
+    /// the caches catch up.
     pub fn advance(&self, by: Duration) {
+        self.pass_time(by);
+        self.reflect();
+    }
+
+    /// Let `by` pass as [`Harness::advance`] does, without the caches catching up (a
+    /// replica whose caches lag).
+    pub fn pass_time(&self, by: Duration) {
         let until = self.clock.get() + by;
         while let Some(at) = self.server.lifecycle().next_deadline().filter(|at| *at <= until) {
             self.clock.set(at.max(self.clock.get()));
@@ -220,7 +234,6 @@ impl<S: SyncStorage> Harness<S> {
         }
         self.clock.set(until);
         self.lifecycle(Event::Tick);
-        self.reflect();
     }
 
     /// SIGTERM.

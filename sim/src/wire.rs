@@ -1,0 +1,110 @@
+//! What the simulated clients send and how they read the answers: ConfigMaps in the
+//! `sim` namespace whose `data.v` is the value a write carries.
+
+use crate::object::{Action, Output, Version};
+use crate::watch_order::{ChangeKind, Delivered};
+use apiary_core::harness::{json_request, Reply};
+use serde_json::{json, Value};
+
+pub const NAMESPACE: &str = "sim";
+/// Where the simulation's objects are stored (the ground truth's prefix).
+pub const STORE_PREFIX: &str = "/registry/configmaps/sim/";
+const COLLECTION: &str = "/api/v1/namespaces/sim/configmaps";
+
+/// The request for `action` on ConfigMap `name`; `merge` makes an update a merge patch.
+pub fn request(name: &str, action: &Action, merge: bool) -> Vec<u8> {
+    let object = |value: u64, version: Option<Version>| {
+        let mut o = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"v": value.to_string()}});
+        if let Some(v) = version {
+            o["metadata"]["resourceVersion"] = json!(v.to_string());
+        }
+        o.to_string()
+    };
+    let path = format!("{COLLECTION}/{name}");
+    match action {
+        Action::Create { value } => json_request("POST", COLLECTION, "", &object(*value, None)),
+        Action::Update { value, precondition: None } if merge => {
+            let patch = json!({"data": {"v": value.to_string()}}).to_string();
+            json_patch(&path, &patch)
+        }
+        Action::Update { value, precondition } => json_request("PUT", &path, "", &object(*value, *precondition)),
+        Action::Delete { precondition } => {
+            let body = match precondition {
+                Some(v) => json!({"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"resourceVersion": v.to_string()}}).to_string(),
+                None => String::new(),
+            };
+            json_request("DELETE", &path, "", &body)
+        }
+        Action::Read => json_request("GET", &path, "", ""),
+    }
+}
+
+fn json_patch(path: &str, patch: &str) -> Vec<u8> {
+    format!(
+        "PATCH {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{patch}",
+        patch.len()
+    )
+    .into_bytes()
+}
+
+/// A consistent LIST of the namespace's ConfigMaps.
+pub fn list() -> Vec<u8> {
+    json_request("GET", COLLECTION, "", "")
+}
+
+/// A WATCH of the namespace's ConfigMaps after `version`.
+pub fn watch(version: Version) -> Vec<u8> {
+    json_request("GET", &format!("{COLLECTION}?watch=1&resourceVersion={version}"), "", "")
+}
+
+/// The value and resourceVersion of a ConfigMap as served.
+pub fn value_of(object: &Value) -> Option<(String, u64, Version)> {
+    let name = object.pointer("/metadata/name")?.as_str()?.to_owned();
+    let value = object.pointer("/data/v")?.as_str()?.parse().ok()?;
+    let version = object.pointer("/metadata/resourceVersion")?.as_str()?.parse().ok()?;
+    Some((name, value, version))
+}
+
+/// What an answer says happened: `None` when it is not known (a server error, a
+/// timeout: the write may or may not have been made); `Err` when the request was
+/// refused before it could do anything (429), so it is left out of the history.
+pub fn outcome(action: &Action, reply: &Reply) -> Result<Option<Output>, ()> {
+    let body = reply.json();
+    let reason = body.pointer("/reason").and_then(Value::as_str).unwrap_or("");
+    Ok(Some(match (reply.status, action) {
+        (429, _) => return Err(()),
+        (200 | 201, Action::Delete { .. }) => Output::Deleted,
+        (200, Action::Read) => match value_of(&body) {
+            Some((_, value, version)) => Output::Read { value, version },
+            None => return Ok(None),
+        },
+        (200 | 201, _) => match value_of(&body) {
+            Some((_, _, version)) => Output::Written(version),
+            None => return Ok(None),
+        },
+        (404, _) => Output::NotFound,
+        (409, _) if reason == "AlreadyExists" => Output::Exists,
+        (409, _) => Output::Conflict,
+        _ => return Ok(None),
+    }))
+}
+
+/// The watch events in `lines` (newline-separated JSON), bookmarks left out, and the
+/// code of an ERROR event (410: expired) if one ended the watch.
+pub fn events(lines: &[u8]) -> (Vec<Delivered>, Option<u64>) {
+    let mut out = Vec::new();
+    for line in lines.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let Ok(event) = serde_json::from_slice::<Value>(line) else { continue };
+        let kind = match event["type"].as_str() {
+            Some("ADDED") => ChangeKind::Added,
+            Some("MODIFIED") => ChangeKind::Modified,
+            Some("DELETED") => ChangeKind::Deleted,
+            Some("ERROR") => return (out, Some(event.pointer("/object/code").and_then(Value::as_u64).unwrap_or(0))),
+            _ => continue,
+        };
+        if let Some((key, value, revision)) = value_of(&event["object"]) {
+            out.push(Delivered { kind, key: format!("{STORE_PREFIX}{key}"), revision, value });
+        }
+    }
+    (out, None)
+}
