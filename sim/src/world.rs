@@ -509,10 +509,12 @@ impl World {
                 self.act(i);
             }
         }
-        // Long enough for every reflector's back-off to pass.
-        for replica in self.replicas.iter().filter_map(|r| r.harness.as_ref()) {
-            replica.advance(Duration::from_secs(30));
-            replica.reflect();
+        // Long enough for every reflector's back-off to pass, and its relist to fill
+        // the caches (a watch cut during the first round backs off again).
+        for _ in 0..3 {
+            for replica in self.replicas.iter().filter_map(|r| r.harness.as_ref()) {
+                replica.advance(Duration::from_secs(10));
+            }
         }
         for i in 0..self.informers.len() {
             // Once listed and watching, the informer catches up with what is left.
@@ -585,7 +587,13 @@ impl World {
         let truth: BTreeMap<String, (u64, Version)> = self.current_state();
         for (i, informer) in self.informers.iter().enumerate() {
             if informer.watch.is_some() && informer.cache != truth {
-                self.violation = Some(format!("informer {i}'s cache {:?} did not converge to the store's {truth:?}", informer.cache));
+                let session = informer.watch.as_ref().map(|s| (s.from, &s.delivered, &s.open));
+                self.violation = Some(format!(
+                    "informer {i}'s cache {:?} did not converge to the store's {truth:?}; its watch (from, delivered, stream): {session:?}; its server's reflector: {:?}; the store's last changes: {:?}",
+                    informer.cache,
+                    self.replicas[informer.replica].harness.as_ref().map(|h| h.reflector_state()),
+                    self.log.iter().rev().take(8).collect::<Vec<_>>()
+                ));
                 return;
             }
         }

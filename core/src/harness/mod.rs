@@ -193,6 +193,11 @@ impl<S: SyncStorage> Harness<S> {
         *self.front_proxy.borrow_mut() = None;
     }
 
+    /// Where the watch caches' reflector is (for a report when a run goes wrong).
+    pub fn reflector_state(&self) -> String {
+        format!("{:?}", self.reflector.borrow().0)
+    }
+
     /// Draw entropy (UIDs, generated names, audit IDs) from `seed` on: several
     /// harnesses over one store (replicas) each need their own.
     pub fn reseed(&self, seed: u64) {

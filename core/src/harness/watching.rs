@@ -94,7 +94,12 @@ pub struct OpenWatch<W> {
 
 impl<W> std::fmt::Debug for OpenWatch<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenWatch").field("exchange", &self.exchange).field("done", &self.stream.is_done()).finish_non_exhaustive()
+        let feed = match &self.feed {
+            Some(Feed::Cache(_)) => "the watch cache",
+            Some(Feed::Backend(_)) => "the backend",
+            None => "none (failed)",
+        };
+        f.debug_struct("OpenWatch").field("exchange", &self.exchange).field("feed", &feed).field("done", &self.stream.is_done()).finish_non_exhaustive()
     }
 }
 
