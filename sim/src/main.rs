@@ -20,7 +20,7 @@ fn main() {
         None => apiary_sim::store::Planted::default(),
         Some(name) => apiary_sim::store::Planted::named(name).unwrap_or_else(|| panic!("no planted bug named {name}")),
     };
-    let (mut failed, mut operations, mut events) = (0u64, 0usize, 0usize);
+    let (mut failed, mut operations, mut events, mut pages, mut stale) = (0u64, 0usize, 0usize, 0usize, 0usize);
     let mut injected = apiary_sim::store::Injected::default();
     let started = std::time::Instant::now();
     for seed in from..from + seeds {
@@ -31,6 +31,8 @@ fn main() {
         let report = run(&config);
         operations += report.operations;
         events += report.events;
+        pages += report.later_pages;
+        stale += report.lists_at_any_version;
         injected = injected.plus(&report.injected);
         if let Some(violation) = report.violation {
             failed += 1;
@@ -38,7 +40,7 @@ fn main() {
         }
     }
     println!(
-        "{seeds} seeds from {from} in {:.1} s: {failed} failed; {operations} operations, {events} watch events checked; faults injected: {injected:?}",
+        "{seeds} seeds from {from} in {:.1} s: {failed} failed; {operations} operations, {events} watch events, {pages} later pages of paged lists, {stale} lists at any version checked; faults injected: {injected:?}",
         started.elapsed().as_secs_f64()
     );
     std::process::exit(i32::from(failed > 0));

@@ -32,7 +32,6 @@ pub struct Injected {
     pub compactions: u64,
     pub crashes: u64,
     pub clock_jumps: u64,
-    pub lagging_replicas: u64,
 }
 
 impl Injected {
@@ -45,7 +44,6 @@ impl Injected {
             compactions: self.compactions + other.compactions,
             crashes: self.crashes + other.crashes,
             clock_jumps: self.clock_jumps + other.clock_jumps,
-            lagging_replicas: self.lagging_replicas + other.lagging_replicas,
         }
     }
 }

@@ -52,6 +52,44 @@ pub fn list() -> Vec<u8> {
     json_request("GET", COLLECTION, "", "")
 }
 
+/// One page of a consistent LIST: the first (no `token`) or the one a continue token
+/// names.
+pub fn list_page(limit: u32, token: Option<&str>) -> Vec<u8> {
+    let query = match token {
+        Some(token) => format!("limit={limit}&continue={token}"),
+        None => format!("limit={limit}"),
+    };
+    json_request("GET", &format!("{COLLECTION}?{query}"), "", "")
+}
+
+/// A LIST with `resourceVersion=0`: any version the server has, however old.
+pub fn list_any_version() -> Vec<u8> {
+    json_request("GET", &format!("{COLLECTION}?resourceVersion=0"), "", "")
+}
+
+/// A list as answered.
+#[derive(Debug)]
+pub struct Listed {
+    /// (name, value, version) of each item.
+    pub items: Vec<(String, u64, Version)>,
+    pub version: Option<Version>,
+    /// The continue token of a page that has more after it.
+    pub token: Option<String>,
+}
+
+/// The list in a LIST's answer.
+pub fn list_of(body: &Value) -> Listed {
+    Listed {
+        items: body["items"].as_array().into_iter().flatten().filter_map(value_of).collect(),
+        version: body.pointer("/metadata/resourceVersion").and_then(Value::as_str).and_then(|v| v.parse().ok()),
+        token: body.pointer("/metadata/continue").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned),
+    }
+}
+
+/// A request refused before it could do anything (429): it is left out of the history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused;
+
 /// A WATCH of the namespace's ConfigMaps after `version`.
 pub fn watch(version: Version) -> Vec<u8> {
     json_request("GET", &format!("{COLLECTION}?watch=1&resourceVersion={version}"), "", "")
@@ -68,11 +106,11 @@ pub fn value_of(object: &Value) -> Option<(String, u64, Version)> {
 /// What an answer says happened: `None` when it is not known (a server error, a
 /// timeout: the write may or may not have been made); `Err` when the request was
 /// refused before it could do anything (429), so it is left out of the history.
-pub fn outcome(action: &Action, reply: &Reply) -> Result<Option<Output>, ()> {
+pub fn outcome(action: &Action, reply: &Reply) -> Result<Option<Output>, Refused> {
     let body = reply.json();
     let reason = body.pointer("/reason").and_then(Value::as_str).unwrap_or("");
     Ok(Some(match (reply.status, action) {
-        (429, _) => return Err(()),
+        (429, _) => return Err(Refused),
         (200 | 201, Action::Delete { .. }) => Output::Deleted,
         (200, Action::Read) => match value_of(&body) {
             Some((_, value, version)) => Output::Read { value, version },

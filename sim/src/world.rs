@@ -49,6 +49,9 @@ pub struct Report {
     pub operations: usize,
     /// Watch events delivered and checked.
     pub events: usize,
+    /// Pages after the first of paged lists read, and lists at any version checked.
+    pub later_pages: usize,
+    pub lists_at_any_version: usize,
     pub injected: Injected,
     /// The first invariant broken, in words.
     pub violation: Option<String>,
@@ -74,8 +77,23 @@ struct InFlight {
 struct Actor {
     reads_only: bool,
     in_flight: Option<InFlight>,
+    /// A paged list under way: one page per step, other clients in between.
+    paging: Option<Paging>,
     /// The latest resourceVersion it saw per key (its next precondition).
     known: BTreeMap<String, Version>,
+}
+
+/// A consistent LIST read a page at a time: every page must be of the first page's
+/// version, and together they are the snapshot at it, taken during the first page.
+struct Paging {
+    replica: usize,
+    generation: u64,
+    token: String,
+    version: Version,
+    items: BTreeMap<String, (u64, Version)>,
+    /// When the first page was asked for and answered.
+    call: u64,
+    ret: u64,
 }
 
 /// A client that lists, then watches from the list's version, and lists again when the
@@ -117,6 +135,8 @@ struct World {
     violation: Option<String>,
     /// (Planted) the next event a watch delivers comes twice.
     duplicate_next: bool,
+    later_pages: usize,
+    lists_at_any_version: usize,
 }
 
 /// Run one simulation.
@@ -135,6 +155,8 @@ pub fn run(config: &SimConfig) -> Report {
         seed: config.seed,
         operations: world.history.len(),
         events: world.sessions.iter().map(|(_, d)| d.len()).sum(),
+        later_pages: world.later_pages,
+        lists_at_any_version: world.lists_at_any_version,
         injected,
         violation: world.violation,
     }
@@ -159,7 +181,7 @@ impl World {
         };
         let truth = store.inner.open_watch(wire::STORE_PREFIX, revision).expect("the ground truth's watch");
         let actors = (0..config.writers + config.readers)
-            .map(|i| Actor { reads_only: i >= config.writers, in_flight: None, known: BTreeMap::new() })
+            .map(|i| Actor { reads_only: i >= config.writers, in_flight: None, paging: None, known: BTreeMap::new() })
             .collect();
         let informers = (0..config.informers)
             .map(|i| Informer { replica: i % config.replicas, generation: 0, cache: BTreeMap::new(), watch: None })
@@ -179,6 +201,8 @@ impl World {
             next_value: 1,
             violation: None,
             duplicate_next: planted.duplicate_event,
+            later_pages: 0,
+            lists_at_any_version: 0,
         }
     }
 
@@ -241,6 +265,9 @@ impl World {
 
     /// A writer or reader's step: on with its request, or a new one.
     fn act(&mut self, i: usize) {
+        if let Some(paging) = self.actors[i].paging.take() {
+            return self.next_page(i, paging);
+        }
         if let Some(in_flight) = self.actors[i].in_flight.take() {
             let replica = &self.replicas[in_flight.replica];
             let Some(harness) = replica.harness.as_ref().filter(|_| replica.generation == in_flight.generation) else {
@@ -257,8 +284,12 @@ impl World {
         let key = format!("k{}", self.rng.below(self.config.keys as u64));
         let action = self.choose(i, &key);
         let merge = self.rng.chance(500);
-        let bytes = if matches!(action, Action::Read) && self.actors[i].reads_only && self.rng.chance(400) {
-            return self.list(i, replica);
+        let bytes = if matches!(action, Action::Read) && self.actors[i].reads_only && self.rng.chance(500) {
+            return match self.rng.below(3) {
+                0 => self.list(i, replica),
+                1 => self.first_page(i, replica),
+                _ => self.list_any_version(replica),
+            };
         } else {
             wire::request(&key, &action, merge)
         };
@@ -310,18 +341,92 @@ impl World {
         if reply.status != 200 {
             return;
         }
-        let body = reply.json();
-        let list_version: Version = body.pointer("/metadata/resourceVersion").and_then(|v| v.as_str()).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let listed = wire::list_of(&reply.json());
         let mut seen = BTreeMap::new();
-        for item in body["items"].as_array().into_iter().flatten() {
-            if let Some((name, value, version)) = wire::value_of(item) {
-                if version > list_version {
-                    self.violation = Some(format!("a list at {list_version} holds {name} at {version}"));
-                }
-                seen.insert(name, (value, version));
+        self.take_items(listed.items, listed.version.unwrap_or(0), &mut seen);
+        self.now += 1;
+        self.record_snapshot(i, &seen, call, self.now);
+    }
+
+    /// A list's `items` at `version` into `seen`; an item newer than its list breaks an
+    /// invariant.
+    fn take_items(&mut self, items: Vec<(String, u64, Version)>, version: Version, seen: &mut BTreeMap<String, (u64, Version)>) {
+        for (name, value, at) in items {
+            if at > version {
+                self.violation = Some(format!("a list at {version} holds {name} at {at}"));
             }
+            seen.insert(name, (value, at));
+        }
+    }
+
+    /// The first page of a paged consistent LIST by reader `i`.
+    fn first_page(&mut self, i: usize, replica: usize) {
+        let call = self.now;
+        let harness = self.replicas[replica].harness.as_ref().expect("live");
+        let Some(reply) = one_reply(&harness.send(&wire::list_page(1, None))) else { return };
+        if reply.status != 200 {
+            return;
         }
         self.now += 1;
+        let wire::Listed { items, version, token } = wire::list_of(&reply.json());
+        let version = version.unwrap_or(0);
+        let mut paging = Paging { replica, generation: self.replicas[replica].generation, token: String::new(), version, items: BTreeMap::new(), call, ret: self.now };
+        let mut seen = std::mem::take(&mut paging.items);
+        self.take_items(items, version, &mut seen);
+        paging.items = seen;
+        match token {
+            Some(token) => self.actors[i].paging = Some(Paging { token, ..paging }),
+            None => self.record_snapshot(i, &paging.items, paging.call, paging.ret),
+        }
+    }
+
+    /// The next page of reader `i`'s paged list: at the first page's version, or 410
+    /// once that version is compacted away (the list is then given up, as clients do).
+    fn next_page(&mut self, i: usize, mut paging: Paging) {
+        let replica = &self.replicas[paging.replica];
+        let Some(harness) = replica.harness.as_ref().filter(|_| replica.generation == paging.generation) else { return };
+        let Some(reply) = one_reply(&harness.send(&wire::list_page(1, Some(&paging.token)))) else { return };
+        if reply.status != 200 {
+            return;
+        }
+        self.later_pages += 1;
+        let wire::Listed { items, version, token } = wire::list_of(&reply.json());
+        if version != Some(paging.version) {
+            self.violation = Some(format!("a page of a list at {} came at {version:?}", paging.version));
+            return;
+        }
+        let mut seen = std::mem::take(&mut paging.items);
+        self.take_items(items, paging.version, &mut seen);
+        paging.items = seen;
+        match token {
+            Some(token) => self.actors[i].paging = Some(Paging { token, ..paging }),
+            None => self.record_snapshot(i, &paging.items, paging.call, paging.ret),
+        }
+    }
+
+    /// A LIST at `resourceVersion=0`: however old, every item must be a write the store
+    /// made, at its version, and no newer than the list.
+    fn list_any_version(&mut self, replica: usize) {
+        let harness = self.replicas[replica].harness.as_ref().expect("live");
+        let Some(reply) = one_reply(&harness.send(&wire::list_any_version())) else { return };
+        if reply.status != 200 {
+            return;
+        }
+        self.read_truth();
+        self.lists_at_any_version += 1;
+        let wire::Listed { items, version, .. } = wire::list_of(&reply.json());
+        let version = version.unwrap_or(0);
+        for (name, value, at) in items {
+            let key = format!("{}{name}", wire::STORE_PREFIX);
+            let made = self.log.iter().any(|c| c.revision == at && c.key == key && c.value == value && c.kind != ChangeKind::Deleted);
+            if !made || at > version {
+                self.violation = Some(format!("a list at any version (answered at {version}) holds {name} = {value} at {at}, which the store never wrote so"));
+            }
+        }
+    }
+
+    /// A list's snapshot, taken between `call` and `ret`, as a read of every key.
+    fn record_snapshot(&mut self, i: usize, seen: &BTreeMap<String, (u64, Version)>, call: u64, ret: u64) {
         for k in 0..self.config.keys {
             let key = format!("k{k}");
             let output = match seen.get(&key) {
@@ -333,7 +438,7 @@ impl World {
                 input: Input { key: format!("{}{key}", wire::STORE_PREFIX), action: Action::Read },
                 output: Some(output),
                 call,
-                ret: Some(self.now),
+                ret: Some(ret),
             });
         }
     }
@@ -345,7 +450,7 @@ impl World {
         let entry = &mut self.history[op];
         match wire::outcome(&entry.input.action, &reply) {
             // Refused before it did anything: not part of the history.
-            Err(()) => {
+            Err(wire::Refused) => {
                 entry.input.action = Action::Read;
                 entry.output = None;
             }
@@ -398,18 +503,15 @@ impl World {
                     .filter_map(wire::value_of)
                     .map(|(name, value, version)| (format!("{}{name}", wire::STORE_PREFIX), (value, version)))
                     .collect();
-                match harness.open_watch(&wire::watch(from)) {
-                    Ok((open, bytes)) => {
-                        let mut session = Session { open, reader: ResponseReader::new(&http::Method::GET, LIMITS), pending: Vec::new(), from, delivered: Vec::new() };
-                        let ended = session.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
-                        informer.watch = Some(session);
-                        if ended {
-                            self.end_session(i);
-                        }
+                // Refused (410 for a compacted version, or the server is not ready):
+                // list again later.
+                if let Ok((open, bytes)) = harness.open_watch(&wire::watch(from)) {
+                    let mut session = Session { open, reader: ResponseReader::new(&http::Method::GET, LIMITS), pending: Vec::new(), from, delivered: Vec::new() };
+                    let ended = session.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
+                    informer.watch = Some(session);
+                    if ended {
+                        self.end_session(i);
                     }
-                    // Refused (410 for a compacted version, or the server is not
-                    // ready): list again later.
-                    Err(_) => {}
                 }
             }
             Some(session) => {
