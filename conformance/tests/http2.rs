@@ -307,7 +307,7 @@ fn goaway_chance_sends_clients_away_now_and_then_and_loses_no_request() {
     let apiary = Apiary::start_with(&["--storage", "memory", "-v=4", "--goaway-chance=0.02"]);
     let rt = raw_tls::runtime();
     let answered = rt.block_on(async {
-        let mut h2 = h2_client::connect(&apiary).await;
+        let h2 = h2_client::connect(&apiary).await;
         // One in 50 answers says GOAWAY: after 2,000 a connection still open would have
         // a chance of 3e-18.
         for n in 1..=2000 {

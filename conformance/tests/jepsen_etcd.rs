@@ -12,8 +12,8 @@ mod jepsen_support;
 
 use apiary_conformance::etcd::Etcd;
 use apiary_conformance::harness::Apiary;
-use apiary_core::storage::{Storage, WatchEvent, WatchStream};
-use apiary_sim::watch_order::{check_watch, Change, ChangeKind};
+use apiary_core::storage::{Storage, WatchStream};
+use apiary_sim::watch_order::{check_watch, Change};
 use fault_proxy::FaultProxy;
 use jepsen_support::{assert_linearizable, client_loop, plain_client, read_all, watch_loop, Clock, Recorded, NAMESPACE, PREFIX};
 use kube::api::Api;
@@ -58,16 +58,9 @@ async fn etcd_log(url: &str, from: u64) -> Vec<Change> {
         let mut last = from;
         while last < current {
             let Ok(Some(Ok(event))) = tokio::time::timeout(Duration::from_secs(5), watch.next()).await else { break };
-            let (kind, kv, revision) = match &event {
-                WatchEvent::Put { kv, prev } => (if prev.is_some() { ChangeKind::Modified } else { ChangeKind::Added }, kv, kv.mod_revision),
-                WatchEvent::Delete { prev, revision } => (ChangeKind::Deleted, prev, *revision),
-            };
-            let value = serde_json::from_slice::<serde_json::Value>(&kv.value)
-                .ok()
-                .and_then(|o| o.pointer("/data/v").and_then(|v| v.as_str()).and_then(|v| v.parse().ok()))
-                .unwrap_or(0);
-            last = revision;
-            log.push(Change { revision, key: kv.key.clone(), kind, value });
+            let change = apiary_sim::wire::change_of(&event);
+            last = change.revision;
+            log.push(change);
         }
         log
     }

@@ -2,7 +2,8 @@
 //! `sim` namespace whose `data.v` is the value a write carries.
 
 use crate::object::{Action, Output, Version};
-use crate::watch_order::{ChangeKind, Delivered};
+use crate::watch_order::{Change, ChangeKind, Delivered};
+use apiary_core::storage::WatchEvent;
 use apiary_core::harness::{json_request, Reply};
 use serde_json::{json, Value};
 
@@ -145,4 +146,18 @@ pub fn events(lines: &[u8]) -> (Vec<Delivered>, Option<u64>) {
         }
     }
     (out, None)
+}
+
+/// A store's change as the watch checker reads it: its kind, key, revision, and the
+/// `data.v` it wrote (or, for a delete, removed; 0 for objects without one).
+pub fn change_of(event: &WatchEvent) -> Change {
+    let (kind, kv, revision) = match event {
+        WatchEvent::Put { kv, prev } => (if prev.is_some() { ChangeKind::Modified } else { ChangeKind::Added }, kv, kv.mod_revision),
+        WatchEvent::Delete { prev, revision } => (ChangeKind::Deleted, prev, *revision),
+    };
+    let value = serde_json::from_slice::<Value>(&kv.value)
+        .ok()
+        .and_then(|o| o.pointer("/data/v").and_then(Value::as_str).and_then(|v| v.parse().ok()))
+        .unwrap_or(0);
+    Change { revision, key: kv.key.clone(), kind, value }
 }

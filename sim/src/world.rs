@@ -11,7 +11,7 @@ use crate::watch_order::{check_watch, Change, ChangeKind, Delivered};
 use crate::wire;
 use apiary_core::harness::{parse_responses, Harness, Held, OpenWatch, Reply, Stepped};
 use apiary_core::http1::client::{BodyPiece, ResponseReader};
-use apiary_core::storage::{StorageOp, StorageOutput, WatchEvent};
+use apiary_core::storage::{StorageOp, StorageOutput};
 use apiary_core::Config;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -245,15 +245,7 @@ impl World {
     /// Append the store's new changes to the ground truth.
     fn read_truth(&mut self) {
         while let Some(Ok(event)) = self.truth.try_next() {
-            let (kind, kv, revision) = match &event {
-                WatchEvent::Put { kv, prev } => (if prev.is_some() { ChangeKind::Modified } else { ChangeKind::Added }, kv, kv.mod_revision),
-                WatchEvent::Delete { prev, revision } => (ChangeKind::Deleted, prev, *revision),
-            };
-            let value = serde_json::from_slice::<serde_json::Value>(&kv.value)
-                .ok()
-                .and_then(|o| o.pointer("/data/v").and_then(|v| v.as_str()).and_then(|v| v.parse().ok()))
-                .unwrap_or(0);
-            self.log.push(Change { revision, key: kv.key.clone(), kind, value });
+            self.log.push(wire::change_of(&event));
         }
     }
 
