@@ -32,6 +32,8 @@ pub struct Injected {
     pub compactions: u64,
     pub crashes: u64,
     pub clock_jumps: u64,
+    /// A replica's storage made slow (requests past their deadlines) or fast again.
+    pub slow_storage: u64,
 }
 
 impl Injected {
@@ -44,6 +46,7 @@ impl Injected {
             compactions: self.compactions + other.compactions,
             crashes: self.crashes + other.crashes,
             clock_jumps: self.clock_jumps + other.clock_jumps,
+            slow_storage: self.slow_storage + other.slow_storage,
         }
     }
 }

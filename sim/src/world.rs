@@ -535,7 +535,7 @@ impl World {
     /// Inject one fault.
     fn fault(&mut self) {
         let mut faults = self.store.faults.borrow_mut();
-        let kind = self.rng.below(8);
+        let kind = self.rng.below(9);
         if std::env::var("SIM_SKIP_FAULT").is_ok_and(|v| v.split(',').any(|k| k == kind.to_string())) {
             return;
         }
@@ -574,6 +574,21 @@ impl World {
                     self.replicas[i].harness = Some(start_replica(&self.store, seed));
                 }
             }
+            7 => {
+                // A replica's storage turns slow (or fast again): each operation takes up
+                // to 90 s of its clock, so requests run past their 60 s deadline and are
+                // answered 504 — their outcome unknown to their clients.
+                faults.injected.slow_storage += 1;
+                drop(faults);
+                let i = self.rng.below(self.replicas.len() as u64) as usize;
+                let latency = match self.rng.chance(500) {
+                    true => Duration::from_secs(self.rng.below(90)),
+                    false => Duration::ZERO,
+                };
+                if let Some(h) = &self.replicas[i].harness {
+                    h.set_storage_latency(latency);
+                }
+            }
             _ => {
                 faults.injected.clock_jumps += 1;
                 drop(faults);
@@ -589,6 +604,9 @@ impl World {
     /// caches and informers catch up; then each key is read once more.
     fn quiesce(&mut self) {
         self.store.calm();
+        for replica in self.replicas.iter().filter_map(|r| r.harness.as_ref()) {
+            replica.set_storage_latency(Duration::ZERO);
+        }
         for i in 0..self.replicas.len() {
             if self.replicas[i].harness.is_none() {
                 let seed = self.rng.next_u64();
