@@ -276,8 +276,7 @@ impl Exchange {
         self.at(now);
         match std::mem::replace(&mut self.stage, Stage::Finished) {
             Stage::AwaitingCall(pending) => self.stage = Stage::Handling(pending.resume(outcome)),
-            // A relay's answer came whole (the harness answers so): its head is
-            // streamed as any relay's, so only a failure goes on from here.
+            // A relay goes on by its head (`relay_started`); here only its failure.
             Stage::AwaitingRelay(pending) => match outcome {
                 Ok(_) => self.stage = Stage::AwaitingRelay(pending),
                 Err(e) => self.stage = Stage::Handling(pending.failed(e)),

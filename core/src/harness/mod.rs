@@ -447,16 +447,7 @@ impl<S: SyncStorage> Harness<S> {
     /// operation, then hold it there. `None` when it never got that far: its bytes
     /// were answered (or the connection closed) at once, and are in `answered`.
     pub fn start(&self, bytes: &[u8], answered: &mut Vec<u8>) -> Option<Held> {
-        let mut connection = self.connection();
-        connection.feed(bytes, self.clock.get());
-        let begun = self.server.request_begun(self.clock.get());
-        let Http::Request(request) = connection.poll() else {
-            return None;
-        };
-        let mut exchange = match self.server.exchange(request, self.inputs(), begun) {
-            Arrived::Exchange(exchange) => exchange,
-            Arrived::Refused => return None,
-        };
+        let (mut connection, mut exchange) = self.arrive(bytes)?;
         match self.drive(&mut exchange, true) {
             Stopped::Held(op) => Some(Held {
                 connection,
@@ -468,6 +459,21 @@ impl<S: SyncStorage> Harness<S> {
                 self.write(&mut connection, exchange, stopped, answered);
                 None
             }
+        }
+    }
+
+    /// Send one request on a new connection and hand it to the server: its connection
+    /// and exchange, unless it was not whole or was refused.
+    fn arrive(&self, bytes: &[u8]) -> Option<(Connection, Exchange)> {
+        let mut connection = self.connection();
+        connection.feed(bytes, self.clock.get());
+        let begun = self.server.request_begun(self.clock.get());
+        let Http::Request(request) = connection.poll() else {
+            return None;
+        };
+        match self.server.exchange(request, self.inputs(), begun) {
+            Arrived::Exchange(exchange) => Some((connection, exchange)),
+            Arrived::Refused => None,
         }
     }
 

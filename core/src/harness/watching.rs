@@ -6,8 +6,8 @@
 
 use super::{Harness, Held, Stopped, SyncStorage, SyncWatch};
 use crate::effect::{CallOutcome, Outbound, WatchResponse};
-use crate::exchange::{Arrived, Exchange};
-use crate::http1::{Connection, Event as Http};
+use crate::exchange::Exchange;
+use crate::http1::Connection;
 use crate::storage::StorageError;
 use crate::watch_cache::Subscription;
 use crate::WatchSource;
@@ -134,15 +134,8 @@ impl<S: SyncStorage> Harness<S> {
     /// the watch and the bytes written so far (its head and initial frames). Anything
     /// else is answered as [`Harness::send`] answers it: `Err` with the bytes.
     pub fn open_watch(&self, bytes: &[u8]) -> Opened<S::Watch> {
-        let mut connection = self.connection();
-        connection.feed(bytes, self.clock.get());
-        let begun = self.server.request_begun(self.clock.get());
-        let Http::Request(request) = connection.poll() else {
+        let Some((mut connection, mut exchange)) = self.arrive(bytes) else {
             return Err(Vec::new());
-        };
-        let mut exchange = match self.server.exchange(request, self.inputs(), begun) {
-            Arrived::Exchange(exchange) => exchange,
-            Arrived::Refused => return Err(Vec::new()),
         };
         let mut out = Vec::new();
         match self.drive(&mut exchange, false) {

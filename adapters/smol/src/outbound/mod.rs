@@ -68,7 +68,7 @@ impl Client {
     pub async fn call(&self, outbound: Outbound) -> CallOutcome {
         match self.within_timeout(outbound, Want::Whole).await? {
             (Answer::Whole(received), conn, key) => Ok(self.keep(key, conn, received)),
-            (Answer::Streaming(..), ..) => unreachable!("a whole answer was asked for"),
+            (Answer::Streaming(..), ..) => Err(CallError::Unreachable("a streamed answer where a whole one was asked for".into())),
         }
     }
 
@@ -78,7 +78,7 @@ impl Client {
     pub async fn open(&self, outbound: Outbound) -> Result<(http::response::Parts, StreamedBody), CallError> {
         match self.within_timeout(outbound, Want::Head).await? {
             (Answer::Streaming(head, reader), conn, _) => Ok((head, StreamedBody::new(conn, reader))),
-            (Answer::Whole(_), ..) => unreachable!("a head was asked for"),
+            (Answer::Whole(_), ..) => Err(CallError::Unreachable("a whole answer where a head was asked for".into())),
         }
     }
 
