@@ -193,3 +193,34 @@ async fn kube_rs_apply_from_two_managers() {
         .collect();
     assert_eq!(managers, ["alice/Apply", "bob/Apply"]);
 }
+
+/// Appliers racing to create the same object all succeed, as upstream's do: the ones
+/// whose create loses apply to the winner's object instead of answering 409
+/// AlreadyExists (the simulation found that answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kube_rs_appliers_racing_to_create_one_object_all_succeed() {
+    let apiary = Apiary::start();
+    let api: Api<ConfigMap> = Api::namespaced(client(&apiary).await, "default");
+    for round in 0..10 {
+        let name = format!("raced-{round}");
+        let appliers = (0..6).map(|i| {
+            let (api, name) = (api.clone(), name.clone());
+            tokio::spawn(async move {
+                let config: ConfigMap = serde_json::from_value(json!({
+                    "apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": name}, "data": {format!("k{i}"): "v"}
+                }))
+                .unwrap();
+                api.patch(&name, &PatchParams::apply(&format!("applier-{i}")), &Patch::Apply(config)).await
+            })
+        });
+        let answers = futures::future::join_all(appliers).await;
+        for (i, answer) in answers.into_iter().enumerate() {
+            if let Err(e) = answer.unwrap() {
+                panic!("round {round}: applier {i} was refused: {e}");
+            }
+        }
+        let stored = api.get(&name).await.unwrap();
+        assert_eq!(stored.data.unwrap().len(), 6, "every applier's field is kept");
+    }
+}

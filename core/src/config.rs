@@ -53,6 +53,11 @@ pub struct Config {
     /// Where Services' cluster IPs and node ports come from
     /// (`--service-cluster-ip-range`, `--service-node-port-range`).
     pub service_network: crate::service_network::ServiceNetwork,
+    /// How many events one watch may have undelivered before it is ended, so that a
+    /// client that stops reading holds neither memory nor other watches back (upstream
+    /// ends a watcher whose buffer stays full). Not a flag: the simulation lowers it to
+    /// make slow clients.
+    pub watch_queue_limit: usize,
 }
 
 impl Default for Config {
@@ -75,6 +80,7 @@ impl Default for Config {
             admission_plugins: crate::admission::plugins::Plugins::default(),
             admission_settings: crate::admission::Settings::default(),
             service_network: crate::service_network::ServiceNetwork::default(),
+            watch_queue_limit: crate::watch_cache::MAX_QUEUED,
         }
     }
 }

@@ -27,7 +27,7 @@ impl Server {
     pub fn new(config: Config) -> Server {
         Server {
             shared: Arc::new({
-                let served = Served::new(config.storage_prefix.clone(), Registry::builtin());
+                let served = Served::with_queue_limit(config.storage_prefix.clone(), Registry::builtin(), config.watch_queue_limit);
                 // With priority and fairness the limiter only counts (for
                 // apiserver_current_inflight_requests); the levels share the seats.
                 let (limiter, flowcontrol) = match config.priority_and_fairness {

@@ -20,8 +20,8 @@ fn main() {
         None => apiary_sim::store::Planted::default(),
         Some(name) => apiary_sim::store::Planted::named(name).unwrap_or_else(|| panic!("no planted bug named {name}")),
     };
-    let (mut failed, mut operations, mut events, mut pages, mut stale) = (0u64, 0usize, 0usize, 0usize, 0usize);
-    let mut injected = apiary_sim::store::Injected::default();
+    let mut failed = 0u64;
+    let (mut tally, mut injected) = (apiary_sim::world::Tally::default(), apiary_sim::store::Injected::default());
     let started = std::time::Instant::now();
     for seed in from..from + seeds {
         let mut config = SimConfig::seeded(seed);
@@ -29,19 +29,15 @@ fn main() {
         config.replicas = flag("--replicas", config.replicas as u64) as usize;
         config.planted = planted;
         let report = run(&config);
-        operations += report.operations;
-        events += report.events;
-        pages += report.later_pages;
-        stale += report.lists_at_any_version;
+        tally = tally.plus(&report.tally);
         injected = injected.plus(&report.injected);
         if let Some(violation) = report.violation {
             failed += 1;
             println!("seed {seed} FAILED: {violation}");
         }
     }
-    println!(
-        "{seeds} seeds from {from} in {:.1} s: {failed} failed; {operations} operations, {events} watch events, {pages} later pages of paged lists, {stale} lists at any version checked; faults injected: {injected:?}",
-        started.elapsed().as_secs_f64()
-    );
+    println!("{seeds} seeds from {from} in {:.1} s: {failed} failed", started.elapsed().as_secs_f64());
+    println!("checked: {tally:?}");
+    println!("faults injected: {injected:?}");
     std::process::exit(i32::from(failed > 0));
 }

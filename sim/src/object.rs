@@ -26,6 +26,8 @@ pub enum Action {
     Create { value: u64 },
     /// Replace with `value` (update or patch), if the object is at `precondition`.
     Update { value: u64, precondition: Option<Version> },
+    /// Server-side apply with `force`: create with `value`, or replace with it.
+    Apply { value: u64 },
     /// Delete, if the object is at `precondition`.
     Delete { precondition: Option<Version> },
     /// A consistent read (GET, or the object's entry in a consistent LIST).
@@ -132,6 +134,8 @@ impl Model for ObjectModel {
                 }
                 _ => None,
             },
+            (Action::Apply { value }, Some(Output::Written(v))) => Self::written(state, *value, Some(*v)),
+            (Action::Apply { value }, None) => Self::written(state, *value, None),
             (Action::Read, None) => Some(state.clone()),
             _ => None,
         }
@@ -162,6 +166,23 @@ mod tests {
             op(Action::Read, Some(Output::NotFound), 10, Some(11)),
         ];
         assert_eq!(check(&ObjectModel, &history, 100_000), Verdict::Linearizable);
+    }
+
+    #[test]
+    fn an_apply_creates_or_replaces_and_a_lost_one_may_not_have_happened() {
+        let history = [
+            op(Action::Apply { value: 1 }, Some(Output::Written(5)), 0, Some(1)),
+            op(Action::Apply { value: 2 }, Some(Output::Written(7)), 2, Some(3)),
+            op(Action::Apply { value: 3 }, None, 4, None),
+            op(Action::Read, Some(Output::Read { value: 2, version: 7 }), 6, Some(7)),
+        ];
+        assert_eq!(check(&ObjectModel, &history, 100_000), Verdict::Linearizable);
+        let stale = [
+            op(Action::Apply { value: 1 }, Some(Output::Written(5)), 0, Some(1)),
+            op(Action::Apply { value: 2 }, Some(Output::Written(7)), 2, Some(3)),
+            op(Action::Read, Some(Output::Read { value: 1, version: 5 }), 4, Some(5)),
+        ];
+        assert!(matches!(check(&ObjectModel, &stale, 100_000), Verdict::Illegal { .. }));
     }
 
     #[test]

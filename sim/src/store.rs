@@ -34,6 +34,9 @@ pub struct Injected {
     pub clock_jumps: u64,
     /// A replica's storage made slow (requests past their deadlines) or fast again.
     pub slow_storage: u64,
+    /// Replicas told to shut down (SIGTERM), and informers that stopped reading.
+    pub terminations: u64,
+    pub stalls: u64,
 }
 
 impl Injected {
@@ -47,6 +50,8 @@ impl Injected {
             crashes: self.crashes + other.crashes,
             clock_jumps: self.clock_jumps + other.clock_jumps,
             slow_storage: self.slow_storage + other.slow_storage,
+            terminations: self.terminations + other.terminations,
+            stalls: self.stalls + other.stalls,
         }
     }
 }

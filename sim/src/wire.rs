@@ -25,10 +25,12 @@ pub fn request(name: &str, action: &Action, merge: bool) -> Vec<u8> {
     match action {
         Action::Create { value } => json_request("POST", COLLECTION, "", &object(*value, None)),
         Action::Update { value, precondition: None } if merge => {
-            let patch = json!({"data": {"v": value.to_string()}}).to_string();
-            json_patch(&path, &patch)
+            let body = json!({"data": {"v": value.to_string()}}).to_string();
+            patch(&path, "application/merge-patch+json", &body)
         }
         Action::Update { value, precondition } => json_request("PUT", &path, "", &object(*value, *precondition)),
+        // JSON is YAML: the apply configuration as kubectl would send it.
+        Action::Apply { value } => patch(&format!("{path}?fieldManager=sim&force=true"), "application/apply-patch+yaml", &object(*value, None)),
         Action::Delete { precondition } => {
             let body = match precondition {
                 Some(v) => json!({"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"resourceVersion": v.to_string()}}).to_string(),
@@ -40,10 +42,11 @@ pub fn request(name: &str, action: &Action, merge: bool) -> Vec<u8> {
     }
 }
 
-fn json_patch(path: &str, patch: &str) -> Vec<u8> {
+/// A PATCH of `path` with `body` as `content_type`.
+pub fn patch(path: &str, content_type: &str, body: &str) -> Vec<u8> {
     format!(
-        "PATCH {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/merge-patch+json\r\nContent-Length: {}\r\n\r\n{patch}",
-        patch.len()
+        "PATCH {path} HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
     )
     .into_bytes()
 }
@@ -128,9 +131,17 @@ pub fn outcome(action: &Action, reply: &Reply) -> Result<Option<Output>, Refused
     }))
 }
 
+/// The Status of an ERROR event that ended a watch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchError {
+    /// 410 when the version watched from is gone.
+    pub code: u64,
+    pub message: String,
+}
+
 /// The watch events in `lines` (newline-separated JSON), bookmarks left out, and the
-/// code of an ERROR event (410: expired) if one ended the watch.
-pub fn events(lines: &[u8]) -> (Vec<Delivered>, Option<u64>) {
+/// ERROR event that ended the watch, if one did.
+pub fn events(lines: &[u8]) -> (Vec<Delivered>, Option<WatchError>) {
     let mut out = Vec::new();
     for line in lines.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         let Ok(event) = serde_json::from_slice::<Value>(line) else { continue };
@@ -138,7 +149,11 @@ pub fn events(lines: &[u8]) -> (Vec<Delivered>, Option<u64>) {
             Some("ADDED") => ChangeKind::Added,
             Some("MODIFIED") => ChangeKind::Modified,
             Some("DELETED") => ChangeKind::Deleted,
-            Some("ERROR") => return (out, Some(event.pointer("/object/code").and_then(Value::as_u64).unwrap_or(0))),
+            Some("ERROR") => {
+                let code = event.pointer("/object/code").and_then(Value::as_u64).unwrap_or(0);
+                let message = event.pointer("/object/message").and_then(Value::as_str).unwrap_or("").to_owned();
+                return (out, Some(WatchError { code, message }));
+            }
             _ => continue,
         };
         if let Some((key, value, revision)) = value_of(&event["object"]) {

@@ -88,6 +88,11 @@ impl Held {
     pub fn is_queued(&self) -> bool {
         self.op.is_none()
     }
+
+    /// The storage operation it is held at.
+    pub fn operation(&self) -> Option<&StorageOp> {
+        self.op.as_ref()
+    }
 }
 
 impl std::fmt::Debug for Held {

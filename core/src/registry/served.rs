@@ -50,9 +50,11 @@ impl std::ops::Deref for Snapshot {
 }
 
 /// The watch caches of the served resources, one per storage prefix.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct WatchCaches {
     by_prefix: BTreeMap<String, CacheEntry>,
+    /// How many events a watch of any of them may leave undelivered.
+    queue_limit: usize,
 }
 
 /// One cache and the name its resource is counted under in metrics.
@@ -118,7 +120,7 @@ impl WatchCaches {
     fn ensure(&mut self, prefix: String, resource: &Resource) {
         let builtin = matches!(resource.schema, ResourceSchema::Builtin);
         self.by_prefix.entry(prefix).or_insert_with_key(|prefix| CacheEntry {
-            cache: Arc::new(WatchCache::new(prefix.clone())),
+            cache: Arc::new(WatchCache::with_queue_limit(prefix.clone(), self.queue_limit)),
             group_resource: resource.group_resource(),
             defaults: builtin.then(|| resource.strategy.clone()),
         });
@@ -165,8 +167,15 @@ struct Current {
 
 impl Served {
     /// Serve `registry`, with a cache for each of its resources.
+    #[cfg(test)]
     pub(crate) fn new(storage_prefix: String, registry: Registry) -> Served {
-        let mut caches = WatchCaches::default();
+        Served::with_queue_limit(storage_prefix, registry, crate::watch_cache::MAX_QUEUED)
+    }
+
+    /// Serve `registry`, with a cache for each of its resources whose watches may
+    /// each leave `queue_limit` events undelivered.
+    pub(crate) fn with_queue_limit(storage_prefix: String, registry: Registry, queue_limit: usize) -> Served {
+        let mut caches = WatchCaches { by_prefix: BTreeMap::new(), queue_limit };
         for r in registry.resources() {
             caches.ensure(cache_prefix(&storage_prefix, r), r);
         }

@@ -2,14 +2,18 @@
 //! configuration is merged into the stored object by the rules of its schema, owned by
 //! the applying manager, checked for conflicts with other managers' fields, and stored
 //! as a guaranteed update — or created, when the object does not exist yet (201).
+//! A create that loses to another writer's create, or an update whose object another
+//! writer deletes, starts over from the read, as upstream's guaranteed update does for
+//! a write that may create: an apply never answers AlreadyExists or NotFound.
 
+use super::guaranteed_update::{GuaranteedUpdate, Outcome};
 use super::object::{meta_mut, meta_str, Object};
-use super::update::{check_precondition, guaranteed_update, replace};
+use super::update::{check_precondition, replace};
 use super::scope::Scope;
 use crate::negotiation::{self, Format};
 use crate::effect::Step;
 use crate::status::ApiError;
-use crate::storage::{KeyValue, StorageOp, StorageOutput};
+use crate::storage::{KeyValue, StorageError, StorageOp, StorageOutput};
 use crate::validation::FieldError;
 use serde_json::Value;
 use std::sync::Arc;
@@ -46,14 +50,28 @@ pub(super) fn apply(scope: Scope) -> Step {
         Err(e) => return scope.fail(e),
     };
     let (config, warnings) = config;
-    let config = Arc::new(Value::Object(config));
+    let step = apply_config(scope, Arc::new(Value::Object(config)));
+    super::response::warned(step, warnings)
+}
+
+/// Read the object, then apply `config` to it, or create it from `config` when there is
+/// none. Like upstream's loop, this one has no bound: every turn needs another writer's
+/// create or delete in between.
+fn apply_config(scope: Scope, config: Arc<Value>) -> Step {
     let key = scope.key(&scope.name);
-    let step = scope.then(StorageOp::Get { key }, move |scope, done| match done {
-        Ok(StorageOutput::Got { kv: Some(_), .. }) => update_applied(scope, config),
+    scope.then(StorageOp::Get { key }, move |scope, done| match done {
+        Ok(StorageOutput::Got { kv: Some(current), .. }) => update_applied(scope, config, current),
         Ok(StorageOutput::Got { kv: None, .. }) => create_applied(scope, &config),
         other => scope.fail_storage(&scope.name.clone(), other),
-    });
-    super::response::warned(step, warnings)
+    })
+}
+
+/// The object this apply was creating was made by another writer first: apply to it.
+pub(super) fn lost_create(scope: Scope) -> Step {
+    match read_config(&scope) {
+        Ok((config, _)) => apply_config(scope, Arc::new(Value::Object(config))),
+        Err(e) => scope.fail(e),
+    }
 }
 
 /// The applied configuration, decoded against the kind's schema (fieldValidation
@@ -98,35 +116,41 @@ fn force(scope: &Scope) -> bool {
     )
 }
 
-/// Apply to the stored object, again on every lost race.
-fn update_applied(scope: Scope, config: Arc<Value>) -> Step {
+/// Apply to the stored object (read as `current`), again on every lost race; from the
+/// start if another writer deletes it.
+fn update_applied(scope: Scope, config: Arc<Value>, current: KeyValue) -> Step {
     let precondition = config
         .get("metadata")
         .and_then(|m| m.get("resourceVersion"))
         .and_then(Value::as_str)
         .map(str::to_owned);
-    guaranteed_update(
-        scope,
-        Arc::new(move |scope: &Scope, old: &Object, current: &KeyValue| {
-            if let Some(rv) = &precondition {
-                let rv = rv.parse::<u64>().map_err(|_| {
-                    ApiError::bad_request(format!("invalid resource version: {rv}"))
-                })?;
-                check_precondition(scope, Some(rv), current)?;
-            }
-            let now = super::object::rfc3339(scope.inputs.now);
-            let live = Value::Object(old.clone());
-            let mut applied = scope.field_manager().apply(
-                Some(&live),
-                &config,
-                &scope.manager(),
-                force(scope),
-                &now,
-            )?;
-            scope.resource().schema.shape_stored(&mut applied);
-            replace(scope, old, applied)
-        }),
-    )
+    let wanted = config.clone();
+    let dry_run = scope.dry_run();
+    GuaranteedUpdate::new(move |scope: &Scope, old: &Object, current: &KeyValue| {
+        if let Some(rv) = &precondition {
+            let rv = rv.parse::<u64>().map_err(|_| {
+                ApiError::bad_request(format!("invalid resource version: {rv}"))
+            })?;
+            check_precondition(scope, Some(rv), current)?;
+        }
+        let now = super::object::rfc3339(scope.inputs.now);
+        let live = Value::Object(old.clone());
+        let mut applied = scope.field_manager().apply(
+            Some(&live),
+            &wanted,
+            &scope.manager(),
+            force(scope),
+            &now,
+        )?;
+        scope.resource().schema.shape_stored(&mut applied);
+        replace(scope, old, applied)
+    })
+    .dry_run(dry_run)
+    .admitted()
+    .run(scope, current, move |scope, outcome| match outcome {
+        Outcome::Failed(Err(StorageError::NotFound { .. })) => apply_config(scope, config),
+        outcome => super::update::answer(scope, outcome),
+    })
 }
 
 /// Apply to nothing: the object is created.

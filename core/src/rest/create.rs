@@ -6,7 +6,7 @@ use super::admit::Admitted;
 use crate::admission::{Operation, Phase};
 use crate::effect::Step;
 use crate::status::ApiError;
-use crate::storage::{StorageOp, StorageOutput};
+use crate::storage::{StorageError, StorageOp, StorageOutput};
 use crate::validation::names::validate_object_meta;
 use serde_json::{json, Value};
 
@@ -180,6 +180,10 @@ fn store_completed(scope: Scope, obj: Object) -> Step {
     };
     scope.then(op, move |scope, done| match done {
         Ok(StorageOutput::Written(kv)) => scope.respond_written(201, &kv),
+        // Another writer made it first: an apply applies to theirs instead.
+        Err(StorageError::AlreadyExists { .. }) if scope.is_apply() => {
+            super::claims::released(scope, release, super::apply::lost_create)
+        }
         other => super::claims::released(scope, release, move |scope| scope.fail_storage(&name, other)),
     })
 }

@@ -162,7 +162,7 @@ fn checked(scope: &Scope, errors: Vec<crate::validation::FieldError>, new: Objec
     Err(ApiError::invalid(r.strategy.invalid_group(&r.group), &r.kind, &scope.name, errors))
 }
 
-fn answer(scope: Scope, outcome: Outcome) -> Step {
+pub(super) fn answer(scope: Scope, outcome: Outcome) -> Step {
     match outcome {
         Outcome::Stored(kv) | Outcome::Unchanged(kv) => match scope.read(&kv) {
             Ok(stored) => respond_viewed(scope, stored),

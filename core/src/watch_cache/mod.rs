@@ -8,7 +8,8 @@
 //! they get the events of the recent window after that revision, then live ones, each
 //! exactly once. Each event's frame for plain JSON watches is encoded once and shared.
 //!
-//! A subscriber that falls more than [`MAX_QUEUED`] events behind is ended with an
+//! A subscriber that falls more than its cache's queue limit ([`MAX_QUEUED`] unless
+//! configured) events behind is ended with an
 //! error (its client watches again from its last revision), so one slow client never
 //! holds memory or other clients back. A reset ends every subscriber the same way.
 
@@ -24,7 +25,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many recent events the cache keeps for watches that start in the past.
 pub const WINDOW: usize = 4096;
-/// How many undelivered events one subscriber may have before it is ended.
+/// How many undelivered events one subscriber may have before it is ended, unless
+/// configured otherwise.
 pub const MAX_QUEUED: usize = 100_000;
 
 /// One change, shared by every subscriber it is delivered to.
@@ -54,6 +56,8 @@ impl CachedEvent {
 /// The cache of one resource.
 pub struct WatchCache {
     prefix: String,
+    /// How many undelivered events a subscriber may have.
+    queue_limit: usize,
     inner: Mutex<Inner>,
     /// Bumped whenever the cached objects change (or the cache syncs or unsyncs):
     /// what is derived from them (the RBAC index) checks it without the lock.
@@ -87,8 +91,14 @@ type ParsedObjects = std::collections::HashMap<String, (Revision, Arc<crate::res
 
 impl WatchCache {
     pub fn new(prefix: String) -> WatchCache {
+        WatchCache::with_queue_limit(prefix, MAX_QUEUED)
+    }
+
+    /// A cache whose subscribers are ended once `queue_limit` events wait for them.
+    pub fn with_queue_limit(prefix: String, queue_limit: usize) -> WatchCache {
         WatchCache {
             prefix,
+            queue_limit,
             inner: Mutex::new(Inner {
                 synced: false,
                 objects: std::collections::BTreeMap::new(),
@@ -214,7 +224,7 @@ impl WatchCache {
         if !inner.synced || after < inner.window_start {
             return None;
         }
-        let sub = Arc::new(Subscription::new(prefix, after));
+        let sub = Arc::new(Subscription::new(prefix, after, self.queue_limit));
         for e in &inner.window {
             sub.offer(e);
         }
@@ -393,6 +403,31 @@ mod tests {
             Poll::Ready(Err(_))
         ));
         assert_eq!(cache.subscribers(), 0);
+    }
+
+    #[test]
+    fn a_subscriber_that_falls_behind_gets_what_was_queued_then_an_error() {
+        let cache = WatchCache::with_queue_limit("/r/cm/".into(), 3);
+        cache.reset(0);
+        let slow = cache.subscribe("/r/cm/", 0).unwrap();
+        let quick = cache.subscribe("/r/cm/", 0).unwrap();
+        for rev in 1..=5 {
+            cache.apply(put("/r/cm/a/x", rev, true));
+            if rev <= 3 {
+                assert_eq!(drain(&quick), [rev]);
+            }
+        }
+        let waker = std::task::Waker::noop();
+        let mut polled = Vec::new();
+        while let Poll::Ready(next) = slow.poll_next(&mut Context::from_waker(waker)) {
+            let ended = next.is_err();
+            polled.push(next.map(|e| e.event.revision()).map_err(|_| ()));
+            if ended {
+                break;
+            }
+        }
+        assert_eq!(polled, [Ok(1), Ok(2), Ok(3), Err(())], "what was queued before it fell behind, then the end");
+        assert_eq!(drain(&quick), [4, 5], "the other subscriber goes on");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //!
 //! [`WatchCache`]: super::WatchCache
 
-use super::{CachedEvent, MAX_QUEUED};
+use super::CachedEvent;
 use crate::storage::{Revision, StorageError};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -13,6 +13,8 @@ use std::task::{Context, Poll, Waker};
 pub struct Subscription {
     prefix: String,
     after: Revision,
+    /// How many events may wait before the subscriber is ended as too slow.
+    queue_limit: usize,
     queue: Mutex<Queue>,
 }
 
@@ -26,10 +28,11 @@ struct Queue {
 
 impl Subscription {
     /// A subscription to every event under `prefix` after revision `after`.
-    pub(super) fn new(prefix: &str, after: Revision) -> Subscription {
+    pub(super) fn new(prefix: &str, after: Revision, queue_limit: usize) -> Subscription {
         Subscription {
             prefix: prefix.to_owned(),
             after,
+            queue_limit,
             queue: Mutex::new(Queue::default()),
         }
     }
@@ -43,7 +46,7 @@ impl Subscription {
         if event.event.revision() <= self.after || !&event.event.key().starts_with(&self.prefix) {
             return true;
         }
-        if q.events.len() >= MAX_QUEUED {
+        if q.events.len() >= self.queue_limit {
             q.ended = Some(StorageError::Unavailable(
                 "the watch fell too far behind; watch again from the last resourceVersion seen"
                     .into(),
