@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const REPLICAS: usize = 3;
+/// Unless `JEPSEN_SECONDS` says otherwise.
 const WORKLOAD: Duration = Duration::from_secs(30);
 
 /// One replica: its process (absent while killed), data dir and port.
@@ -35,6 +36,16 @@ impl Replica {
     fn start(&mut self) {
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
         self.apiary = Some(Apiary::start_in(self.dir.path(), &args));
+    }
+
+    /// SIGTERM: the replica must drain and exit 0 on its own; how long it took.
+    fn terminate(&mut self) -> Duration {
+        let mut apiary = self.apiary.take().expect("a running replica");
+        let asked = Instant::now();
+        apiary.signal("TERM");
+        let status = apiary.wait_exit(Duration::from_secs(75)).expect("a replica sent SIGTERM exits within its drain");
+        assert!(status.success(), "a graceful shutdown exits 0, not {status}");
+        asked.elapsed()
     }
 
     fn kill(&mut self) {
@@ -97,7 +108,7 @@ fn replicas_on_etcd_under_faults_lose_duplicate_and_reorder_nothing() {
 
     let clock = Arc::new(Clock(Instant::now()));
     let recorded = Arc::new(Mutex::new(Recorded::default()));
-    let until = Instant::now() + WORKLOAD;
+    let until = Instant::now() + jepsen_support::workload(WORKLOAD);
     // Clients: two writers per replica and a watcher per replica, each with the
     // replica's own admin kubeconfig (the replicas made their own CAs).
     let kubeconfigs: Vec<std::path::PathBuf> = replicas.iter().map(|r| r.apiary.as_ref().unwrap().kubeconfig.clone()).collect();
@@ -115,7 +126,8 @@ fn replicas_on_etcd_under_faults_lose_duplicate_and_reorder_nothing() {
     // The nemesis: every kind of fault in turn, each healed before the next.
     let mut faults: BTreeMap<&str, u32> = BTreeMap::new();
     let mut rng = apiary_sim::rng::Rng::new(0xfa17);
-    let kinds = ["kill replica", "freeze etcd", "cut", "restart etcd", "delay", "kill replica", "partition"];
+    let kinds = ["kill replica", "freeze etcd", "cut", "restart etcd", "delay", "terminate replica", "partition"];
+    let mut shutdowns = Vec::new();
     let mut turn = 0;
     while Instant::now() + Duration::from_secs(3) < until {
         std::thread::sleep(Duration::from_millis(300));
@@ -126,6 +138,11 @@ fn replicas_on_etcd_under_faults_lose_duplicate_and_reorder_nothing() {
             "kill replica" => {
                 let i = rng.below(REPLICAS as u64) as usize;
                 replicas[i].kill();
+                replicas[i].start();
+            }
+            "terminate replica" => {
+                let i = rng.below(REPLICAS as u64) as usize;
+                shutdowns.push(replicas[i].terminate());
                 replicas[i].start();
             }
             "freeze etcd" => {
@@ -164,7 +181,7 @@ fn replicas_on_etcd_under_faults_lose_duplicate_and_reorder_nothing() {
     let recorded = recorded.lock().unwrap();
     let known = recorded.history.iter().filter(|o| o.output.is_some()).count();
     eprintln!(
-        "{} operations ({known} with known outcomes), {} watches delivering {} events, {} changes in etcd; faults: {faults:?}",
+        "{} operations ({known} with known outcomes), {} watches delivering {} events, {} changes in etcd; faults: {faults:?}; graceful shutdowns took {shutdowns:?}",
         recorded.history.len(),
         recorded.sessions.len(),
         recorded.sessions.iter().map(|(_, d)| d.len()).sum::<usize>(),

@@ -12,6 +12,7 @@ use kube::api::Api;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Unless `JEPSEN_SECONDS` says otherwise.
 const WORKLOAD: Duration = Duration::from_secs(20);
 
 #[test]
@@ -26,7 +27,7 @@ fn sqlite_killed_again_and_again_loses_no_acknowledged_write() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let clock = Arc::new(Clock(Instant::now()));
     let recorded = Arc::new(Mutex::new(Recorded::default()));
-    let until = Instant::now() + WORKLOAD;
+    let until = Instant::now() + jepsen_support::workload(WORKLOAD);
     let client = rt.block_on(plain_client(&kubeconfig));
     let tasks: Vec<_> = (0..4u32)
         .map(|id| rt.spawn(client_loop(id, Api::namespaced(client.clone(), NAMESPACE), clock.clone(), until, recorded.clone(), 0x5ec + u64::from(id))))

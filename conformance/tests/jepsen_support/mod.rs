@@ -21,6 +21,11 @@ pub const KEYS: u64 = 3;
 /// How long a client waits for an answer before it counts the outcome unknown.
 pub const PATIENCE: Duration = Duration::from_secs(5);
 
+/// How long the workload runs: `default`, or `JEPSEN_SECONDS` for a longer soak.
+pub fn workload(default: Duration) -> Duration {
+    std::env::var("JEPSEN_SECONDS").ok().and_then(|s| s.parse().ok()).map_or(default, Duration::from_secs)
+}
+
 /// What every client records, on one clock (microseconds since the start).
 #[derive(Default)]
 pub struct Recorded {
@@ -70,7 +75,8 @@ pub async fn client_loop(id: u32, api: Api<ConfigMap>, clock: Arc<Clock>, until:
         let action = match rng.below(100) {
             0..=19 => Action::Create { value },
             20..=44 => Action::Update { value, precondition },
-            45..=59 => Action::Update { value, precondition: None },
+            45..=52 => Action::Update { value, precondition: None },
+            53..=59 => Action::Apply { value },
             60..=69 => Action::Delete { precondition: if rng.chance(500) { precondition } else { None } },
             _ => Action::Read,
         };
@@ -90,6 +96,12 @@ pub async fn client_loop(id: u32, api: Api<ConfigMap>, clock: Arc<Clock>, until:
                 Action::Update { .. } => {
                     let patch = serde_json::json!({"data": {"v": value.to_string()}});
                     written(api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await)
+                }
+                Action::Apply { .. } => {
+                    let mut applied = object(None);
+                    applied.metadata.namespace = None;
+                    let params = PatchParams::apply("jepsen").force();
+                    written(api.patch(&name, &params, &Patch::Apply(&applied)).await)
                 }
                 Action::Delete { precondition } => {
                     let params = DeleteParams { preconditions: precondition.map(|v| Preconditions { resource_version: Some(v.to_string()), uid: None }), ..Default::default() };

@@ -72,10 +72,8 @@ impl World {
                 // A slow client: an informer stops reading its watch for a while.
                 faults.injected.stalls += 1;
                 drop(faults);
-                let i = self.rng.below(self.informers.len().max(1) as u64) as usize;
-                let until = self.now + 50 + self.rng.below(250);
-                if let Some(informer) = self.informers.get_mut(i) {
-                    informer.stalled_until = until;
+                if let Some(i) = self.one_of(self.informers.len()) {
+                    self.informers[i].stalled_until = self.now + 50 + self.rng.below(250);
                 }
             }
             _ => {

@@ -230,23 +230,17 @@ impl World {
         let roll = self.rng.below(100);
         match roll {
             0..=51 => {
-                let n = self.actors.len();
-                if n > 0 {
-                    let i = self.rng.below(n as u64) as usize;
+                if let Some(i) = self.one_of(self.actors.len()) {
                     self.act(i);
                 }
             }
             52..=59 => {
-                let n = self.tenants.len();
-                if n > 0 {
-                    let i = self.rng.below(n as u64) as usize;
+                if let Some(i) = self.one_of(self.tenants.len()) {
                     self.tend(i);
                 }
             }
             60..=74 => {
-                let n = self.informers.len();
-                if n > 0 {
-                    let i = self.rng.below(n as u64) as usize;
+                if let Some(i) = self.one_of(self.informers.len()) {
                     self.inform(i);
                 }
             }
@@ -260,6 +254,11 @@ impl World {
             _ if self.config.faults => self.fault(),
             _ => {}
         }
+    }
+
+    /// One of `n` (a client or replica), chosen at random; none of none.
+    fn one_of(&mut self, n: usize) -> Option<usize> {
+        (n > 0).then(|| self.rng.below(n as u64) as usize)
     }
 
     /// Append the store's new changes to the ground truth.
