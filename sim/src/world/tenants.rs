@@ -19,9 +19,9 @@ pub(super) const GC_NAMESPACE: &str = "gc";
 enum Round {
     /// Make namespace `name` (waiting while an earlier one of that name terminates).
     MakeNamespace { name: String },
-    /// Put `left` more ConfigMaps in it.
-    FillNamespace { name: String, made: Vec<String>, left: u32 },
-    DeleteNamespace { name: String, made: Vec<String> },
+    /// Put `left` more ConfigMaps in namespace `name` (whose uid is `uid`).
+    FillNamespace { name: String, uid: String, made: Vec<String>, left: u32 },
+    DeleteNamespace { name: String, uid: String, made: Vec<String> },
     /// Make owner ConfigMap `name` (waiting while an earlier one of that name goes).
     MakeOwner { name: String },
     /// Give the owner `left` more dependents.
@@ -53,13 +53,23 @@ enum Fate {
     Collected,
     /// Its owner was deleted orphaning it: it stays, without the reference.
     Orphaned,
+    /// Its owner's deletion was asked for but not answered (it may have happened):
+    /// kept, or what the deletion would make of it.
+    KeptOr(Gone),
+}
+
+/// What an owner's deletion makes of its dependents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Gone {
+    Collected,
+    Orphaned,
 }
 
 /// What must be true once the controllers have finished.
 #[derive(Clone, Debug)]
 enum Expect {
-    /// The namespace is gone (unless a later round made it again).
-    NamespaceGone { name: String },
+    /// The namespace of this uid is gone (one of its name made later may be there).
+    NamespaceGone { name: String, uid: String },
     /// An object made in a deleted namespace is gone.
     ObjectGone { path: String },
     Dependent { name: String, owner: String, fate: Fate },
@@ -95,34 +105,37 @@ impl World {
         let next = match &round {
             Round::MakeNamespace { name } => {
                 let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}).to_string();
-                match request(json_request("POST", "/api/v1/namespaces", "", &body)) {
-                    Some(reply) if reply.status == 201 || (reply.status == 409 && self.is_ours(r, &format!("/api/v1/namespaces/{name}"))) => {
-                        self.tenants[t].expect.retain(|e| !matches!(e, Expect::NamespaceGone { name: n } if n == name));
-                        let left = 1 + self.rng.below(3) as u32;
-                        Some(Round::FillNamespace { name: name.clone(), made: Vec::new(), left })
-                    }
+                let made = match request(json_request("POST", "/api/v1/namespaces", "", &body)) {
+                    Some(reply) if reply.status == 201 => Some(reply.json()),
+                    // Made by an answer that was lost, or an earlier one still going.
+                    Some(reply) if reply.status == 409 => self.live_object(r, &format!("/api/v1/namespaces/{name}")),
                     _ => None,
-                }
+                };
+                uid_of(made).map(|uid| {
+                    let left = 1 + self.rng.below(3) as u32;
+                    Round::FillNamespace { name: name.clone(), uid, made: Vec::new(), left }
+                })
             }
-            Round::FillNamespace { name, made, left } => {
+            Round::FillNamespace { name, uid, made, left } => {
                 let object = format!("c{}-{left}", self.tenants[t].rounds);
                 let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": object}}).to_string();
                 match request(json_request("POST", &format!("/api/v1/namespaces/{name}/configmaps"), "", &body)) {
                     Some(reply) if matches!(reply.status, 201 | 409) => {
                         let mut made = made.clone();
                         made.push(format!("/api/v1/namespaces/{name}/configmaps/{object}"));
+                        let (name, uid) = (name.clone(), uid.clone());
                         Some(match left - 1 {
-                            0 => Round::DeleteNamespace { name: name.clone(), made },
-                            left => Round::FillNamespace { name: name.clone(), made, left },
+                            0 => Round::DeleteNamespace { name, uid, made },
+                            left => Round::FillNamespace { name, uid, made, left },
                         })
                     }
                     _ => None,
                 }
             }
-            Round::DeleteNamespace { name, made } => match request(json_request("DELETE", &format!("/api/v1/namespaces/{name}"), "", "")) {
+            Round::DeleteNamespace { name, uid, made } => match request(json_request("DELETE", &format!("/api/v1/namespaces/{name}"), "", &preconditions(uid))) {
                 Some(reply) if matches!(reply.status, 200 | 202 | 404) => {
                     let expect = &mut self.tenants[t].expect;
-                    expect.push(Expect::NamespaceGone { name: name.clone() });
+                    expect.push(Expect::NamespaceGone { name: name.clone(), uid: uid.clone() });
                     expect.extend(made.iter().map(|path| Expect::ObjectGone { path: path.clone() }));
                     Some(self.next_round(t))
                 }
@@ -137,7 +150,7 @@ impl World {
                     Some(reply) if reply.status == 409 => self.live_object(r, &owner_path(name)),
                     _ => None,
                 };
-                made.and_then(|o| o.pointer("/metadata/uid").and_then(Value::as_str).map(str::to_owned)).map(|uid| {
+                uid_of(made).map(|uid| {
                     let left = 1 + self.rng.below(3) as u32;
                     Round::AddDependents { owner: Owner { name: name.clone(), uid }, left }
                 })
@@ -161,17 +174,16 @@ impl World {
                 }
             }
             Round::DeleteOwner { owner, policy } => {
+                let gone = if *policy == Policy::Orphan { Gone::Orphaned } else { Gone::Collected };
+                set_fates(&mut self.tenants[t].expect, &owner.uid, Fate::KeptOr(gone));
                 let options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": format!("{policy:?}"), "preconditions": {"uid": owner.uid}});
                 match request(json_request("DELETE", &owner_path(&owner.name), "", &options.to_string())) {
                     Some(reply) if matches!(reply.status, 200 | 202 | 404) => {
-                        let fate = if *policy == Policy::Orphan { Fate::Orphaned } else { Fate::Collected };
-                        for e in &mut self.tenants[t].expect {
-                            if let Expect::Dependent { owner: uid, fate: f, .. } = e {
-                                if *uid == owner.uid {
-                                    *f = fate;
-                                }
-                            }
-                        }
+                        let fate = match gone {
+                            Gone::Orphaned => Fate::Orphaned,
+                            Gone::Collected => Fate::Collected,
+                        };
+                        set_fates(&mut self.tenants[t].expect, &owner.uid, fate);
                         self.tenants[t].expect.push(Expect::OwnerGone { name: owner.name.clone(), uid: owner.uid.clone() });
                         Some(self.next_round(t))
                     }
@@ -202,12 +214,6 @@ impl World {
         (reply.status == 200 && object.pointer("/metadata/deletionTimestamp").is_none()).then_some(object)
     }
 
-    /// Whether the object at `path` (which this tenant made, its answer lost) is there
-    /// and not being deleted.
-    fn is_ours(&self, r: usize, path: &str) -> bool {
-        self.live_object(r, path).is_some()
-    }
-
     /// What the tenants expect, checked through replica `r` once the controllers are
     /// done; the first thing that does not hold, in words.
     pub(super) fn check_tenants(&mut self, r: usize) -> Option<String> {
@@ -222,10 +228,10 @@ impl World {
         let expectations: Vec<Expect> = self.tenants.iter().flat_map(|t| t.expect.clone()).collect();
         for expect in expectations {
             match &expect {
-                Expect::NamespaceGone { name } => {
+                Expect::NamespaceGone { name, uid } => {
                     let reply = get(&format!("/api/v1/namespaces/{name}"))?;
-                    if reply.status != 404 {
-                        return Some(format!("namespace {name} was deleted but is still there: {}", reply.json()));
+                    if reply.status == 200 && uid_of(Some(reply.json())).as_ref() == Some(uid) {
+                        return Some(format!("namespace {name} ({uid}) was deleted but is still there: {}", reply.json()));
                     }
                     self.tally.namespaces_deleted += 1;
                 }
@@ -237,7 +243,7 @@ impl World {
                 }
                 Expect::OwnerGone { name, uid } => {
                     let reply = get(&owner_path(name))?;
-                    if reply.status == 200 && reply.json().pointer("/metadata/uid").and_then(Value::as_str) == Some(uid) {
+                    if reply.status == 200 && uid_of(Some(reply.json())).as_ref() == Some(uid) {
                         return Some(format!("owner {name} ({uid}) was deleted but is still there: {}", reply.json()));
                     }
                 }
@@ -245,24 +251,48 @@ impl World {
                     let reply = get(&owner_path(name))?;
                     let object = reply.json();
                     let refers = object["metadata"]["ownerReferences"].as_array().into_iter().flatten().any(|o| o["uid"] == json!(owner));
+                    let (kept, collected, orphaned) = (reply.status == 200 && refers, reply.status == 404, reply.status == 200 && !refers);
                     let holds = match fate {
-                        Fate::Kept => reply.status == 200 && refers,
-                        Fate::Collected => reply.status == 404,
-                        Fate::Orphaned => reply.status == 200 && !refers,
+                        Fate::Kept => kept,
+                        Fate::Collected => collected,
+                        Fate::Orphaned => orphaned,
+                        Fate::KeptOr(Gone::Collected) => kept || collected,
+                        Fate::KeptOr(Gone::Orphaned) => kept || orphaned,
                     };
                     if !holds {
                         return Some(format!("dependent {name} of owner {owner} should be {fate:?}: {} {object}", reply.status));
                     }
-                    match fate {
-                        Fate::Kept => self.tally.kept += 1,
-                        Fate::Collected => self.tally.collected += 1,
-                        Fate::Orphaned => self.tally.orphaned += 1,
+                    match (kept, collected) {
+                        (true, _) => self.tally.kept += 1,
+                        (_, true) => self.tally.collected += 1,
+                        _ => self.tally.orphaned += 1,
                     }
                 }
             }
         }
         None
     }
+}
+
+/// What the dependents of owner `uid` should come to.
+fn set_fates(expect: &mut [Expect], uid: &str, fate: Fate) {
+    for e in expect {
+        if let Expect::Dependent { owner, fate: f, .. } = e {
+            if owner == uid {
+                *f = fate;
+            }
+        }
+    }
+}
+
+/// The uid of an object read.
+fn uid_of(object: Option<Value>) -> Option<String> {
+    object?.pointer("/metadata/uid").and_then(Value::as_str).map(str::to_owned)
+}
+
+/// DeleteOptions that delete only the object of this uid.
+fn preconditions(uid: &str) -> String {
+    json!({"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": uid}}).to_string()
 }
 
 /// Where ConfigMap `name` of the owners' namespace is served.
