@@ -112,9 +112,7 @@ pub fn value_of(object: &Value) -> Option<(String, u64, Version)> {
 /// refused before it could do anything (429), so it is left out of the history.
 pub fn outcome(action: &Action, reply: &Reply) -> Result<Option<Output>, Refused> {
     let body = reply.json();
-    let reason = body.pointer("/reason").and_then(Value::as_str).unwrap_or("");
     Ok(Some(match (reply.status, action) {
-        (429, _) => return Err(Refused),
         (200 | 201, Action::Delete { .. }) => Output::Deleted,
         (200, Action::Read) => match value_of(&body) {
             Some((_, value, version)) => Output::Read { value, version },
@@ -124,8 +122,18 @@ pub fn outcome(action: &Action, reply: &Reply) -> Result<Option<Output>, Refused
             Some((_, _, version)) => Output::Written(version),
             None => return Ok(None),
         },
+        (status, _) => return failed(status, body.pointer("/reason").and_then(Value::as_str).unwrap_or("")),
+    }))
+}
+
+/// What an answer other than success says happened, by its code and reason: refused
+/// before anything was done (429), a known failure (404, 409), or not known (a server
+/// error, a timeout). Real clients' answers are read by the same rule.
+pub fn failed(status: u16, reason: &str) -> Result<Option<Output>, Refused> {
+    Ok(Some(match (status, reason) {
+        (429, _) => return Err(Refused),
         (404, _) => Output::NotFound,
-        (409, _) if reason == "AlreadyExists" => Output::Exists,
+        (409, "AlreadyExists") => Output::Exists,
         (409, _) => Output::Conflict,
         _ => return Ok(None),
     }))

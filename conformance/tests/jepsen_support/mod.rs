@@ -7,6 +7,7 @@
 use apiary_sim::linearizability::Operation;
 use apiary_sim::object::{Action, Input, Output};
 use apiary_sim::watch_order::{ChangeKind, Delivered};
+use apiary_sim::wire::Refused;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions, WatchEvent as KubeEvent, WatchParams};
@@ -47,21 +48,23 @@ pub fn value_of(cm: &ConfigMap) -> Option<(u64, u64)> {
     Some((value, version))
 }
 
-/// The outcome of a write or read, from kube-rs's answer: `None` unknown; `Err(())` refused
+/// The outcome of a write or read, from kube-rs's answer: `None` unknown; `Refused`
 /// before it did anything (429).
-pub fn outcome(result: Result<Result<Output, kube::Error>, tokio::time::error::Elapsed>) -> Result<Option<Output>, ()> {
+pub fn outcome(result: Result<Result<Output, kube::Error>, tokio::time::error::Elapsed>) -> Result<Option<Output>, Refused> {
     match result {
         Err(_) => Ok(None),
         Ok(Ok(output)) => Ok(Some(output)),
-        Ok(Err(kube::Error::Api(status))) => match (status.code, status.reason.as_str()) {
-            (429, _) => Err(()),
-            (404, _) => Ok(Some(Output::NotFound)),
-            (409, "AlreadyExists") => Ok(Some(Output::Exists)),
-            (409, _) => Ok(Some(Output::Conflict)),
-            _ => Ok(None),
-        },
+        Ok(Err(kube::Error::Api(status))) => apiary_sim::wire::failed(status.code, &status.reason),
         Ok(Err(_)) => Ok(None),
     }
+}
+
+/// A GET of ConfigMap `name` as a read of its value.
+async fn read(api: &Api<ConfigMap>, name: &str) -> Result<Output, kube::Error> {
+    api.get(name).await.map(|cm| {
+        let (value, version) = value_of(&cm).unwrap_or((0, 0));
+        Output::Read { value, version }
+    })
 }
 
 /// One client's loop against replica `replica`'s API until `until`.
@@ -107,10 +110,7 @@ pub async fn client_loop(id: u32, api: Api<ConfigMap>, clock: Arc<Clock>, until:
                     let params = DeleteParams { preconditions: precondition.map(|v| Preconditions { resource_version: Some(v.to_string()), uid: None }), ..Default::default() };
                     api.delete(&name, &params).await.map(|_| Output::Deleted)
                 }
-                Action::Read => api.get(&name).await.map(|cm| {
-                    let (value, version) = value_of(&cm).unwrap_or((0, 0));
-                    Output::Read { value, version }
-                }),
+                Action::Read => read(&api, &name).await,
             }
         })
         .await;
@@ -184,13 +184,7 @@ pub async fn read_all(kubeconfig: &Path, id: u32, clock: &Clock, recorded: &Mute
     for k in 0..KEYS {
         let name = format!("k{k}");
         let call = clock.now();
-        let result = tokio::time::timeout(PATIENCE, async {
-            api.get(&name).await.map(|cm| {
-                let (value, version) = value_of(&cm).unwrap_or((0, 0));
-                Output::Read { value, version }
-            })
-        })
-        .await;
+        let result = tokio::time::timeout(PATIENCE, read(&api, &name)).await;
         if let Ok(Some(output)) = outcome(result) {
             let input = Input { key: format!("{PREFIX}{name}"), action: Action::Read };
             recorded.lock().unwrap().history.push(Operation { client: id, input, output: Some(output), call, ret: Some(clock.now()) });

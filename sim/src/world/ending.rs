@@ -135,7 +135,7 @@ impl World {
         let truth: BTreeMap<String, (u64, Version)> = self.current_state();
         for (i, informer) in self.informers.iter().enumerate() {
             if informer.watch.is_some() && informer.cache != truth {
-                let session = informer.watch.as_ref().map(|s| (s.from, &s.delivered, &s.open));
+                let session = informer.watch.as_ref().map(|s| (s.delivery.from, &s.delivery.delivered, &s.open));
                 self.violation = Some(format!(
                     "informer {i}'s cache {:?} did not converge to the store's {truth:?}; its watch (from, delivered, stream): {session:?}; its server's reflector: {:?}; the store's last changes: {:?}",
                     informer.cache,

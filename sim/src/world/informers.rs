@@ -26,6 +26,11 @@ pub(super) struct Informer {
 /// One watch of an informer, and what it delivered.
 pub(super) struct Session {
     pub(super) open: OpenWatch<crate::store::SimWatch>,
+    pub(super) delivery: Delivery,
+}
+
+/// What a watch delivered from where it started, and the reading of its stream.
+pub(super) struct Delivery {
     reader: ResponseReader,
     pending: Vec<u8>,
     pub(super) from: Version,
@@ -50,12 +55,6 @@ impl Informer {
 
 }
 
-/// The revision an informer has seen up to: its watch's last event, or where the watch
-/// started.
-fn seen(from: Version, delivered: &[Delivered]) -> Version {
-    delivered.last().map_or(from, |d| d.revision)
-}
-
 impl World {
     /// An informer's step.
     pub(super) fn inform(&mut self, i: usize) {
@@ -71,8 +70,8 @@ impl World {
             // Its server went away: what its watch delivered is checked, and it carries
             // on elsewhere.
             if let Some(session) = informer.watch.take() {
-                informer.resume = Some(seen(session.from, &session.delivered));
-                self.sessions.push((session.from, session.delivered));
+                informer.resume = Some(session.delivery.seen());
+                self.sessions.push((session.delivery.from, session.delivery.delivered));
             }
             let Some(replica) = self.live_replica() else { return };
             let informer = &mut self.informers[i];
@@ -106,8 +105,8 @@ impl World {
                 // Refused (410 for a compacted version, or the server is not ready):
                 // list again later.
                 if let Ok((open, bytes)) = harness.open_watch(&wire::watch(from)) {
-                    let mut session = Session { open, reader: ResponseReader::new(&http::Method::GET, LIMITS), pending: Vec::new(), from, delivered: Vec::new() };
-                    let stream = session.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
+                    let mut session = Session { open, delivery: Delivery::new(from) };
+                    let stream = session.delivery.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
                     informer.watch = Some(session);
                     if stream != Stream::Open {
                         self.end_session(i, stream);
@@ -116,7 +115,7 @@ impl World {
             }
             Some(session) => {
                 let bytes = harness.pump_watch(&mut session.open);
-                let stream = session.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
+                let stream = session.delivery.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
                 // The client's own timeout ends a watch cleanly now and then.
                 if stream != Stream::Open || session.open.is_done() || self.rng.chance(20) {
                     let stream = if stream == Stream::Open { Stream::Ended } else { stream };
@@ -133,24 +132,18 @@ impl World {
         let Some(harness) = self.replicas[informer.replica].harness.as_ref() else { return };
         let bytes = harness.pump_watch(&mut session.open);
         // Whatever ended it, what it delivered is checked.
-        let _ = session.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
+        let _ = session.delivery.feed(&bytes, &mut informer.cache, &mut self.duplicate_next);
     }
 
     /// End informer `i`'s watch: closed by the client, its delivery checked; it
     /// watches again from where it is, or (after an error) lists again.
     fn end_session(&mut self, i: usize, stream: Stream) {
         let informer = &mut self.informers[i];
-        let Some(session) = informer.watch.take() else { return };
-        let Session { open, mut reader, mut pending, from, mut delivered } = session;
+        let Some(Session { open, mut delivery }) = informer.watch.take() else { return };
         let mut stream = stream;
         if let Some(harness) = self.replicas[informer.replica].harness.as_ref() {
             let bytes = harness.close_watch(open);
-            let (events, error) = decode(&mut reader, &mut pending, &bytes);
-            for e in &events {
-                apply(&mut informer.cache, e);
-            }
-            delivered.extend(events);
-            if let Some(error) = error {
+            if let Stream::Failed(error) = delivery.feed(&bytes, &mut informer.cache, &mut self.duplicate_next) {
                 stream = Stream::Failed(error);
             }
         }
@@ -161,9 +154,9 @@ impl World {
                 }
                 informer.resume = None;
             }
-            _ => informer.resume = Some(seen(from, &delivered)),
+            _ => informer.resume = Some(delivery.seen()),
         }
-        self.sessions.push((from, delivered));
+        self.sessions.push((delivery.from, delivery.delivered));
     }
 
     /// End every watch open on replica `r` cleanly (its server ends them when it shuts
@@ -177,7 +170,17 @@ impl World {
     }
 }
 
-impl Session {
+impl Delivery {
+    fn new(from: Version) -> Delivery {
+        Delivery { reader: ResponseReader::new(&http::Method::GET, LIMITS), pending: Vec::new(), from, delivered: Vec::new() }
+    }
+
+    /// The revision its informer has seen up to: the last event, or where the watch
+    /// started.
+    fn seen(&self) -> Version {
+        self.delivered.last().map_or(self.from, |d| d.revision)
+    }
+
     /// Read `bytes` of the stream into `cache`. `duplicate`: (planted) the first event
     /// comes twice.
     fn feed(&mut self, bytes: &[u8], cache: &mut BTreeMap<String, (u64, Version)>, duplicate: &mut bool) -> Stream {
