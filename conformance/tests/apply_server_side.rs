@@ -224,3 +224,22 @@ async fn kube_rs_appliers_racing_to_create_one_object_all_succeed() {
         assert_eq!(stored.data.unwrap().len(), 6, "every applier's field is kept");
     }
 }
+
+/// An apply to the status of an object that does not exist is refused 404, as upstream's
+/// subresources never create: it used to make the object.
+#[tokio::test(flavor = "current_thread")]
+async fn kube_rs_apply_to_a_missing_objects_status_is_not_found() {
+    let apiary = Apiary::start();
+    let api: Api<k8s_openapi::api::core::v1::Service> = Api::namespaced(client(&apiary).await, "default");
+    let service = json!({
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "nowhere"},
+        "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}
+    });
+    match api.patch_status("nowhere", &PatchParams::apply("status-writer"), &Patch::Apply(&service)).await {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!((status.code, status.reason.as_str()), (404, "NotFound"), "{status:?}");
+        }
+        other => panic!("expected 404, got {other:?}"),
+    }
+    assert!(api.get_opt("nowhere").await.unwrap().is_none(), "nothing was made");
+}

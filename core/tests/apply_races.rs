@@ -81,3 +81,35 @@ fn an_apply_whose_object_is_deleted_under_it_creates_it_again() {
     assert_eq!(applied.status, 201, "created again, not 404: {}", applied.json());
     assert_eq!(h.json_call("GET", PATH, "", None).json()["data"]["v"], "2");
 }
+
+const SERVICE: &str = "/api/v1/namespaces/default/services/raced";
+
+fn apply_service(manager: &str, path: &str) -> Vec<u8> {
+    let body = json!({
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "raced"},
+        "spec": {"ports": [{"port": 80}]},
+        "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}
+    })
+    .to_string();
+    format!(
+        "PATCH {path}?fieldManager={manager}&force=true HTTP/1.1\r\nHost: apiary\r\nAccept: application/json\r\nContent-Type: application/apply-patch+yaml\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn an_apply_to_the_status_of_an_object_deleted_under_it_is_not_found() {
+    let h = Harness::new(Config::default(), MemoryStore::new());
+    let status = format!("{SERVICE}/status");
+    // Nothing there: the status subresource does not create it, as upstream's does not.
+    let missing = parse_responses(&h.send(&apply_service("one", &status))).unwrap().remove(0);
+    assert_eq!(missing.status, 404, "{}", missing.json());
+    assert_eq!(missing.json()["reason"], "NotFound");
+    assert_eq!(parse_responses(&h.send(&apply_service("one", SERVICE))).unwrap()[0].status, 201);
+    let updating = step_to(&h, started(&h, &apply_service("two", &status)), |op| matches!(op, StorageOp::Update { .. }));
+    assert_eq!(h.json_call("DELETE", SERVICE, "", None).status, 200);
+    let applied = finish(&h, updating);
+    assert_eq!(applied.status, 404, "not made again through its status: {}", applied.json());
+    assert_eq!(h.json_call("GET", SERVICE, "", None).status, 404);
+}

@@ -61,6 +61,13 @@ fn apply_config(scope: Scope, config: Arc<Value>) -> Step {
     let key = scope.key(&scope.name);
     scope.then(StorageOp::Get { key }, move |scope, done| match done {
         Ok(StorageOutput::Got { kv: Some(current), .. }) => update_applied(scope, config, current),
+        // A subresource (status, scale) never creates its object, as upstream's
+        // subresource stores never allow create on update.
+        Ok(StorageOutput::Got { kv: None, .. }) if !scope.subresource.is_empty() => {
+            let r = scope.resource();
+            let e = ApiError::not_found(&r.group, &r.plural, &scope.name);
+            scope.fail(e)
+        }
         Ok(StorageOutput::Got { kv: None, .. }) => create_applied(scope, &config),
         other => scope.fail_storage(&scope.name.clone(), other),
     })
